@@ -1,0 +1,67 @@
+# kvio — build, test, demo, bench, install.  `make demo` and `make test` are the
+# two commands a newcomer needs (they install missing Debian packages first).
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WFLAGS  := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
+LDLIBS  := -lsqlite3 -lm -lpthread
+PREFIX  ?= /usr/local
+DESTDIR ?=
+B       := build
+
+LIB_SRC    := lib/util.c
+INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/write.c ingest/schema.c \
+              ingest/ingest.c
+REPORT_SRC := report/stubs.c
+KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
+KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o
+CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
+
+.PHONY: all deps demo test bench install clean check-tools
+all: $(B)/kvio $(addprefix $(B)/,$(CMDS)) $(B)/kvio.so $(B)/kvio-gen
+
+$(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CFLAGS) -DSQLITE_CORE -c $< -o $@
+
+$(B)/kvio: $(KVIO_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(addprefix $(B)/,$(CMDS)): $(B)/kvio
+	ln -sf kvio $@
+
+$(B)/kvio.so: ingest/kvio_ext.c
+	@mkdir -p $(B)
+	$(CC) $(WFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
+
+$(B)/kvio-gen: scripts/kvio-gen.c
+	@mkdir -p $(B)
+	$(CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
+
+deps:
+	@sh scripts/install-deps
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/kvio $(DESTDIR)$(PREFIX)/share/kvio/sql
+	install -m 755 $(B)/kvio $(DESTDIR)$(PREFIX)/bin/kvio
+	for c in $(CMDS); do ln -sf kvio $(DESTDIR)$(PREFIX)/bin/$$c; done
+	install -m 644 $(B)/kvio.so $(DESTDIR)$(PREFIX)/lib/kvio/kvio.so
+	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/kvio/sql/
+
+clean:
+	rm -rf $(B)

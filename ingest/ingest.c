@@ -1,0 +1,262 @@
+/* ingest.c — kvio-ingest: JSONL captures (one or more arms) into trace.db. */
+#include "ingest.h"
+#include "schema.h"
+#include "write.h"
+#include "../lib/cli.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char ingest_options_help[] =
+	"  --sem FILE            LMCache semantic JSONL (LMCACHE_KVIO_TRACE)\n"
+	"  --ebpf FILE           nvme_uring_cmd_monitor JSONL (commands, completions)\n"
+	"  --serving FILE        serving-layer request spans JSONL (optional)\n"
+	"  --label L             label of the single arm (default: capture)\n"
+	"  --merge L=SEM,EBPF[,SERVING]\n"
+	"                        add an arm (repeatable; '-' omits a component)\n"
+	"  --no-rebase           keep absolute CLOCK_MONOTONIC ns (same-boot arms only)\n"
+	"  --lba-bytes N         capture-time --lba-size (default 4096; inferred from\n"
+	"                        store headers when N matches none)\n"
+	"  --nominal-dur-ns N    slice length of a command without completion (default 8000)\n"
+	"  --device NAME         device label in process names (default: ng)\n"
+	"  -q, --quiet           no summary on stdout\n";
+
+static const char ingest_help[] =
+	"usage: kvio-ingest -o trace.db --sem S --ebpf E [--serving V] [--label L]\n"
+	"       kvio-ingest -o trace.db --merge L=SEM,EBPF[,SERVING] [--merge ...]\n"
+	"       kvio-ingest -o trace.db --pftrace kv.pftrace\n\n"
+	"Joins the device stream (user_data >> 32 = trace_id) to the semantic objects\n"
+	"and writes a SQLite database shaped like trace_processor's tables.\n\n"
+	"options:\n"
+	"  -o, --out FILE        output database (written atomically)\n"
+	"%s"
+	"  --pftrace FILE        read a TrackEvent .pftrace (kvio's or kvio2perfetto.py's)\n\n"
+	"EXAMPLES\n"
+	"  kvio-ingest -o trace.db --sem sem.jsonl --ebpf ebpf.jsonl\n"
+	"  kvio-ingest -o ab.db --merge stock=s1.jsonl,e1.jsonl --merge batched=s2.jsonl,e2.jsonl\n"
+	"  sqlite3 trace.db -cmd '.load /usr/local/lib/kvio/kvio' \\\n"
+	"      \"select count(*) from slice where extract_arg(arg_set_id,'debug.trace_id')=42\"\n\n"
+	"exit status: 0 ok (unusable lines are counted and reported), 2 usage or I/O error\n";
+
+void ingest_defaults(struct ingest_args *a)
+{
+	memset(a, 0, sizeof *a);
+	a->o.lba_bytes = 4096;
+	a->o.nominal_dur_ns = 8000;
+	a->o.device = "ng";
+	a->o.progress = isatty(2);
+}
+
+static const char *g_label = "capture", *g_sem, *g_ebpf, *g_serving;
+
+int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i], *v;
+	int64_t n;
+#define VAL(name) if (!(v = opt_value(argc, argv, i, name))) return -1
+	if (opt_is(arg, "--sem")) { VAL("--sem"); g_sem = v; return 1; }
+	if (opt_is(arg, "--ebpf")) { VAL("--ebpf"); g_ebpf = v; return 1; }
+	if (opt_is(arg, "--serving")) { VAL("--serving"); g_serving = v; return 1; }
+	if (opt_is(arg, "--label")) { VAL("--label"); g_label = v; return 1; }
+	if (opt_is(arg, "--device")) { VAL("--device"); a->o.device = v; return 1; }
+	if (opt_is(arg, "--pftrace")) { VAL("--pftrace"); a->pftrace = v; return 1; }
+	if (!strcmp(arg, "--no-rebase")) { a->o.no_rebase = 1; return 1; }
+	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) { a->quiet = 1; return 1; }
+	if (opt_is(arg, "--lba-bytes") || opt_is(arg, "--nominal-dur-ns")) {
+		int lba = opt_is(arg, "--lba-bytes");
+		VAL(lba ? "--lba-bytes" : "--nominal-dur-ns");
+		if (parse_i64(v, &n) || n <= 0) {
+			kvio_err("%s: '%s' is not a positive integer", lba ? "--lba-bytes" : "--nominal-dur-ns", v);
+			return -1;
+		}
+		if (lba)
+			a->o.lba_bytes = n;
+		else
+			a->o.nominal_dur_ns = n;
+		return 1;
+	}
+	if (opt_is(arg, "--merge")) {
+		VAL("--merge");
+		if (a->narms >= MAX_ARMS) {
+			kvio_err("--merge: at most %d arms", MAX_ARMS);
+			return -1;
+		}
+		char *spec = xstrdup(v), *eq = strchr(spec, '=');
+		if (!eq || eq == spec) {
+			kvio_err("--merge '%s': expected LABEL=SEM,EBPF[,SERVING]", v);
+			return -1;
+		}
+		*eq = 0;
+		struct arm_spec *s = &a->arms[a->narms++];
+		s->label = spec;
+		char *parts[3] = {0};
+		char *p = eq + 1;
+		for (int k = 0; k < 3 && p; k++) {
+			char *c = strchr(p, ',');
+			if (c)
+				*c = 0;
+			parts[k] = (*p && strcmp(p, "-")) ? p : NULL;
+			p = c ? c + 1 : NULL;
+		}
+		if (p) {
+			kvio_err("--merge '%s': more than three files", v);
+			return -1;
+		}
+		s->sem = parts[0];
+		s->ebpf = parts[1];
+		s->serving = parts[2];
+		if (!s->sem && !s->ebpf && !s->serving) {
+			kvio_err("--merge '%s': no file given", v);
+			return -1;
+		}
+		return 1;
+	}
+#undef VAL
+	return 0;
+}
+
+int ingest_finish_args(struct ingest_args *a)
+{
+	if (a->pftrace) {
+		if (a->narms || g_sem || g_ebpf || g_serving) {
+			kvio_err("--pftrace cannot be combined with --sem/--ebpf/--serving/--merge");
+			return -1;
+		}
+		return 0;
+	}
+	if (a->narms && (g_sem || g_ebpf || g_serving)) {
+		kvio_err("use either --merge or --sem/--ebpf/--serving, not both");
+		return -1;
+	}
+	if (!a->narms) {
+		if (!g_sem && !g_ebpf && !g_serving) {
+			kvio_err("need --sem/--ebpf/--serving or --merge (see --help)");
+			return -1;
+		}
+		a->arms[0] = (struct arm_spec){g_label, g_sem, g_ebpf, g_serving};
+		a->narms = 1;
+	}
+	for (int i = 0; i < a->narms; i++)
+		for (int k = 0; k < i; k++)
+			if (!strcmp(a->arms[i].label, a->arms[k].label)) {
+				kvio_err("--merge: label '%s' given twice", a->arms[i].label);
+				return -1;
+			}
+	return 0;
+}
+
+static void summary(const struct arm *a)
+{
+	printf("[%s]\n", a->label);
+	printf("  semantic: %zu records, %llu malformed, %llu truncated tail, dup trace_id %llu\n",
+	       a->objs.n, (unsigned long long)a->sem_f.malformed,
+	       (unsigned long long)a->sem_f.truncated_tail, (unsigned long long)a->dup_trace_id);
+	printf("  device  : %zu nvme_cmd, %zu nvme_cmp (%llu unpaired), %llu malformed, %llu truncated tail,"
+	       " %llu other", a->cmds.n, a->cmps.n, (unsigned long long)a->cmp_unpaired,
+	       (unsigned long long)a->ebpf_f.malformed, (unsigned long long)a->ebpf_f.truncated_tail,
+	       (unsigned long long)a->ebpf_f.other);
+	if (a->has_drops)
+		printf(", drops %llu", (unsigned long long)a->drops);
+	printf("\n");
+	if (a->serving.n || strcmp(a->serving_f.path, "-"))
+		printf("  serving : %zu spans, %llu malformed\n", a->serving.n,
+		       (unsigned long long)a->serving_f.malformed);
+	printf("  tagged bytes %llu | untagged bytes %llu | header cmds %llu | object lanes %d |"
+	       " lba_bytes %lld | clock anomalies %llu\n",
+	       (unsigned long long)a->tagged_bytes, (unsigned long long)a->untagged_bytes,
+	       (unsigned long long)a->header_cmds, a->nlanes_obj, (long long)a->lba_bytes,
+	       (unsigned long long)a->clock_anomalies);
+	for (size_t i = 0; i < a->warnings.n; i++)
+		printf("  WARNING: %s\n", VEC_AT(&a->warnings, const char *, i));
+}
+
+int pftrace_import(const char *path, sqlite3 *db);
+
+int ingest_to_db(struct ingest_args *a, const char *path)
+{
+	/* temp file next to the target, renamed into place only when complete */
+	size_t n = strlen(path) + 32;
+	char *tmp = xmalloc(n);
+	snprintf(tmp, n, "%s.tmp-%d", path, (int)getpid());
+	unlink(tmp);
+	sqlite3 *db = NULL;
+	int status = 0;
+	struct arm *arms = NULL;
+	if (db_create(tmp, &db) != SQLITE_OK) {
+		status = 2;
+		goto cleanup;
+	}
+	if (a->pftrace) {
+		if (pftrace_import(a->pftrace, db) != 0)
+			status = 2;
+	} else {
+		arms = xcalloc(a->narms, sizeof *arms);
+		for (int i = 0; i < a->narms && !status; i++) {
+			arms[i].label = a->arms[i].label;
+			status = arm_load(&arms[i], a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving, &a->o);
+			if (!status)
+				arm_join(&arms[i], &a->o);
+		}
+		if (!status && db_write_arms(db, arms, a->narms, &a->o) != SQLITE_OK)
+			status = 2;
+	}
+	if (!status && sqlite3_close(db) != SQLITE_OK) {
+		kvio_err("%s: closing the database failed", tmp);
+		status = 2;
+	}
+	db = NULL;
+	if (!status && rename(tmp, path) != 0) {
+		kvio_err("%s: cannot rename into place: %s", path, strerror(errno));
+		status = 2;
+	}
+	if (!status && !a->quiet && arms) {
+		printf("kvio-ingest: wrote %s\n", path);
+		for (int i = 0; i < a->narms; i++)
+			summary(&arms[i]);
+	}
+cleanup:
+	if (db)
+		sqlite3_close(db);
+	if (status)
+		unlink(tmp);
+	if (arms)
+		for (int i = 0; i < a->narms; i++)
+			arm_free(&arms[i]);
+	free(arms);
+	free(tmp);
+	return status;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	struct ingest_args a;
+	ingest_defaults(&a);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf(ingest_help, ingest_options_help);
+			return 0;
+		}
+		if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
+			const char *v = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out");
+			if (!v)
+				return 2;
+			a.out = v;
+			continue;
+		}
+		int r = ingest_parse_opt(&a, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r == 0) {
+			kvio_err("unknown option '%s' (see --help)", argv[i]);
+			return 2;
+		}
+	}
+	if (!a.out) {
+		kvio_err("need -o trace.db (see --help)");
+		return 2;
+	}
+	if (ingest_finish_args(&a))
+		return 2;
+	return ingest_to_db(&a, a.out);
+}

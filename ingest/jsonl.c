@@ -1,0 +1,405 @@
+/* jsonl.c — see jsonl.h. The jsmn implementation is compiled here once. */
+#define JSMN_STRICT
+#include <jsmn.h>
+#include "jsonl.h"
+#include "../lib/util.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *jl_err_str(enum jl_err e)
+{
+	switch (e) {
+	case JL_OK: return "ok";
+	case JL_BLANK: return "blank line";
+	case JL_SYNTAX: return "not valid JSON";
+	case JL_NOTOBJ: return "JSON but not an object";
+	case JL_UTF8: return "invalid UTF-8 or raw control character";
+	}
+	return "?";
+}
+
+int utf8_check(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + n;
+	while (p < e) {
+		/* ASCII fast path, 8 bytes at a time */
+		while (p + 8 <= e) {
+			uint64_t w;
+			memcpy(&w, p, 8);
+			/* any byte >= 0x80 or < 0x20 ? */
+			if ((w & 0x8080808080808080ull) ||
+			    ((w - 0x2020202020202020ull) & ~w & 0x8080808080808080ull))
+				break;
+			p += 8;
+		}
+		if (p >= e)
+			break;
+		unsigned c = *p;
+		if (c < 0x80) {
+			if (c < 0x20 && c != '\t')
+				return -1;
+			p++;
+			continue;
+		}
+		int len;
+		unsigned min;
+		if ((c & 0xe0) == 0xc0) { len = 2; min = 0x80; c &= 0x1f; }
+		else if ((c & 0xf0) == 0xe0) { len = 3; min = 0x800; c &= 0x0f; }
+		else if ((c & 0xf8) == 0xf0) { len = 4; min = 0x10000; c &= 0x07; }
+		else return -1;
+		if (p + len > e)
+			return -1;
+		for (int i = 1; i < len; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return -1;
+			c = (c << 6) | (p[i] & 0x3f);
+		}
+		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			return -1;
+		p += len;
+	}
+	return 0;
+}
+
+enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	j->s = s;
+	j->n = n;
+	j->ntok = 0;
+	if (n == 0)
+		return JL_BLANK;
+	if (utf8_check(s, n))
+		return JL_UTF8;
+	if (!j->tok) {
+		j->cap = 128;
+		j->tok = xmalloc(sizeof(jsmntok_t) * j->cap);
+	}
+	for (;;) {
+		jsmn_init(&j->p);
+		int r = jsmn_parse(&j->p, s, n, j->tok, j->cap);
+		if (r == JSMN_ERROR_NOMEM) {
+			j->cap *= 2;
+			j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
+			continue;
+		}
+		if (r < 1)
+			return JL_SYNTAX;
+		j->ntok = r;
+		break;
+	}
+	/* exactly one top-level value spanning the whole line */
+	if ((size_t)j->tok[0].end != n || j->tok[0].start != 0)
+		return JL_SYNTAX;
+	if (j->tok[0].type != JSMN_OBJECT)
+		return JL_NOTOBJ;
+	/* jsmn (strict) accepts bare words made of primitive characters; check
+	 * every primitive is a JSON literal or number. */
+	for (int i = 0; i < j->ntok; i++) {
+		const jsmntok_t *t = &j->tok[i];
+		if (t->type != JSMN_PRIMITIVE)
+			continue;
+		const char *p = s + t->start;
+		size_t l = t->end - t->start;
+		if ((l == 4 && !memcmp(p, "true", 4)) || (l == 5 && !memcmp(p, "false", 5)) ||
+		    (l == 4 && !memcmp(p, "null", 4)))
+			continue;
+		/* number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+		size_t k = 0;
+		if (k < l && p[k] == '-')
+			k++;
+		if (k < l && p[k] == '0')
+			k++;
+		else if (k < l && p[k] >= '1' && p[k] <= '9')
+			while (k < l && p[k] >= '0' && p[k] <= '9')
+				k++;
+		else
+			return JL_SYNTAX;
+		if (k < l && p[k] == '.') {
+			k++;
+			size_t d = k;
+			while (k < l && p[k] >= '0' && p[k] <= '9')
+				k++;
+			if (k == d)
+				return JL_SYNTAX;
+		}
+		if (k < l && (p[k] == 'e' || p[k] == 'E')) {
+			k++;
+			if (k < l && (p[k] == '+' || p[k] == '-'))
+				k++;
+			size_t d = k;
+			while (k < l && p[k] >= '0' && p[k] <= '9')
+				k++;
+			if (k == d)
+				return JL_SYNTAX;
+		}
+		if (k != l)
+			return JL_SYNTAX;
+	}
+	return JL_OK;
+}
+
+void jl_free(struct jline *j)
+{
+	free(j->tok);
+	j->tok = NULL;
+	j->cap = 0;
+}
+
+int jl_skip(const struct jline *j, int t)
+{
+	int end = j->tok[t].end;
+	t++;
+	while (t < j->ntok && j->tok[t].start < end)
+		t++;
+	return t;
+}
+
+int jl_next_member(const struct jline *j, int *it)
+{
+	int k = *it;
+	if (k >= j->ntok)
+		return -1;
+	int v = k + 1;
+	if (v >= j->ntok)
+		return -1;
+	*it = jl_skip(j, v);
+	return k;
+}
+
+int jl_find(const struct jline *j, const char *key, size_t keylen)
+{
+	int it = 1, k, found = -1;
+	while ((k = jl_next_member(j, &it)) >= 0) {
+		const jsmntok_t *t = &j->tok[k];
+		if ((size_t)(t->end - t->start) == keylen && !memcmp(j->s + t->start, key, keylen))
+			found = k + 1;
+	}
+	return found;
+}
+
+int jl_is_null(const struct jline *j, int t)
+{
+	return t >= 0 && j->tok[t].type == JSMN_PRIMITIVE && j->s[j->tok[t].start] == 'n';
+}
+
+int jl_is_str(const struct jline *j, int t)
+{
+	return t >= 0 && j->tok[t].type == JSMN_STRING;
+}
+
+int jl_is_num(const struct jline *j, int t)
+{
+	if (t < 0 || j->tok[t].type != JSMN_PRIMITIVE)
+		return 0;
+	char c = j->s[j->tok[t].start];
+	return c == '-' || (c >= '0' && c <= '9');
+}
+
+static int is_int_text(const char *p, size_t l)
+{
+	for (size_t i = 0; i < l; i++)
+		if (p[i] == '.' || p[i] == 'e' || p[i] == 'E')
+			return 0;
+	return 1;
+}
+
+int jl_u64(const struct jline *j, int t, uint64_t *out)
+{
+	if (!jl_is_num(j, t))
+		return -1;
+	const char *p = j->s + j->tok[t].start;
+	size_t l = j->tok[t].end - j->tok[t].start;
+	if (*p == '-' || !is_int_text(p, l)) {
+		int64_t v;
+		if (jl_i64(j, t, &v) || v < 0)
+			return -1;
+		*out = (uint64_t)v;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (size_t i = 0; i < l; i++) {
+		unsigned d = p[i] - '0';
+		if (v > (UINT64_MAX - d) / 10)
+			return -1; /* overflow */
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int jl_i64(const struct jline *j, int t, int64_t *out)
+{
+	if (!jl_is_num(j, t))
+		return -1;
+	const char *p = j->s + j->tok[t].start;
+	size_t l = j->tok[t].end - j->tok[t].start;
+	char buf[64];
+	if (l >= sizeof buf)
+		return -1;
+	memcpy(buf, p, l);
+	buf[l] = 0;
+	errno = 0;
+	if (is_int_text(p, l)) {
+		long long v = strtoll(buf, NULL, 10);
+		if (errno)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	double d = strtod(buf, NULL);
+	if (!isfinite(d) || d >= 9.2e18 || d <= -9.2e18)
+		return -1;
+	*out = (int64_t)d;
+	return 0;
+}
+
+int jl_f64(const struct jline *j, int t, double *out)
+{
+	if (!jl_is_num(j, t))
+		return -1;
+	const char *p = j->s + j->tok[t].start;
+	size_t l = j->tok[t].end - j->tok[t].start;
+	char buf[64];
+	if (l >= sizeof buf)
+		return -1;
+	memcpy(buf, p, l);
+	buf[l] = 0;
+	*out = strtod(buf, NULL);
+	return isfinite(*out) ? 0 : -1;
+}
+
+int jl_bool(const struct jline *j, int t, int *out)
+{
+	if (t < 0 || j->tok[t].type != JSMN_PRIMITIVE)
+		return -1;
+	char c = j->s[j->tok[t].start];
+	if (c != 't' && c != 'f')
+		return -1;
+	*out = c == 't';
+	return 0;
+}
+
+int jl_streq(const struct jline *j, int t, const char *lit, size_t litlen)
+{
+	if (t < 0 || j->tok[t].type != JSMN_STRING)
+		return 0;
+	return (size_t)(j->tok[t].end - j->tok[t].start) == litlen &&
+	       !memcmp(j->s + j->tok[t].start, lit, litlen);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+	return -1;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(p[i]);
+		if (h < 0)
+			return -1;
+		v = v << 4 | h;
+	}
+	*out = v;
+	return 0;
+}
+
+static size_t put_utf8(char *o, unsigned c)
+{
+	if (c < 0x80) { o[0] = c; return 1; }
+	if (c < 0x800) { o[0] = 0xc0 | c >> 6; o[1] = 0x80 | (c & 0x3f); return 2; }
+	if (c < 0x10000) {
+		o[0] = 0xe0 | c >> 12; o[1] = 0x80 | ((c >> 6) & 0x3f); o[2] = 0x80 | (c & 0x3f);
+		return 3;
+	}
+	o[0] = 0xf0 | c >> 18; o[1] = 0x80 | ((c >> 12) & 0x3f);
+	o[2] = 0x80 | ((c >> 6) & 0x3f); o[3] = 0x80 | (c & 0x3f);
+	return 4;
+}
+
+long jl_str(const struct jline *j, int t, char *buf)
+{
+	if (t < 0 || j->tok[t].type != JSMN_STRING)
+		return -1;
+	const char *p = j->s + j->tok[t].start, *e = j->s + j->tok[t].end;
+	char *o = buf;
+	while (p < e) {
+		if (*p != '\\') {
+			*o++ = *p++;
+			continue;
+		}
+		if (p + 1 >= e)
+			return -1;
+		char c = p[1];
+		p += 2;
+		switch (c) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '/': *o++ = '/'; break;
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u': {
+			unsigned u;
+			if (p + 4 > e || hex4(p, &u))
+				return -1;
+			p += 4;
+			if (u >= 0xd800 && u <= 0xdbff) {
+				unsigned lo;
+				if (p + 6 <= e && p[0] == '\\' && p[1] == 'u' && !hex4(p + 2, &lo) &&
+				    lo >= 0xdc00 && lo <= 0xdfff) {
+					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+					p += 6;
+				} else {
+					u = 0xfffd; /* lone surrogate: replacement char */
+				}
+			} else if (u >= 0xdc00 && u <= 0xdfff) {
+				u = 0xfffd;
+			}
+			o += put_utf8(o, u);
+			break;
+		}
+		default:
+			return -1;
+		}
+	}
+	*o = 0;
+	return o - buf;
+}
+
+size_t json_escape(const char *s, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *o = out;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		switch (c) {
+		case '"': *o++ = '\\'; *o++ = '"'; break;
+		case '\\': *o++ = '\\'; *o++ = '\\'; break;
+		case '\n': *o++ = '\\'; *o++ = 'n'; break;
+		case '\r': *o++ = '\\'; *o++ = 'r'; break;
+		case '\t': *o++ = '\\'; *o++ = 't'; break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				*o++ = '\\'; *o++ = 'u'; *o++ = '0'; *o++ = '0';
+				*o++ = hex[c >> 4]; *o++ = hex[c & 15];
+			} else {
+				*o++ = c;
+			}
+		}
+	}
+	*o = 0;
+	return o - out;
+}

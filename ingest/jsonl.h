@@ -1,0 +1,66 @@
+/* jsonl.h — one JSON Lines record: exact tokenizing (jsmn) and typed field access.
+ *
+ * Numbers are read from their text with strtoull/strtoll/strtod, so a 64-bit
+ * user_data survives exactly (a double-based parser silently rounds it). */
+#ifndef KVIO_JSONL_H
+#define KVIO_JSONL_H
+#define JSMN_STRICT
+#define JSMN_HEADER
+#include <jsmn.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a line could not be used. */
+enum jl_err {
+	JL_OK = 0,
+	JL_BLANK,     /* empty or whitespace only: skipped, counted */
+	JL_SYNTAX,    /* not JSON */
+	JL_NOTOBJ,    /* JSON, but not an object */
+	JL_UTF8,      /* invalid UTF-8 or a raw control character */
+};
+
+struct jline {
+	const char *s; /* line text, not NUL-terminated */
+	size_t n;
+	jsmntok_t *tok;
+	int ntok, cap;
+	jsmn_parser p;
+};
+
+/* Tokenize s[0..n) (no trailing newline; a trailing CR is trimmed by the caller).
+ * Returns JL_OK when the line is exactly one JSON object. */
+enum jl_err jl_parse(struct jline *j, const char *s, size_t n);
+void jl_free(struct jline *j);
+const char *jl_err_str(enum jl_err e);
+
+/* Top-level member lookup: token index of the value, or -1. The last duplicate wins. */
+int jl_find(const struct jline *j, const char *key, size_t keylen);
+#define JL_FIND(j, lit) jl_find((j), (lit), sizeof(lit) - 1)
+
+/* Iterate top-level members: call with *it = 1 first; returns key token index, -1 at end. */
+int jl_next_member(const struct jline *j, int *it);
+/* Token index after the subtree rooted at t. */
+int jl_skip(const struct jline *j, int t);
+
+int jl_is_null(const struct jline *j, int t);
+int jl_is_str(const struct jline *j, int t);
+int jl_is_num(const struct jline *j, int t);
+/* Number getters: 0 on success, -1 if the token is not a number of that kind.
+ * jl_i64 accepts an integer or a float (truncated toward zero, as Python's int()). */
+int jl_u64(const struct jline *j, int t, uint64_t *out);
+int jl_i64(const struct jline *j, int t, int64_t *out);
+int jl_f64(const struct jline *j, int t, double *out);
+int jl_bool(const struct jline *j, int t, int *out);
+/* Unescape a string token into buf (UTF-8, NUL-terminated). Returns the length,
+ * or -1 on a bad escape / not a string. buf must hold token length + 1 bytes. */
+long jl_str(const struct jline *j, int t, char *buf);
+/* Compare a string token (raw, escapes not decoded) with a literal. */
+int jl_streq(const struct jline *j, int t, const char *lit, size_t litlen);
+#define JL_STREQ(j, t, lit) jl_streq((j), (t), (lit), sizeof(lit) - 1)
+
+/* Encode s as a JSON string body (no quotes) into out; returns length. out must hold 6*n+1. */
+size_t json_escape(const char *s, size_t n, char *out);
+/* Validate UTF-8 and reject raw control characters other than TAB. 0 = ok. */
+int utf8_check(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,147 @@
+/* schema.c — DDL of the kvio database and the helpers that open it. */
+#include "schema.h"
+#include "../lib/util.h"
+#include <stdio.h>
+#include <string.h>
+
+/* Storage is typed where the volume is (one row per command in kvio_cmd, its
+ * args as columns); everything else keeps its args in kvio_arg. The public
+ * names are views with the columns of current trace_processor. */
+const char kvio_schema_sql[] =
+	"CREATE TABLE metadata(name TEXT PRIMARY KEY, key_type TEXT, int_value INT, str_value TEXT);\n"
+	"CREATE TABLE process(id INTEGER PRIMARY KEY, upid INT, pid INT, name TEXT, start_ts INT,"
+	" end_ts INT, parent_upid INT, uid INT, android_appid INT, cmdline TEXT, arg_set_id INT,"
+	" machine_id INT);\n"
+	"CREATE TABLE thread(id INTEGER PRIMARY KEY, utid INT, tid INT, name TEXT, start_ts INT,"
+	" end_ts INT, upid INT, is_main_thread INT, machine_id INT);\n"
+	/* one table for every track; the kind columns select the views */
+	"CREATE TABLE kvio_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, parent_id INT,"
+	" upid INT, utid INT, is_counter INT NOT NULL DEFAULT 0, unit TEXT,"
+	" sibling_order_rank INT, child_ordering TEXT, classification TEXT);\n"
+	/* one row per NVMe command: slice columns + its args */
+	"CREATE TABLE kvio_cmd(id INTEGER PRIMARY KEY, ts INT NOT NULL, dur INT NOT NULL,"
+	" track_id INT NOT NULL, name TEXT, slba INT, data_len INT, trace_id INT, role TEXT,"
+	" real_dur INT, key_hex TEXT, key_len INT, value_len INT);\n"
+	"CREATE TABLE kvio_slice(id INTEGER PRIMARY KEY, ts INT NOT NULL, dur INT NOT NULL,"
+	" track_id INT NOT NULL, category TEXT, name TEXT, depth INT NOT NULL DEFAULT 0,"
+	" parent_id INT, arg_set_id INT);\n"
+	"CREATE TABLE kvio_arg(arg_set_id INT NOT NULL, key TEXT NOT NULL, int_value INT,"
+	" string_value TEXT, real_value REAL, value_type TEXT NOT NULL, display_value TEXT,"
+	" PRIMARY KEY(arg_set_id, key)) WITHOUT ROWID;\n"
+	"CREATE TABLE counter(id INTEGER PRIMARY KEY, type TEXT DEFAULT '__intrinsic_counter',"
+	" ts INT NOT NULL, track_id INT NOT NULL, value REAL, arg_set_id INT, machine_id INT);\n"
+	"CREATE TABLE flow(id INTEGER PRIMARY KEY, type TEXT DEFAULT '__intrinsic_flow',"
+	" slice_out INT NOT NULL, slice_in INT NOT NULL, trace_id INT, arg_set_id INT);\n"
+	/* ingest bookkeeping: files, counts, warnings per capture label */
+	"CREATE TABLE kvio_file(label TEXT, kind TEXT, path TEXT, lines INT, records INT, blank INT,"
+	" malformed INT, truncated_tail INT, other INT);\n"
+	"CREATE TABLE kvio_stats(label TEXT, name TEXT, value INT, PRIMARY KEY(label, name));\n"
+	"CREATE TABLE kvio_warning(label TEXT, message TEXT);\n"
+	/* ---- trace_processor-named views ---- */
+	"CREATE VIEW track AS SELECT id, name, type, parent_id, NULL AS source_arg_set_id,"
+	" NULL AS machine_id, classification, NULL AS dimension_arg_set_id FROM kvio_track;\n"
+	"CREATE VIEW process_track AS SELECT id, name, type, parent_id, upid, NULL AS machine_id,"
+	" classification FROM kvio_track WHERE upid IS NOT NULL AND is_counter = 0;\n"
+	"CREATE VIEW thread_track AS SELECT id, name, type, parent_id, utid, NULL AS machine_id,"
+	" classification FROM kvio_track WHERE utid IS NOT NULL AND is_counter = 0;\n"
+	"CREATE VIEW counter_track AS SELECT id, name, type, parent_id, unit, NULL AS description,"
+	" NULL AS machine_id, classification FROM kvio_track WHERE is_counter = 1;\n"
+	"CREATE VIEW process_counter_track AS SELECT id, name, type, parent_id, unit, upid,"
+	" NULL AS description, NULL AS machine_id FROM kvio_track WHERE is_counter = 1 AND upid IS NOT NULL;\n"
+	"CREATE VIEW slice AS"
+	" SELECT id, '__intrinsic_slice' AS type, ts, dur, track_id, NULL AS category, name,"
+	" 0 AS depth, NULL AS stack_id, NULL AS parent_stack_id, NULL AS parent_id, id AS arg_set_id,"
+	" NULL AS thread_ts, NULL AS thread_dur FROM kvio_cmd"
+	" UNION ALL"
+	" SELECT id, '__intrinsic_slice', ts, dur, track_id, category, name, depth, NULL, NULL,"
+	" parent_id, arg_set_id, NULL, NULL FROM kvio_slice;\n"
+	/* args: the typed command columns unpivoted, then the generic rows */
+#define CMD_ARG(col, vt, ival, sval, disp)                                                        \
+	" SELECT id AS arg_set_id, 'debug." col "' AS flat_key, 'debug." col "' AS key, " ival   \
+	" AS int_value, " sval " AS string_value, NULL AS real_value, '" vt "' AS value_type, "   \
+	disp " AS display_value FROM kvio_cmd WHERE " col " IS NOT NULL UNION ALL"
+	"CREATE VIEW args AS"
+	CMD_ARG("slba", "uint", "slba", "NULL", "CAST(slba AS TEXT)")
+	CMD_ARG("data_len", "uint", "data_len", "NULL", "CAST(data_len AS TEXT)")
+	CMD_ARG("key_hex", "string", "NULL", "key_hex", "key_hex")
+	CMD_ARG("key_len", "uint", "key_len", "NULL", "CAST(key_len AS TEXT)")
+	CMD_ARG("value_len", "uint", "value_len", "NULL", "CAST(value_len AS TEXT)")
+	CMD_ARG("trace_id", "uint", "trace_id", "NULL", "CAST(trace_id AS TEXT)")
+	CMD_ARG("role", "string", "NULL", "role", "role")
+	CMD_ARG("real_dur", "bool", "real_dur", "NULL", "CASE real_dur WHEN 0 THEN 'false' ELSE 'true' END")
+	" SELECT arg_set_id, key, key, int_value, string_value, real_value, value_type,"
+	" COALESCE(display_value, CASE value_type WHEN 'string' THEN string_value"
+	" WHEN 'real' THEN CAST(real_value AS TEXT) WHEN 'bool' THEN"
+	" CASE int_value WHEN 0 THEN 'false' ELSE 'true' END ELSE CAST(int_value AS TEXT) END)"
+	" FROM kvio_arg;\n";
+#undef CMD_ARG
+
+int db_exec(sqlite3 *db, const char *sql, const char *what)
+{
+	char *err = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+	if (rc != SQLITE_OK) {
+		kvio_err("%s: %s", what, err ? err : sqlite3_errstr(rc));
+		sqlite3_free(err);
+	}
+	return rc;
+}
+
+int db_create(const char *path, sqlite3 **out)
+{
+	sqlite3 *db;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		kvio_err("%s: cannot create database: %s", path, sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return rc;
+	}
+	rc = db_exec(db,
+		     "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
+		     path);
+	if (rc == SQLITE_OK)
+		rc = db_exec(db, kvio_schema_sql, "creating the schema");
+	if (rc == SQLITE_OK)
+		rc = kvio_register_functions(db);
+	if (rc != SQLITE_OK) {
+		sqlite3_close(db);
+		return rc;
+	}
+	*out = db;
+	return SQLITE_OK;
+}
+
+sqlite3 *db_open_ro(const char *path)
+{
+	sqlite3 *db;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		kvio_err("%s: cannot open database: %s", path, sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_stmt *st;
+	rc = sqlite3_prepare_v2(db, "SELECT int_value FROM metadata WHERE name='kvio_schema_version'",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+		kvio_err("%s: not a kvio database (%s)", path,
+			 rc == SQLITE_OK ? "no kvio_schema_version" : sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		return NULL;
+	}
+	int ver = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (ver != KVIO_DB_VERSION) {
+		kvio_err("%s: kvio database version %d, this kvio reads version %d", path, ver,
+			 KVIO_DB_VERSION);
+		sqlite3_close(db);
+		return NULL;
+	}
+	if (kvio_register_functions(db) != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}

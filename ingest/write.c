@@ -1,0 +1,687 @@
+/* write.c — write joined arms into a fresh kvio database.
+ *
+ * One transaction, prepared statements, ids assigned here: slice ids are
+ * unique across kvio_cmd and kvio_slice, and every slice's arg_set_id is its
+ * own id. Counters and the IO-activity overview are derived here from the
+ * commands, in one pass each. */
+#include "write.h"
+#include "schema.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct writer {
+	sqlite3 *db;
+	sqlite3_stmt *process, *track, *cmd, *slice, *arg, *counter, *flow;
+	int64_t next_id;     /* slices (and their arg sets) */
+	int64_t next_track, next_upid, next_counter, next_flow;
+	int rc;
+};
+
+static void step(struct writer *w, sqlite3_stmt *st)
+{
+	if (w->rc != SQLITE_OK)
+		return;
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		kvio_err("writing the database: %s", sqlite3_errmsg(w->db));
+		w->rc = rc;
+	}
+	sqlite3_reset(st);
+}
+
+static int64_t add_process(struct writer *w, int64_t pid, const char *name)
+{
+	int64_t upid = w->next_upid++;
+	sqlite3_bind_int64(w->process, 1, upid);
+	sqlite3_bind_int64(w->process, 2, pid);
+	if (name)
+		sqlite3_bind_text(w->process, 3, name, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(w->process, 3);
+	step(w, w->process);
+	return upid;
+}
+
+/* A track; parent < 0 for none; unit != NULL makes it a counter track. */
+static int64_t add_track(struct writer *w, const char *name, int64_t parent, int64_t upid,
+			 const char *unit, int order, int explicit_order)
+{
+	int64_t id = w->next_track++;
+	sqlite3_stmt *st = w->track;
+	sqlite3_bind_int64(st, 1, id);
+	if (name)
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 2);
+	if (parent >= 0)
+		sqlite3_bind_int64(st, 3, parent);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_int64(st, 4, upid);
+	sqlite3_bind_int(st, 5, unit != NULL);
+	if (unit)
+		sqlite3_bind_text(st, 6, unit, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 6);
+	if (order >= 0)
+		sqlite3_bind_int(st, 7, order);
+	else
+		sqlite3_bind_null(st, 7);
+	if (explicit_order)
+		sqlite3_bind_text(st, 8, "explicit", -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
+	step(w, st);
+	return id;
+}
+
+static int64_t add_slice(struct writer *w, int64_t ts, int64_t dur, int64_t track, const char *name)
+{
+	int64_t id = w->next_id++;
+	sqlite3_stmt *st = w->slice;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, dur);
+	sqlite3_bind_int64(st, 4, track);
+	sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, id);
+	step(w, st);
+	return id;
+}
+
+/* ---- args of generic slices ---- */
+static void arg_row(struct writer *w, int64_t set, const char *key, int vt_kind, int64_t i,
+		    const char *s, double d, const char *display)
+{
+	static const char *const vt[] = {"int", "uint", "bool", "real", "string"};
+	char k[96];
+	snprintf(k, sizeof k, "debug.%s", key);
+	sqlite3_stmt *st = w->arg;
+	sqlite3_bind_int64(st, 1, set);
+	sqlite3_bind_text(st, 2, k, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_null(st, 3);
+	sqlite3_bind_null(st, 4);
+	sqlite3_bind_null(st, 5);
+	if (vt_kind == 3)
+		sqlite3_bind_double(st, 5, d);
+	else if (vt_kind == 4)
+		sqlite3_bind_text(st, 4, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 3, i);
+	sqlite3_bind_text(st, 6, vt[vt_kind], -1, SQLITE_STATIC);
+	if (display)
+		sqlite3_bind_text(st, 7, display, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 7);
+	step(w, st);
+}
+
+static void arg_i(struct writer *w, int64_t set, const char *key, int64_t v)
+{
+	arg_row(w, set, key, v < 0 ? 0 : 1, v, NULL, 0, NULL);
+}
+static void arg_b(struct writer *w, int64_t set, const char *key, int v)
+{
+	arg_row(w, set, key, 2, v != 0, NULL, 0, NULL);
+}
+static void arg_d(struct writer *w, int64_t set, const char *key, double v)
+{
+	arg_row(w, set, key, 3, 0, NULL, v, NULL);
+}
+static void arg_s(struct writer *w, int64_t set, const char *key, const char *v)
+{
+	if (v)
+		arg_row(w, set, key, 4, 0, v, 0, NULL);
+}
+/* A JSON-typed value; absent and null are skipped (as the reference does). */
+static void arg_jv(struct writer *w, int64_t set, const char *key, const struct jv *v)
+{
+	char buf[32];
+	switch (v->t) {
+	case JV_BOOL: arg_b(w, set, key, (int)v->i); break;
+	case JV_INT: arg_i(w, set, key, v->i); break;
+	case JV_UINT:
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)v->u);
+		arg_row(w, set, key, 1, (int64_t)v->u, NULL, 0, buf);
+		break;
+	case JV_REAL: arg_d(w, set, key, v->d); break;
+	case JV_STR: arg_s(w, set, key, v->s); break;
+	default: break;
+	}
+}
+
+static void add_counter(struct writer *w, int64_t ts, int64_t track, double v)
+{
+	sqlite3_stmt *st = w->counter;
+	sqlite3_bind_int64(st, 1, w->next_counter++);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, track);
+	sqlite3_bind_double(st, 4, v);
+	step(w, st);
+}
+
+static void add_flow(struct writer *w, int64_t out, int64_t in, int64_t flow_id)
+{
+	sqlite3_stmt *st = w->flow;
+	sqlite3_bind_int64(st, 1, w->next_flow++);
+	sqlite3_bind_int64(st, 2, out);
+	sqlite3_bind_int64(st, 3, in);
+	sqlite3_bind_int64(st, 4, flow_id);
+	step(w, st);
+}
+
+/* ---- one arm ---- */
+
+struct i64pair {
+	int64_t ts, d;
+};
+static int pair_cmp(const void *x, const void *y)
+{
+	const struct i64pair *a = x, *b = y;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->d < b->d ? -1 : a->d > b->d;
+}
+
+struct bucket {
+	int64_t k, n, bytes;
+};
+static int bucket_cmp(const void *x, const void *y)
+{
+	const struct bucket *a = x, *b = y;
+	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* Bucket commands by floor(ts / width): returns sorted buckets with counts and bytes. */
+static struct bucket *bucketize(const struct arm *a, int64_t width, size_t *nb)
+{
+	const struct cmd *cmds = a->cmds.v;
+	size_t nc = a->cmds.n;
+	int64_t *keys = xmalloc((nc ? nc : 1) * sizeof *keys);
+	for (size_t i = 0; i < nc; i++) {
+		int64_t t = cmds[i].ts - a->base_ns;
+		keys[i] = t >= 0 ? t / width : -((-t + width - 1) / width);
+	}
+	/* commands are nearly sorted by ts: count runs, then merge equal keys */
+	struct bucket *b = xmalloc((nc ? nc : 1) * sizeof *b);
+	size_t n = 0;
+	for (size_t i = 0; i < nc; i++) {
+		if (n && b[n - 1].k == keys[i]) {
+			b[n - 1].n++;
+			b[n - 1].bytes += cmds[i].data_len;
+		} else {
+			b[n++] = (struct bucket){keys[i], 1, cmds[i].data_len};
+		}
+	}
+	free(keys);
+	qsort(b, n, sizeof *b, bucket_cmp);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && b[m - 1].k == b[i].k) {
+			b[m - 1].n += b[i].n;
+			b[m - 1].bytes += b[i].bytes;
+		} else {
+			b[m++] = b[i];
+		}
+	}
+	*nb = m;
+	return b;
+}
+
+/* A rate counter: one point per bucket, 0 after every run of buckets. */
+static void rate_counter(struct writer *w, const struct arm *a, int64_t track, int64_t width,
+			 double bytes_scale)
+{
+	size_t nb;
+	struct bucket *b = bucketize(a, width, &nb);
+	for (size_t i = 0; i < nb; i++) {
+		if (i && b[i].k > b[i - 1].k + 1)
+			add_counter(w, (b[i - 1].k + 1) * width, track, 0);
+		add_counter(w, b[i].k * width, track,
+			    bytes_scale > 0 ? b[i].bytes * bytes_scale : (double)b[i].n);
+	}
+	if (nb)
+		add_counter(w, (b[nb - 1].k + 1) * width, track, 0);
+	free(b);
+}
+
+/* IO activity overview: one slice per run of consecutive 100 ms buckets. */
+static void overview(struct writer *w, const struct arm *a, int64_t track)
+{
+	const int64_t B = 100000000;
+	size_t nb;
+	struct bucket *b = bucketize(a, B, &nb);
+	for (size_t i = 0; i < nb;) {
+		size_t j = i;
+		int64_t n = 0, bytes = 0;
+		while (j < nb && (j == i || b[j].k == b[j - 1].k + 1)) {
+			n += b[j].n;
+			bytes += b[j].bytes;
+			j++;
+		}
+		int64_t t0 = b[i].k * B, t1 = (b[j - 1].k + 1) * B;
+		char name[64];
+		snprintf(name, sizeof name, "%.1f GB", bytes / 1e9);
+		int64_t id = add_slice(w, t0, t1 - t0, track, name);
+		arg_i(w, id, "cmds", n);
+		arg_i(w, id, "bytes", bytes);
+		arg_d(w, id, "gbps", bytes / ((t1 - t0) / 1e9) / 1e9);
+		i = j;
+	}
+	free(b);
+}
+
+/* Python's "%.1f MiB" of bytes/1048576 and the other object args. */
+static void object_slice(struct writer *w, const struct obj *ob,
+			 int64_t track, int64_t id)
+{
+	int64_t bytes = 0;
+	if (ob->bytes.t == JV_INT || ob->bytes.t == JV_BOOL)
+		bytes = ob->bytes.i;
+	else if (ob->bytes.t == JV_REAL)
+		bytes = (int64_t)ob->bytes.d;
+	else if (ob->bytes.t == JV_UINT)
+		bytes = (int64_t)ob->bytes.u;
+	char name[256];
+	int failed = ob->error.t == JV_STR ? ob->error.s[0] != 0
+		   : ob->error.t == JV_BOOL || ob->error.t == JV_INT ? ob->error.i != 0
+		   : ob->error.t == JV_REAL ? ob->error.d != 0 : ob->error.t == JV_UINT;
+	snprintf(name, sizeof name, "%s %s %.1fMiB%s", ob->op, ob->part ? ob->part : "kv",
+		 bytes / 1048576.0, failed ? " FAILED" : "");
+	sqlite3_stmt *st = w->slice;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, ob->b);
+	sqlite3_bind_int64(st, 3, ob->e - ob->b);
+	sqlite3_bind_int64(st, 4, track);
+	sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, id);
+	step(w, st);
+
+	arg_i(w, id, "trace_id", (int64_t)ob->trace_id);
+	arg_s(w, id, "op", ob->op);
+	arg_s(w, id, "part", ob->part);
+	arg_i(w, id, "bytes", bytes);
+	int64_t slot = 0;
+	if (ob->slot_offset.t == JV_INT || ob->slot_offset.t == JV_BOOL)
+		slot = ob->slot_offset.i;
+	else if (ob->slot_offset.t == JV_REAL)
+		slot = (int64_t)ob->slot_offset.d;
+	arg_i(w, id, "slot_offset", slot);
+	/* key fields as the reference reads them: model@fmt@rank@sha... */
+	if (ob->key) {
+		const char *f[5] = {0};
+		size_t fl[5] = {0};
+		int nf = 0;
+		const char *p = ob->key;
+		for (;;) {
+			const char *at = strchr(p, '@');
+			if (nf < 5) {
+				f[nf] = p;
+				fl[nf] = at ? (size_t)(at - p) : strlen(p);
+			}
+			nf++;
+			if (!at)
+				break;
+			p = at + 1;
+		}
+		if (nf >= 4) {
+			int digits = fl[2] > 0 && fl[2] < 19;
+			for (size_t k = 0; digits && k < fl[2]; k++)
+				digits = f[2][k] >= '0' && f[2][k] <= '9';
+			if (digits)
+				arg_i(w, id, "rank", strtoll(f[2], NULL, 10));
+			char buf[256];
+			size_t n = fl[1] < sizeof buf - 1 ? fl[1] : sizeof buf - 1;
+			memcpy(buf, f[1], n);
+			buf[n] = 0;
+			arg_s(w, id, "fmt", buf);
+			/* first 12 characters (code points) of the 4th field */
+			size_t k = 0, cps = 0;
+			while (k < fl[3] && cps < 12) {
+				k++;
+				while (k < fl[3] && ((unsigned char)f[3][k] & 0xc0) == 0x80)
+					k++;
+				cps++;
+			}
+			memcpy(buf, f[3], k);
+			buf[k] = 0;
+			arg_s(w, id, "chunk", buf);
+		}
+	}
+	arg_i(w, id, "n_cmds", ob->n_cmds);
+	arg_d(w, id, "op_latency_ms", (ob->e - ob->b) / 1e6);
+	arg_jv(w, id, "error", &ob->error);
+	arg_jv(w, id, "instance", &ob->instance);
+	arg_jv(w, id, "producer_pid", &ob->pid);
+	if (ob->key) {
+		/* last 24 characters (code points) */
+		size_t len = strlen(ob->key), k = len, cps = 0;
+		while (k > 0 && cps < 24) {
+			k--;
+			while (k > 0 && ((unsigned char)ob->key[k] & 0xc0) == 0x80)
+				k--;
+			cps++;
+		}
+		arg_s(w, id, "key", ob->key + k);
+	} else {
+		arg_s(w, id, "key", "");
+	}
+	if (ob->occurrence >= 0)
+		arg_i(w, id, "occurrence", ob->occurrence);
+}
+
+static void write_arm(struct writer *w, struct arm *a, int ai, const struct ingest_opts *o)
+{
+	char name[512];
+	const char *L = a->label;
+	int64_t base = a->base_ns;
+
+	snprintf(name, sizeof name, "LMCache %s", L);
+	int64_t lm_upid = add_process(w, 1000 + 3 * ai, name);
+	snprintf(name, sizeof name, "NVMe %s %s", o->device, L);
+	int64_t nv_upid = add_process(w, 1001 + 3 * ai, name);
+	int64_t lm_proc = add_track(w, NULL, -1, lm_upid, NULL, -1, 0);
+	int64_t nv_proc = add_track(w, NULL, -1, nv_upid, NULL, -1, 0);
+	int64_t meta_trk = add_track(w, "capture info", lm_proc, lm_upid, NULL, 0, 0);
+	int64_t obj_ctr = add_track(w, "objects in flight", lm_proc, lm_upid, "objects", 1, 0);
+	int64_t nv_root = add_track(w, "IO activity", nv_proc, nv_upid, NULL, -1, 1);
+	int64_t ctr_cmds = add_track(w, "cmds/ms", nv_root, nv_upid, "cmds", 90, 0);
+	int64_t ctr_mbs = add_track(w, "MB/s", nv_root, nv_upid, "MB/s", 91, 0);
+	int64_t ctr_wslba = add_track(w, "writes slba", nv_root, nv_upid, "LBA", 92, 0);
+	int64_t ctr_rslba = add_track(w, "reads slba", nv_root, nv_upid, "LBA", 93, 0);
+
+	/* capture_info instant */
+	int64_t id = add_slice(w, 0, 0, meta_trk, "capture_info");
+	arg_s(w, id, "label", L);
+	arg_i(w, id, "base_ns", a->min_ts);
+	arg_i(w, id, "applied_base_ns", base);
+	arg_b(w, id, "rebased", !o->no_rebase);
+	arg_s(w, id, "sem_file", a->sem_f.path);
+	arg_s(w, id, "ebpf_file", a->ebpf_f.path);
+	arg_s(w, id, "serving_file", a->serving_f.path);
+	arg_i(w, id, "lba_bytes", a->lba_bytes);
+	arg_i(w, id, "anchors", (int64_t)a->anchors);
+	if (a->has_meta) {
+		arg_jv(w, id, "kvio_schema", &a->meta_schema);
+		arg_jv(w, id, "hostname", &a->meta_hostname);
+		arg_jv(w, id, "device_path", &a->meta_device_path);
+		arg_jv(w, id, "io_engine", &a->meta_io_engine);
+		arg_jv(w, id, "block_align", &a->meta_block_align);
+		arg_jv(w, id, "header_bytes", &a->meta_header_bytes);
+		arg_jv(w, id, "max_data_transfer_size", &a->meta_mdts);
+	}
+
+	/* serving spans */
+	if (a->serving.n) {
+		snprintf(name, sizeof name, "Serving %s", L);
+		int64_t sv_upid = add_process(w, 1002 + 3 * ai, name);
+		int64_t sv_proc = add_track(w, NULL, -1, sv_upid, NULL, -1, 0);
+		int64_t *lanes = xmalloc(a->nlanes_srv * sizeof *lanes);
+		for (int l = 0; l < a->nlanes_srv; l++) {
+			snprintf(name, sizeof name, "requests.%03d", l);
+			lanes[l] = add_track(w, name, sv_proc, sv_upid, NULL, 10 + l, 0);
+		}
+		const struct serving *sv = a->serving.v;
+		for (size_t i = 0; i < a->serving.n; i++) {
+			const char *nm = sv[i].op.t == JV_STR && sv[i].op.s[0] ? sv[i].op.s
+				       : sv[i].name.t == JV_STR && sv[i].name.s[0] ? sv[i].name.s : "request";
+			id = add_slice(w, sv[i].start, sv[i].end - sv[i].start, lanes[sv[i].lane], nm);
+			arg_jv(w, id, "op", &sv[i].op);
+			arg_jv(w, id, "tokens", &sv[i].tokens);
+			arg_jv(w, id, "request_id", &sv[i].request_id);
+			arg_d(w, id, "ms", (sv[i].end - sv[i].start) / 1e6);
+		}
+		free(lanes);
+	}
+
+	/* object spans and instants; command slice ids are reserved first so
+	 * flows can name them */
+	struct obj *objs = a->objs.v;
+	struct cmd *cmds = a->cmds.v;
+	size_t no = a->objs.n, nc = a->cmds.n;
+	int64_t cmd_base = w->next_id;
+	w->next_id += nc;
+	int64_t obj_base = w->next_id;
+	w->next_id += no;
+	int64_t *olane = NULL;
+	if (a->nlanes_obj) {
+		int64_t grp = add_track(w, "objects", lm_proc, lm_upid, NULL, 10, 0);
+		olane = xmalloc(a->nlanes_obj * sizeof *olane);
+		for (int l = 0; l < a->nlanes_obj; l++) {
+			snprintf(name, sizeof name, "objects.%03d", l);
+			olane[l] = add_track(w, name, grp, lm_upid, NULL, l, 0);
+		}
+	}
+	struct i64pair *dl = xmalloc((2 * no + 1) * sizeof *dl);
+	size_t nd = 0;
+	for (size_t i = 0; i < no; i++) {
+		const struct obj *ob = &objs[i];
+		int64_t oid = obj_base + (int64_t)i;
+		if (ob->is_span) {
+			object_slice(w, ob, olane[ob->lane], oid);
+			dl[nd++] = (struct i64pair){ob->b, 1};
+			dl[nd++] = (struct i64pair){ob->e, -1};
+			if (ob->n_cmds) {
+				int64_t flow_id = ((int64_t)ai << 40) | (int64_t)i;
+				int64_t f = cmd_base + ob->first_cmd, l = cmd_base + ob->last_cmd;
+				add_flow(w, oid, f, flow_id);
+				if (f != l)
+					add_flow(w, f, l, flow_id);
+			}
+		} else {
+			snprintf(name, sizeof name, "%s (no device cmds)", ob->op);
+			sqlite3_stmt *st = w->slice;
+			sqlite3_bind_int64(st, 1, oid);
+			sqlite3_bind_int64(st, 2, ob->e);
+			sqlite3_bind_int64(st, 3, 0);
+			sqlite3_bind_int64(st, 4, meta_trk);
+			sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 6, oid);
+			step(w, st);
+			arg_i(w, oid, "trace_id", (int64_t)ob->trace_id);
+			arg_b(w, oid, "no_device_cmds", 1);
+		}
+	}
+	free(olane);
+	qsort(dl, nd, sizeof *dl, pair_cmp);
+	int64_t cur = 0;
+	for (size_t i = 0; i < nd; i++) {
+		cur += dl[i].d;
+		add_counter(w, dl[i].ts, obj_ctr, (double)cur);
+	}
+	free(dl);
+
+	/* overview, then the command tracks and slices */
+	if (nc)
+		overview(w, a, nv_root);
+	static const int role_rank[NROLES] = {10, 40, 70, 80};
+	int64_t *lane_trk[NROLES] = {0};
+	int has_role[NROLES] = {0};
+	for (size_t i = 0; i < nc; i++)
+		has_role[cmds[i].role] = 1;
+	for (int r = 0; r < NROLES; r++) {
+		if (!has_role[r])
+			continue;
+		int n = a->nlanes_role[r];
+		lane_trk[r] = xmalloc(n * sizeof(int64_t));
+		if (n == 1) {
+			lane_trk[r][0] = add_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 0);
+		} else {
+			int64_t grp = add_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 1);
+			for (int l = 0; l < n; l++) {
+				snprintf(name, sizeof name, "%s.%03d", role_name[r], l);
+				lane_trk[r][l] = add_track(w, name, grp, nv_upid, NULL, l, 0);
+			}
+		}
+	}
+	const char *const *names = a->names.v;
+	uint16_t wname = UINT16_MAX, rname = UINT16_MAX;
+	for (size_t i = 0; i < a->names.n; i++) {
+		if (!strcmp(names[i], "write")) wname = (uint16_t)i;
+		if (!strcmp(names[i], "read")) rname = (uint16_t)i;
+	}
+	sqlite3_stmt *st = w->cmd;
+	for (size_t i = 0; i < nc && w->rc == SQLITE_OK; i++) {
+		const struct cmd *c = &cmds[i];
+		sqlite3_bind_int64(st, 1, cmd_base + (int64_t)i);
+		sqlite3_bind_int64(st, 2, c->ts - base);
+		sqlite3_bind_int64(st, 3, c->dur);
+		sqlite3_bind_int64(st, 4, lane_trk[c->role][c->lane]);
+		sqlite3_bind_text(st, 5, names[c->name], -1, SQLITE_STATIC);
+		if (c->flags & CF_SLBA)
+			sqlite3_bind_int64(st, 6, (int64_t)c->slba);
+		else
+			sqlite3_bind_null(st, 6);
+		sqlite3_bind_int64(st, 7, c->data_len);
+		if (c->trace_id)
+			sqlite3_bind_int64(st, 8, c->trace_id);
+		else
+			sqlite3_bind_null(st, 8);
+		if (c->kind)
+			sqlite3_bind_text(st, 9, c->kind == CK_HEADER ? "header" : "payload", -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 9);
+		sqlite3_bind_int(st, 10, (c->flags & CF_REAL) != 0);
+		if (c->flags & CF_KV) {
+			const struct cmd_kv *kv = &VEC_AT(&a->kv, struct cmd_kv, c->kv);
+			if (kv->key_hex)
+				sqlite3_bind_text(st, 11, kv->key_hex, -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(st, 11);
+			if (kv->has_key_len)
+				sqlite3_bind_int64(st, 12, kv->key_len);
+			else
+				sqlite3_bind_null(st, 12);
+			if (kv->has_value_len)
+				sqlite3_bind_int64(st, 13, kv->value_len);
+			else
+				sqlite3_bind_null(st, 13);
+		} else {
+			sqlite3_bind_null(st, 11);
+			sqlite3_bind_null(st, 12);
+			sqlite3_bind_null(st, 13);
+		}
+		step(w, st);
+		if (c->name == wname || c->name == rname)
+			add_counter(w, c->ts - base, c->name == wname ? ctr_wslba : ctr_rslba,
+				    (double)((c->flags & CF_SLBA) ? (int64_t)c->slba : 0));
+	}
+	for (int r = 0; r < NROLES; r++)
+		free(lane_trk[r]);
+
+	rate_counter(w, a, ctr_cmds, 1000000, 0);
+	rate_counter(w, a, ctr_mbs, 10000000, 1e-4);
+}
+
+static void write_stats(struct writer *w, const struct arm *a)
+{
+	sqlite3_stmt *st;
+	const struct file_stats *fs[3] = {&a->sem_f, &a->ebpf_f, &a->serving_f};
+	const char *kinds[3] = {"sem", "ebpf", "serving"};
+	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_file VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
+	for (int i = 0; i < 3; i++) {
+		if (!strcmp(fs[i]->path, "-"))
+			continue;
+		sqlite3_bind_text(st, 1, a->label, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kinds[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, fs[i]->path, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, fs[i]->lines);
+		sqlite3_bind_int64(st, 5, fs[i]->records);
+		sqlite3_bind_int64(st, 6, fs[i]->blank);
+		sqlite3_bind_int64(st, 7, fs[i]->malformed);
+		sqlite3_bind_int64(st, 8, fs[i]->truncated_tail);
+		sqlite3_bind_int64(st, 9, fs[i]->other);
+		step(w, st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_stats VALUES(?,?,?)", -1, &st, NULL);
+	struct { const char *k; int64_t v; int present; } kv[] = {
+		{"sem_records", (int64_t)a->objs.n, 1},
+		{"nvme_cmd_lines", (int64_t)a->cmds.n, 1},
+		{"nvme_cmp_lines", (int64_t)a->cmps.n, 1},
+		{"serving_spans", (int64_t)a->serving.n, 1},
+		{"malformed_lines", (int64_t)(a->sem_f.malformed + a->ebpf_f.malformed + a->serving_f.malformed), 1},
+		{"truncated_tail", (int64_t)(a->sem_f.truncated_tail + a->ebpf_f.truncated_tail +
+					     a->serving_f.truncated_tail), 1},
+		{"blank_lines", (int64_t)(a->sem_f.blank + a->ebpf_f.blank + a->serving_f.blank), 1},
+		{"other_lines", (int64_t)(a->sem_f.other + a->ebpf_f.other + a->serving_f.other), 1},
+		{"drops", (int64_t)a->drops, a->has_drops},
+		{"cq_overflow", (int64_t)a->cq_overflow, 1},
+		{"clock_anchors", (int64_t)a->anchors, 1},
+		{"clock_anomalies", (int64_t)a->clock_anomalies, 1},
+		{"dup_trace_id", (int64_t)a->dup_trace_id, 1},
+		{"cmp_unpaired", (int64_t)a->cmp_unpaired, 1},
+		{"header_cmds", (int64_t)a->header_cmds, 1},
+		{"tagged_bytes", (int64_t)a->tagged_bytes, 1},
+		{"untagged_bytes", (int64_t)a->untagged_bytes, 1},
+		{"lba_bytes", a->lba_bytes, 1},
+		{"base_ns", a->min_ts, 1},
+		{"object_lanes", a->nlanes_obj, 1},
+	};
+	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+		if (!kv[i].present)
+			continue;
+		sqlite3_bind_text(st, 1, a->label, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kv[i].k, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, kv[i].v);
+		step(w, st);
+	}
+	sqlite3_finalize(st);
+	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_warning VALUES(?,?)", -1, &st, NULL);
+	for (size_t i = 0; i < a->warnings.n; i++) {
+		sqlite3_bind_text(st, 1, a->label, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, VEC_AT(&a->warnings, const char *, i), -1, SQLITE_STATIC);
+		step(w, st);
+	}
+	sqlite3_finalize(st);
+}
+
+int db_write_arms(sqlite3 *db, struct arm *arms, int n, const struct ingest_opts *o)
+{
+	struct writer w = {.db = db, .next_id = 1, .next_track = 1, .next_upid = 0,
+			   .next_counter = 1, .next_flow = 1};
+	struct { sqlite3_stmt **st; const char *sql; } ps[] = {
+		{&w.process, "INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)"},
+		{&w.track, "INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
+			   " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"},
+		{&w.cmd, "INSERT INTO kvio_cmd VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+		{&w.slice, "INSERT INTO kvio_slice(id, ts, dur, track_id, name, arg_set_id)"
+			   " VALUES(?,?,?,?,?,?)"},
+		{&w.arg, "INSERT OR REPLACE INTO kvio_arg VALUES(?,?,?,?,?,?,?)"},
+		{&w.counter, "INSERT INTO counter(id, ts, track_id, value) VALUES(?,?,?,?)"},
+		{&w.flow, "INSERT INTO flow(id, slice_out, slice_in, trace_id) VALUES(?,?,?,?)"},
+	};
+	int rc = db_exec(db, "BEGIN", "writing the database");
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof ps / sizeof ps[0]; i++) {
+		rc = sqlite3_prepare_v3(db, ps[i].sql, -1, SQLITE_PREPARE_PERSISTENT, ps[i].st, NULL);
+		if (rc != SQLITE_OK)
+			kvio_err("preparing the database writes: %s", sqlite3_errmsg(db));
+	}
+	w.rc = rc;
+	if (rc == SQLITE_OK) {
+		/* trace_processor's placeholder rows: upid 0 and utid 0 */
+		add_process(&w, 0, NULL);
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(db, "INSERT INTO thread(id, utid, tid) VALUES(0, 0, 0)", -1, &st, NULL);
+		step(&w, st);
+		sqlite3_finalize(st);
+	}
+	for (int i = 0; i < n && w.rc == SQLITE_OK; i++) {
+		write_arm(&w, &arms[i], i, o);
+		write_stats(&w, &arms[i]);
+	}
+	if (w.rc == SQLITE_OK) {
+		char sql[256];
+		snprintf(sql, sizeof sql,
+			 "INSERT INTO metadata VALUES('kvio_schema_version','int',%d,NULL),"
+			 "('trace_type','string',NULL,'kvio'),('arms','int',%d,NULL)",
+			 KVIO_DB_VERSION, n);
+		w.rc = db_exec(db, sql, "writing the database");
+	}
+	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+		sqlite3_finalize(*ps[i].st);
+	if (w.rc == SQLITE_OK)
+		w.rc = db_exec(db, "COMMIT", "writing the database");
+	return w.rc;
+}

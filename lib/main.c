@@ -1,0 +1,70 @@
+/* main.c — one binary, several commands: dispatch on argv[0] (kvio-ingest,
+ * kvio-report, kvio-export, kvio2perfetto, installed as links) or on the first
+ * argument (`kvio ingest ...`). */
+#include "cli.h"
+#include "util.h"
+#include <stdio.h>
+#include <string.h>
+
+static const struct builtin {
+	const char *name; /* as installed */
+	const char *sub;  /* as `kvio SUB` */
+	int (*fn)(int, char **);
+	const char *what;
+} builtins[] = {
+	{"kvio-ingest", "ingest", cmd_ingest, "load kvio JSONL captures into a trace.db"},
+	{"kvio-report", "report", cmd_report, "the metrics report over a trace.db (text or --json)"},
+	{"kvio-export", "export", cmd_export, "write a trace.db as a Perfetto .pftrace"},
+	{"kvio2perfetto", "2perfetto", cmd_kvio2perfetto, "ingest + export in one step"},
+};
+#define NBUILTIN (sizeof builtins / sizeof builtins[0])
+
+int opt_is(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
+}
+
+const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (a[n] == '=')
+		return a + n + 1;
+	if (*i + 1 >= argc) {
+		kvio_err("%s needs a value (see --help)", name);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: kvio <command> [options]   (or run the command by its own name)\n\n");
+	for (size_t i = 0; i < NBUILTIN; i++)
+		fprintf(f, "  %-14s %s\n", builtins[i].name, builtins[i].what);
+	fprintf(f, "\nEach command takes --help.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	for (size_t i = 0; i < NBUILTIN; i++)
+		if (!strcmp(base, builtins[i].name)) {
+			kvio_prog = builtins[i].name;
+			return builtins[i].fn(argc, argv);
+		}
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < NBUILTIN; i++)
+		if (!strcmp(argv[1], builtins[i].sub) || !strcmp(argv[1], builtins[i].name)) {
+			kvio_prog = builtins[i].name;
+			return builtins[i].fn(argc - 1, argv + 1);
+		}
+	kvio_err("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return 2;
+}

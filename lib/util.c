@@ -1,0 +1,119 @@
+/* util.c — see util.h. */
+#include "util.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *kvio_prog = "kvio";
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		kvio_err("out of memory (%zu bytes)", n);
+		exit(2);
+	}
+	return p;
+}
+
+void *xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+	if (!p) {
+		kvio_err("out of memory (%zu x %zu bytes)", n, sz);
+		exit(2);
+	}
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		kvio_err("out of memory (%zu bytes)", n);
+		exit(2);
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s);
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n + 1);
+	return d;
+}
+
+void *vec_push(struct vec *a, size_t itemsz)
+{
+	if (a->sz == 0)
+		a->sz = itemsz;
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->v = xrealloc(a->v, a->cap * a->sz);
+	}
+	void *slot = (char *)a->v + a->n++ * a->sz;
+	memset(slot, 0, a->sz);
+	return slot;
+}
+
+void vec_free(struct vec *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
+
+char *arena_dup(struct arena *a, const char *s, size_t n)
+{
+	if (a->used + n + 1 > a->cap) {
+		if (a->blk)
+			*(char **)vec_push(&a->blocks, sizeof(char *)) = a->blk;
+		a->cap = n + 1 > 65536 ? n + 1 : 65536;
+		a->blk = xmalloc(a->cap);
+		a->used = 0;
+	}
+	char *d = a->blk + a->used;
+	memcpy(d, s, n);
+	d[n] = 0;
+	a->used += n + 1;
+	return d;
+}
+
+void arena_free(struct arena *a)
+{
+	for (size_t i = 0; i < a->blocks.n; i++)
+		free(VEC_AT(&a->blocks, char *, i));
+	vec_free(&a->blocks);
+	free(a->blk);
+	memset(a, 0, sizeof *a);
+}
+
+void kvio_err(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", kvio_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}

@@ -1,0 +1,42 @@
+/* util.h — small shared helpers: growable arrays, string arena, errors. */
+#ifndef KVIO_UTIL_H
+#define KVIO_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Growable array of fixed-size items. Zero-initialize before use. */
+struct vec {
+	void *v;
+	size_t n, cap, sz;
+};
+void *vec_push(struct vec *a, size_t itemsz); /* returns zeroed slot; aborts on OOM */
+void vec_free(struct vec *a);
+#define VEC_AT(a, T, i) (((T *)(a)->v)[i])
+
+/* String arena: strings live until arena_free. */
+struct arena {
+	char *blk;
+	size_t used, cap;
+	struct vec blocks; /* char* of retired blocks */
+};
+char *arena_dup(struct arena *a, const char *s, size_t n); /* NUL-terminated copy */
+void arena_free(struct arena *a);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Program name used in messages ("kvio-ingest"). */
+extern const char *kvio_prog;
+/* Print "prog: message\n" on stderr. */
+void kvio_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a whole decimal integer argument; returns 0 on success. */
+int parse_i64(const char *s, int64_t *out);
+
+/* Current time, seconds (monotonic). */
+double now_s(void);
+
+#endif

@@ -1,0 +1,207 @@
+/* kvio-gen — deterministic generator of realistic kvio captures (semantic +
+ * device JSONL) for tests and the bench. Not a simulator: a plausible shape.
+ *
+ *   kvio-gen --sem S --ebpf E [--lines N] [--mode serialized|batched]
+ *            [--ranks R] [--seed X] [--no-completions] [--serving V]
+ *
+ * Objects of 256 KiB..32 MiB in fixed slots (header block at the slot start,
+ * then 128 KiB payload commands), stored then loaded; serialized loads submit
+ * one command after the previous completes (~83 us gaps), batched ones submit
+ * an object's commands together. Every 97th object fails, slots are reused,
+ * a few untagged metadata reads, completions a few lines early now and then. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+static int64_t jitter(int64_t base, int64_t spread) { return base + (int64_t)(rnd() % (uint64_t)(2 * spread + 1)) - spread; }
+
+#define LBA 4096
+#define CMD_BYTES (128 * 1024)
+#define HDR_BYTES 4096
+#define SLOT_BYTES (33ll * 1024 * 1024)
+#define NSLOTS 64
+
+struct line { int64_t ts; int kind; char *text; };
+static struct line pend[64];
+static int npend;
+static FILE *fe;
+static uint64_t lines_out;
+
+/* device lines pass through a tiny reorder stage so output is nearly sorted,
+ * with an occasional completion written before the command before it */
+static void flush_pend(int all)
+{
+	while (npend > (all ? 0 : 32)) {
+		int m = 0;
+		for (int i = 1; i < npend; i++)
+			if (pend[i].ts < pend[m].ts)
+				m = i;
+		fputs(pend[m].text, fe);
+		free(pend[m].text);
+		pend[m] = pend[--npend];
+		lines_out++;
+	}
+}
+static void dev_line(int64_t ts, int early, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static void dev_line(int64_t ts, int early, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	pend[npend].ts = early ? ts - 5000 : ts; /* sort key only */
+	pend[npend].text = strdup(buf);
+	npend++;
+	flush_pend(0);
+}
+
+static int64_t base_ts = 5000000000000ll; /* ~83 min of uptime */
+
+static void cmd(int64_t ts, uint64_t ud, int write, uint64_t slba, uint32_t len)
+{
+	dev_line(ts, 0,
+		 "{\"event_type\":\"nvme_cmd\",\"pid\":4242,\"tid\":%d,\"user_data\":%" PRIu64
+		 ",\"nvme_opcode\":%d,\"op_name\":\"%s\",\"nsid\":1,\"slba\":%" PRIu64 ",\"nlb\":%u,"
+		 "\"bytes\":%u,\"data_len\":%u,\"multipath\":0,\"cmd_op\":\"0xc0484e80\",\"rdev\":256901120,"
+		 "\"comm\":\"python3\",\"ts\":%" PRId64 "}\n",
+		 4300 + (int)(ud % 7), ud, write ? 1 : 2, write ? "write" : "read", slba, len / LBA, len, len, ts);
+}
+static void cmp(int64_t ts, int64_t lat, uint64_t ud, int early)
+{
+	dev_line(ts, early,
+		 "{\"event_type\":\"nvme_cmp\",\"user_data\":%" PRIu64 ",\"err\":0,\"lat_ns\":%" PRId64
+		 ",\"hwq\":%d,\"cid\":%d,\"ts\":%" PRId64 "}\n",
+		 ud, lat, (int)(ud % 4), (int)(ud % 1024), ts);
+}
+
+static int completions = 1;
+
+/* one object op; returns the op-end time */
+static int64_t object_io(int64_t t, uint32_t tid, int write, int64_t slot, int64_t bytes, int serialized)
+{
+	uint32_t ctr = 0;
+	int64_t last_end = t;
+	uint64_t slba = slot / LBA;
+	if (write) { /* header block first */
+		uint64_t ud = (uint64_t)tid << 32 | ctr++;
+		int64_t lat = jitter(30000, 5000);
+		cmd(t, ud, 1, slba, HDR_BYTES);
+		if (completions) cmp(t + lat, lat, ud, rnd() % 50 == 0);
+		t += serialized ? lat + 3000 : 1000;
+		last_end = t + lat;
+	}
+	slba += HDR_BYTES / LBA;
+	int64_t ncmds = (bytes + CMD_BYTES - 1) / CMD_BYTES;
+	for (int64_t k = 0; k < ncmds; k++) {
+		uint64_t ud = (uint64_t)tid << 32 | ctr++;
+		int64_t lat = serialized ? jitter(80000, 4000) : jitter(90000 + 15000 * (k % 8), 5000);
+		cmd(t, ud, write, slba, CMD_BYTES);
+		if (completions) cmp(t + lat, lat, ud, rnd() % 50 == 0);
+		if (t + lat > last_end) last_end = t + lat;
+		slba += CMD_BYTES / LBA;
+		t += serialized ? lat + 3000 : jitter(1500, 500);
+	}
+	return (last_end > t ? last_end : t) + 40000;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sem = NULL, *ebpf = NULL, *serving = NULL;
+	uint64_t target = 100000;
+	int serialized = 1, ranks = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--sem") && i + 1 < argc) sem = argv[++i];
+		else if (!strcmp(argv[i], "--ebpf") && i + 1 < argc) ebpf = argv[++i];
+		else if (!strcmp(argv[i], "--serving") && i + 1 < argc) serving = argv[++i];
+		else if (!strcmp(argv[i], "--lines") && i + 1 < argc) target = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) ranks = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng ^= strtoull(argv[++i], NULL, 10) * 0x2545f4914f6cdd1dull;
+		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) serialized = !strcmp(argv[++i], "serialized");
+		else if (!strcmp(argv[i], "--no-completions")) completions = 0;
+		else { fprintf(stderr, "usage: kvio-gen --sem S --ebpf E [--lines N] [--mode serialized|batched] [--ranks R] [--seed X] [--no-completions] [--serving V]\n"); return 2; }
+	}
+	if (!sem || !ebpf || ranks < 1 || ranks > 8) { fprintf(stderr, "kvio-gen: need --sem and --ebpf (ranks 1..8)\n"); return 2; }
+	FILE *fs = fopen(sem, "w");
+	fe = fopen(ebpf, "w");
+	FILE *fv = serving ? fopen(serving, "w") : NULL;
+	if (!fs || !fe || (serving && !fv)) { perror("kvio-gen"); return 2; }
+	static char fsbuf[1 << 20], febuf[1 << 20];
+	setvbuf(fs, fsbuf, _IOFBF, sizeof fsbuf);
+	setvbuf(fe, febuf, _IOFBF, sizeof febuf);
+	int64_t t = base_ts;
+	fprintf(fe, "{\"event_type\":\"clock_anchor\",\"monotonic_ns\":%" PRId64 ",\"realtime_ns\":1764500000000000000}\n", t - 1000000);
+	fprintf(fs, "{\"event_type\":\"kvio_meta\",\"kvio_schema\":2,\"pid\":4242,\"instance\":\"i0\","
+		    "\"hostname\":\"gen\",\"device_path\":\"/dev/ng0n1\",\"io_engine\":\"raw_block\","
+		    "\"use_uring_cmd\":true,\"block_align\":4096,\"header_bytes\":%d,\"slot_bytes\":%lld,"
+		    "\"slot_count\":%d,\"max_data_transfer_size\":%d,\"ts_monotonic\":%.9f,\"ts_realtime\":1764500000.0}\n",
+		    HDR_BYTES, SLOT_BYTES, NSLOTS, CMD_BYTES, (t - 2000000) / 1e9);
+	static const int64_t sizes[] = {256 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 32 << 20};
+	uint32_t tid = 1;
+	uint64_t obj = 0, chunk = 0;
+	while (lines_out + npend < target) {
+		int64_t bytes = sizes[rnd() % 6];
+		chunk++;
+		/* store the chunk on every rank, then load it back */
+		for (int phase = 0; phase < 2; phase++) {
+			int write = phase == 0;
+			int64_t rank_end[8];
+			int64_t t0 = t;
+			for (int r = 0; r < ranks; r++) {
+				int64_t slot = ((obj + r) % NSLOTS) * SLOT_BYTES;
+				int64_t ts_start = t0 + r * jitter(30000, 20000);
+				int64_t pre = jitter(150000, 50000);
+				int failed = (obj + r) % 97 == 13 && !write;
+				int64_t end = object_io(ts_start + pre, tid, write, slot, bytes, serialized && !write);
+				rank_end[r] = end;
+				char key[160];
+				if (ranks > 1)
+					snprintf(key, sizeof key, "llama-8b@0x%08x@0@%016" PRIx64 "%016" PRIx64,
+						 ranks << 24 | r << 16 | ranks << 8 | r, (uint64_t)(chunk * 0x9e3779b97f4a7c15ull), chunk);
+				else
+					snprintf(key, sizeof key, "vllm@llama-8b@1@0@%016" PRIx64 "%016" PRIx64,
+						 (uint64_t)(chunk * 0x9e3779b97f4a7c15ull), chunk);
+				fprintf(fs, "{\"trace_id\":%u,\"op\":\"%s\",\"key\":\"%s\",\"object_id\":%" PRIu64
+					    ",\"part\":\"kv\",\"bytes\":%" PRId64 ",\"slot_offset\":%" PRId64
+					    ",\"ts_start\":%.9f,\"ts\":%.9f,\"pid\":4242,\"instance\":\"i0\"%s}\n",
+					tid, write ? "store" : "load", key, obj + r, bytes, slot, ts_start / 1e9,
+					end / 1e9, failed ? ",\"error\":\"EIO\"" : "");
+				tid++;
+				if (ranks == 1)
+					t = end + jitter(100000, 30000);
+			}
+			if (ranks > 1) {
+				int64_t mx = t0;
+				for (int r = 0; r < ranks; r++) if (rank_end[r] > mx) mx = rank_end[r];
+				t = mx + jitter(100000, 30000);
+			}
+			if (fv && !write)
+				fprintf(fv, "{\"op\":\"load_ttft\",\"ts_start\":%.9f,\"ts\":%.9f,\"tokens\":%d,\"request_id\":\"r%" PRIu64 "\"}\n",
+					t0 / 1e9, t / 1e9, 256 * (int)(bytes >> 20) + 16, chunk);
+		}
+		obj += ranks;
+		if (chunk % 50 == 0) { /* untagged metadata read */
+			uint64_t ud = 7;
+			cmd(t, ud, 0, 0, 4096);
+			if (completions) cmp(t + 20000, 20000, ud, 0);
+			t += 40000;
+		}
+	}
+	flush_pend(1);
+	fprintf(fe, "{\"event_type\":\"drops\",\"dropped\":0}\n");
+	fclose(fs);
+	fclose(fe);
+	if (fv) fclose(fv);
+	return 0;
+}
