@@ -191,15 +191,21 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 		if (pftrace_import(a->pftrace, db) != 0)
 			status = 2;
 	} else {
+		int timing = getenv("KVIO_TIMING") != NULL;
+		double t0 = now_s(), t1 = t0, t2 = t0;
 		arms = xcalloc(a->narms, sizeof *arms);
 		for (int i = 0; i < a->narms && !status; i++) {
 			arms[i].label = a->arms[i].label;
 			status = arm_load(&arms[i], a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving, &a->o);
+			t1 = now_s();
 			if (!status)
 				arm_join(&arms[i], &a->o);
+			t2 = now_s();
 		}
 		if (!status && db_write_arms(db, arms, a->narms, &a->o) != SQLITE_OK)
 			status = 2;
+		if (timing)
+			kvio_err("timing: load %.3fs join %.3fs write %.3fs", t1 - t0, t2 - t1, now_s() - t2);
 	}
 	if (!status && sqlite3_close(db) != SQLITE_OK) {
 		kvio_err("%s: closing the database failed", tmp);

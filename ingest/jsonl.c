@@ -63,6 +63,22 @@ int utf8_check(const char *s, size_t n)
 	return 0;
 }
 
+/* A line that is not an object: JL_NOTOBJ if it is some other JSON value
+ * (checked by parsing it inside brackets), else JL_SYNTAX. Rare path. */
+static enum jl_err not_object(struct jline *j, const char *s, size_t n)
+{
+	char *w = xmalloc(n + 2);
+	w[0] = '[';
+	memcpy(w + 1, s, n);
+	w[n + 1] = ']';
+	jsmn_init(&j->p);
+	int r = jsmn_parse(&j->p, w, n + 2, j->tok, j->cap);
+	int whole = r >= 2 && j->tok[0].end == (int)n + 2 && j->tok[0].size == 1;
+	free(w);
+	j->ntok = 0;
+	return whole ? JL_NOTOBJ : JL_SYNTAX;
+}
+
 enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 {
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
@@ -89,7 +105,7 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 			continue;
 		}
 		if (r < 1)
-			return JL_SYNTAX;
+			return *s == '{' ? JL_SYNTAX : not_object(j, s, n);
 		j->ntok = r;
 		break;
 	}

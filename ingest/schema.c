@@ -21,15 +21,17 @@ const char kvio_schema_sql[] =
 	/* one row per NVMe command: slice columns + its args */
 	"CREATE TABLE kvio_cmd(id INTEGER PRIMARY KEY, ts INT NOT NULL, dur INT NOT NULL,"
 	" track_id INT NOT NULL, name TEXT, slba INT, data_len INT, trace_id INT, role TEXT,"
-	" real_dur INT, key_hex TEXT, key_len INT, value_len INT);\n"
+	" real_dur INT, key_hex TEXT, key_len INT, value_len INT, slba_track INT);\n"
 	"CREATE TABLE kvio_slice(id INTEGER PRIMARY KEY, ts INT NOT NULL, dur INT NOT NULL,"
 	" track_id INT NOT NULL, category TEXT, name TEXT, depth INT NOT NULL DEFAULT 0,"
 	" parent_id INT, arg_set_id INT);\n"
 	"CREATE TABLE kvio_arg(arg_set_id INT NOT NULL, key TEXT NOT NULL, int_value INT,"
 	" string_value TEXT, real_value REAL, value_type TEXT NOT NULL, display_value TEXT,"
 	" PRIMARY KEY(arg_set_id, key)) WITHOUT ROWID;\n"
-	"CREATE TABLE counter(id INTEGER PRIMARY KEY, type TEXT DEFAULT '__intrinsic_counter',"
-	" ts INT NOT NULL, track_id INT NOT NULL, value REAL, arg_set_id INT, machine_id INT);\n"
+	/* counters; the per-command "writes slba"/"reads slba" points are not
+	 * stored twice: the counter view derives them from kvio_cmd.slba_track */
+	"CREATE TABLE kvio_counter(id INTEGER PRIMARY KEY, ts INT NOT NULL, track_id INT NOT NULL,"
+	" value REAL);\n"
 	"CREATE TABLE flow(id INTEGER PRIMARY KEY, type TEXT DEFAULT '__intrinsic_flow',"
 	" slice_out INT NOT NULL, slice_in INT NOT NULL, trace_id INT, arg_set_id INT);\n"
 	/* ingest bookkeeping: files, counts, warnings per capture label */
@@ -48,6 +50,12 @@ const char kvio_schema_sql[] =
 	" NULL AS machine_id, classification FROM kvio_track WHERE is_counter = 1;\n"
 	"CREATE VIEW process_counter_track AS SELECT id, name, type, parent_id, unit, upid,"
 	" NULL AS description, NULL AS machine_id FROM kvio_track WHERE is_counter = 1 AND upid IS NOT NULL;\n"
+	"CREATE VIEW counter AS"
+	" SELECT id, '__intrinsic_counter' AS type, ts, track_id, value, NULL AS arg_set_id,"
+	" NULL AS machine_id FROM kvio_counter"
+	" UNION ALL"
+	" SELECT id, '__intrinsic_counter', ts, slba_track, CAST(COALESCE(slba, 0) AS REAL), NULL, NULL"
+	" FROM kvio_cmd WHERE slba_track IS NOT NULL;\n"
 	"CREATE VIEW slice AS"
 	" SELECT id, '__intrinsic_slice' AS type, ts, dur, track_id, NULL AS category, name,"
 	" 0 AS depth, NULL AS stack_id, NULL AS parent_stack_id, NULL AS parent_id, id AS arg_set_id,"

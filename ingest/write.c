@@ -562,10 +562,12 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 			sqlite3_bind_null(st, 12);
 			sqlite3_bind_null(st, 13);
 		}
-		step(w, st);
+		/* the slba counter point of a read/write (see the counter view) */
 		if (c->name == wname || c->name == rname)
-			add_counter(w, c->ts - base, c->name == wname ? ctr_wslba : ctr_rslba,
-				    (double)((c->flags & CF_SLBA) ? (int64_t)c->slba : 0));
+			sqlite3_bind_int64(st, 14, c->name == wname ? ctr_wslba : ctr_rslba);
+		else
+			sqlite3_bind_null(st, 14);
+		step(w, st);
 	}
 	for (int r = 0; r < NROLES; r++)
 		free(lane_trk[r]);
@@ -639,17 +641,19 @@ static void write_stats(struct writer *w, const struct arm *a)
 
 int db_write_arms(sqlite3 *db, struct arm *arms, int n, const struct ingest_opts *o)
 {
+	/* stored counter ids start far above slice ids: the counter view also
+	 * derives points whose id is their command's slice id */
 	struct writer w = {.db = db, .next_id = 1, .next_track = 1, .next_upid = 0,
-			   .next_counter = 1, .next_flow = 1};
+			   .next_counter = (int64_t)1 << 40, .next_flow = 1};
 	struct { sqlite3_stmt **st; const char *sql; } ps[] = {
 		{&w.process, "INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)"},
 		{&w.track, "INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
 			   " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"},
-		{&w.cmd, "INSERT INTO kvio_cmd VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+		{&w.cmd, "INSERT INTO kvio_cmd VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
 		{&w.slice, "INSERT INTO kvio_slice(id, ts, dur, track_id, name, arg_set_id)"
 			   " VALUES(?,?,?,?,?,?)"},
 		{&w.arg, "INSERT OR REPLACE INTO kvio_arg VALUES(?,?,?,?,?,?,?)"},
-		{&w.counter, "INSERT INTO counter(id, ts, track_id, value) VALUES(?,?,?,?)"},
+		{&w.counter, "INSERT INTO kvio_counter(id, ts, track_id, value) VALUES(?,?,?,?)"},
 		{&w.flow, "INSERT INTO flow(id, slice_out, slice_in, trace_id) VALUES(?,?,?,?)"},
 	};
 	int rc = db_exec(db, "BEGIN", "writing the database");

@@ -1,0 +1,27 @@
+# tests/lib.sh — tiny assertion helpers shared by the test files (sourced).
+# Each check prints "ok - name" or "FAIL - name" with expected/actual, and
+# counts into PASS/FAIL; run.sh prints the closing "N passed, N failed".
+
+PASS=${PASS:-0}
+FAIL=${FAIL:-0}
+
+# eq NAME EXPECTED ACTUAL
+eq() {
+	if [ "$2" = "$3" ]; then
+		PASS=$((PASS + 1)); echo "ok - $1"
+	else
+		FAIL=$((FAIL + 1)); echo "FAIL - $1"; echo "    expected: $2"; echo "    actual:   $3"
+	fi
+}
+
+# ok NAME COMMAND...: passes when the command exits 0
+ok() {
+	name=$1; shift
+	if "$@" >/dev/null 2>&1; then PASS=$((PASS + 1)); echo "ok - $name"
+	else FAIL=$((FAIL + 1)); echo "FAIL - $name (command failed: $*)"; fi
+}
+
+# q DB SQL: run SQL through the plain sqlite3 CLI with kvio's extension loaded
+q() {
+	sqlite3 -batch -noheader -separator '|' -cmd ".load $BUILD/kvio" "$1" "$2" 2>&1
+}
