@@ -1,69 +1,45 @@
-/* kvio_ext.c — extract_arg(arg_set_id, key) over kvio's typed args storage.
+/* kvio_ext.c — kvio's SQLite extension: the kvio_cmd virtual table over the
+ * columnar command chunks, and extract_arg(arg_set_id, key).
  *
  * Built twice: linked into the kvio commands (SQLITE_CORE) and as the loadable
  * extension build/kvio.so, so that plain sqlite3 runs Perfetto-style queries:
  *     sqlite3 trace.db -cmd '.load build/kvio'
- * Semantics are trace_processor's: the typed value of the arg (int for int,
- * uint and bool; text; real), or NULL when the arg set has no such key. */
+ * extract_arg has trace_processor's semantics: the typed value of the arg (int
+ * for int, uint and bool; text; real), or NULL when the arg set lacks the key.
+ *
+ * No prepared statement outlives the SQL statement that needed it (the sqlite3
+ * CLI closes its connection with sqlite3_close, which refuses while any is
+ * open): lookups prepare on demand, keep statements as auxdata or cursor state. */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
+#include "cmdchunk.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* columns of kvio_cmd that hold args, in SELECT order below */
-static const char *const cmd_cols[] = {"slba", "data_len", "trace_id", "role", "real_dur",
-				       "key_hex", "key_len", "value_len"};
-#define NCMDCOL 8
+/* ---- the chunk store: directory, names, a few decoded chunks ----------- */
 
-/* Prepared lookups, kept as auxdata of the key argument: they live as long as
- * the calling statement, so no statement outlives its connection's close. */
-struct stmts {
-	sqlite3_stmt *cmd, *arg;
+#define NCACHE 4
+
+struct cached {
+	int64_t id;  /* first command id of the chunk; INT64_MIN = empty */
+	void *blob;
+	struct chunk_view v;
+	unsigned age;
 };
 
-/* Per connection: the last kvio_cmd row read (id, data version, arg values),
- * so the five extract_arg() calls of one row read it once. */
-struct ext {
-	int64_t row_id;
-	unsigned row_ver;
-	int row_found;
-	sqlite3_value *row[NCMDCOL];
+struct store {
+	sqlite3 *db;
+	int loaded;
+	unsigned ver;        /* data version the directory was read at */
+	int64_t *first;      /* chunk first ids, ascending */
+	uint32_t *n;
+	size_t nchunks;
+	char **names;        /* kvio_cmd_name, by id */
+	size_t nnames;
+	struct cached cache[NCACHE];
+	unsigned clock;
 };
-
-static void ext_clear_row(struct ext *x)
-{
-	for (int i = 0; i < NCMDCOL; i++) {
-		sqlite3_value_free(x->row[i]);
-		x->row[i] = NULL;
-	}
-	x->row_found = 0;
-}
-
-static void ext_destroy(void *p)
-{
-	struct ext *x = p;
-	ext_clear_row(x);
-	sqlite3_free(x);
-}
-
-static void stmts_free(void *p)
-{
-	struct stmts *s = p;
-	sqlite3_finalize(s->cmd);
-	sqlite3_finalize(s->arg);
-	sqlite3_free(s);
-}
-
-static int cmd_col(const unsigned char *key, int n)
-{
-	if (n < 7 || memcmp(key, "debug.", 6))
-		return -1;
-	for (int i = 0; i < NCMDCOL; i++)
-		if ((int)strlen(cmd_cols[i]) == n - 6 && !memcmp(key + 6, cmd_cols[i], n - 6))
-			return i;
-	return -1;
-}
 
 static unsigned data_version(sqlite3 *db)
 {
@@ -72,109 +48,542 @@ static unsigned data_version(sqlite3 *db)
 	return v;
 }
 
-static int stmts_prepare(sqlite3 *db, struct stmts *q)
+static void store_drop(struct store *s)
 {
-	int rc = sqlite3_prepare_v3(db,
-		"SELECT slba, data_len, trace_id, role, real_dur, key_hex, key_len, value_len"
-		" FROM kvio_cmd WHERE id = ?1", -1, SQLITE_PREPARE_PERSISTENT, &q->cmd, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v3(db,
-			"SELECT CASE WHEN value_type = 'string' THEN string_value"
-			" WHEN value_type = 'real' THEN real_value ELSE int_value END"
-			" FROM kvio_arg WHERE arg_set_id = ?1 AND key = ?2", -1,
-			SQLITE_PREPARE_PERSISTENT, &q->arg, NULL);
-	return rc;
+	for (int i = 0; i < NCACHE; i++) {
+		sqlite3_free(s->cache[i].blob);
+		s->cache[i].blob = NULL;
+		s->cache[i].id = INT64_MIN;
+	}
+	for (size_t i = 0; i < s->nnames; i++)
+		sqlite3_free(s->names[i]);
+	sqlite3_free(s->names);
+	sqlite3_free(s->first);
+	sqlite3_free(s->n);
+	s->names = NULL;
+	s->first = NULL;
+	s->n = NULL;
+	s->nnames = s->nchunks = 0;
+	s->loaded = 0;
 }
 
-/* Look id/key up; the result (or an error) goes to ctx. */
-static void lookup(sqlite3_context *ctx, struct ext *x, struct stmts *q, int64_t id,
+static void store_free(void *p)
+{
+	struct store *s = p;
+	store_drop(s);
+	sqlite3_free(s);
+}
+
+/* Read the chunk directory and the name table if the database changed since.
+ * Returns SQLITE_OK, or an error code when the tables are not there. */
+static int store_refresh(struct store *s)
+{
+	unsigned ver = data_version(s->db);
+	if (s->loaded && ver == s->ver)
+		return SQLITE_OK;
+	store_drop(s);
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT id, n FROM kvio_cmd_chunk ORDER BY id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	size_t cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (s->nchunks == cap) {
+			cap = cap ? cap * 2 : 64;
+			int64_t *f = sqlite3_realloc64(s->first, cap * sizeof *f);
+			uint32_t *n = sqlite3_realloc64(s->n, cap * sizeof *n);
+			if (f) s->first = f;
+			if (n) s->n = n;
+			if (!f || !n) {
+				sqlite3_finalize(st);
+				return SQLITE_NOMEM;
+			}
+		}
+		s->first[s->nchunks] = sqlite3_column_int64(st, 0);
+		s->n[s->nchunks++] = (uint32_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	rc = sqlite3_prepare_v2(s->db, "SELECT id, name FROM kvio_cmd_name ORDER BY id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id < 0 || id > 65535)
+			continue;
+		if ((size_t)id >= cap) {
+			size_t nc = (size_t)id + 16;
+			char **nn = sqlite3_realloc64(s->names, nc * sizeof *nn);
+			if (!nn) {
+				sqlite3_finalize(st);
+				return SQLITE_NOMEM;
+			}
+			memset(nn + cap, 0, (nc - cap) * sizeof *nn);
+			s->names = nn;
+			cap = nc;
+		}
+		const char *t = (const char *)sqlite3_column_text(st, 1);
+		s->names[id] = sqlite3_mprintf("%s", t ? t : "");
+		if ((size_t)id + 1 > s->nnames)
+			s->nnames = (size_t)id + 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	s->ver = ver;
+	s->loaded = 1;
+	return SQLITE_OK;
+}
+
+/* Index of the chunk holding command id, or -1. */
+static long store_find(const struct store *s, int64_t id)
+{
+	size_t lo = 0, hi = s->nchunks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->first[mid] <= id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	lo--;
+	return id < s->first[lo] + (int64_t)s->n[lo] ? (long)lo : -1;
+}
+
+/* The decoded chunk k, read into the cache if needed; NULL on error. */
+static const struct chunk_view *store_chunk(struct store *s, size_t k)
+{
+	int64_t id = s->first[k];
+	struct cached *victim = &s->cache[0];
+	for (int i = 0; i < NCACHE; i++) {
+		if (s->cache[i].id == id) {
+			s->cache[i].age = ++s->clock;
+			return &s->cache[i].v;
+		}
+		if (s->cache[i].age < victim->age)
+			victim = &s->cache[i];
+	}
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT data FROM kvio_cmd_chunk WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, id);
+	const struct chunk_view *out = NULL;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int len = sqlite3_column_bytes(st, 0);
+		const void *b = sqlite3_column_blob(st, 0);
+		void *copy = sqlite3_malloc64(len ? len : 1);
+		if (copy && b) {
+			memcpy(copy, b, len);
+			sqlite3_free(victim->blob);
+			victim->blob = copy;
+			if (chunk_map(copy, (size_t)len, &victim->v) == 0 && victim->v.n == s->n[k]) {
+				victim->id = id;
+				victim->age = ++s->clock;
+				out = &victim->v;
+			} else {
+				victim->id = INT64_MIN;
+			}
+		} else {
+			sqlite3_free(copy);
+		}
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
+/* ---- one command column as an SQL value -------------------------------- */
+
+enum { C_ID, C_TS, C_DUR, C_TRACK, C_NAME, C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL,
+       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, NCOL };
+static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name", "slba",
+	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track"};
+
+static void kv_value(sqlite3_context *ctx, sqlite3 *db, uint32_t kv_id, int col)
+{
+	static const char *const q[3] = {"SELECT key_hex FROM kvio_cmd_kv WHERE id = ?",
+					 "SELECT key_len FROM kvio_cmd_kv WHERE id = ?",
+					 "SELECT value_len FROM kvio_cmd_kv WHERE id = ?"};
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, q[col - C_KEY_HEX], -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, kv_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
+	sqlite3_finalize(st);
+}
+
+static void col_value(sqlite3_context *ctx, struct store *s, const struct chunk_view *v, int64_t first,
+		      uint32_t i, int col)
+{
+	uint8_t f = v->flags[i];
+	switch (col) {
+	case C_ID: sqlite3_result_int64(ctx, first + i); break;
+	case C_TS: sqlite3_result_int64(ctx, v->ts[i]); break;
+	case C_DUR: sqlite3_result_int64(ctx, v->dur[i]); break;
+	case C_TRACK: sqlite3_result_int64(ctx, v->track[i]); break;
+	case C_NAME:
+		if (v->name[i] < s->nnames && s->names[v->name[i]])
+			sqlite3_result_text(ctx, s->names[v->name[i]], -1, SQLITE_TRANSIENT);
+		break;
+	case C_SLBA:
+		if (f & CHF_SLBA)
+			sqlite3_result_int64(ctx, v->slba[i]);
+		break;
+	case C_DATA_LEN: sqlite3_result_int64(ctx, v->data_len[i]); break;
+	case C_TRACE_ID:
+		if (v->trace_id[i])
+			sqlite3_result_int64(ctx, v->trace_id[i]);
+		break;
+	case C_ROLE:
+		if (f & CHF_HEADER)
+			sqlite3_result_text(ctx, "header", 6, SQLITE_STATIC);
+		else if (f & CHF_PAYLOAD)
+			sqlite3_result_text(ctx, "payload", 7, SQLITE_STATIC);
+		break;
+	case C_REAL: sqlite3_result_int(ctx, (f & CHF_REAL) != 0); break;
+	case C_KEY_HEX: case C_KEY_LEN: case C_VALUE_LEN:
+		if (f & CHF_KV)
+			kv_value(ctx, s->db, v->kv_id[i], col);
+		break;
+	case C_SLBA_TRACK:
+		if (v->slba_track[i])
+			sqlite3_result_int64(ctx, v->slba_track[i]);
+		break;
+	}
+}
+
+/* ---- the kvio_cmd virtual table ----------------------------------------- */
+
+struct cmd_vtab {
+	sqlite3_vtab base;
+	struct store *s;
+};
+
+struct cmd_cur {
+	sqlite3_vtab_cursor base;
+	size_t k;       /* chunk index */
+	uint32_t i;     /* row in chunk */
+	int64_t hi;     /* last id wanted (inclusive) */
+	int eof;
+};
+
+static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+		      char **err)
+{
+	(void)argc; (void)argv; (void)err;
+	int rc = sqlite3_declare_vtab(db,
+		"CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT,"
+		" slba INTEGER, data_len INTEGER, trace_id INTEGER, role TEXT, real_dur INTEGER,"
+		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER)");
+	if (rc != SQLITE_OK)
+		return rc;
+	struct cmd_vtab *v = sqlite3_malloc(sizeof *v);
+	if (!v)
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof *v);
+	v->s = aux;
+	*out = &v->base;
+	return SQLITE_OK;
+}
+
+static int vt_disconnect(sqlite3_vtab *v)
+{
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/* idxNum bits: 1 id = ?, 2 id >=/> lower, 8 id <=/< upper. The range is a
+ * superset (constraints are not omitted: SQLite checks every row again). */
+static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+{
+	(void)tab;
+	int eq = -1, lo = -1, hi = -1, idx = 0;
+	for (int i = 0; i < ii->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
+		if (!c->usable || (c->iColumn != C_ID && c->iColumn != -1))
+			continue;
+		switch (c->op) {
+		case SQLITE_INDEX_CONSTRAINT_EQ: eq = i; break;
+		case SQLITE_INDEX_CONSTRAINT_GT: case SQLITE_INDEX_CONSTRAINT_GE: lo = i; break;
+		case SQLITE_INDEX_CONSTRAINT_LT: case SQLITE_INDEX_CONSTRAINT_LE: hi = i; break;
+		}
+	}
+	int arg = 1;
+	if (eq >= 0) {
+		idx = 1;
+		ii->aConstraintUsage[eq].argvIndex = arg++;
+		ii->estimatedCost = 1;
+		ii->estimatedRows = 1;
+		ii->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
+	} else {
+		double rows = 1e6;
+		if (lo >= 0) {
+			idx |= 2;
+			ii->aConstraintUsage[lo].argvIndex = arg++;
+			rows /= 4;
+		}
+		if (hi >= 0) {
+			idx |= 8;
+			ii->aConstraintUsage[hi].argvIndex = arg++;
+			rows /= 4;
+		}
+		ii->estimatedCost = rows;
+		ii->estimatedRows = (sqlite3_int64)rows;
+	}
+	if (ii->nOrderBy == 1 && (ii->aOrderBy[0].iColumn == C_ID || ii->aOrderBy[0].iColumn == -1) &&
+	    !ii->aOrderBy[0].desc)
+		ii->orderByConsumed = 1;
+	ii->idxNum = idx;
+	return SQLITE_OK;
+}
+
+static int vt_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
+{
+	(void)tab;
+	struct cmd_cur *c = sqlite3_malloc(sizeof *c);
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof *c);
+	c->eof = 1;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int vt_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static struct store *cur_store(sqlite3_vtab_cursor *cur)
+{
+	return ((struct cmd_vtab *)cur->pVtab)->s;
+}
+
+static void cur_settle(struct cmd_cur *c, struct store *s)
+{
+	while (c->k < s->nchunks && c->i >= s->n[c->k]) {
+		c->k++;
+		c->i = 0;
+	}
+	c->eof = c->k >= s->nchunks || s->first[c->k] + c->i > c->hi;
+}
+
+static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
+{
+	(void)idxStr;
+	struct cmd_cur *c = (struct cmd_cur *)cur;
+	struct store *s = cur_store(cur);
+	int rc = store_refresh(s);
+	if (rc != SQLITE_OK) {
+		cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: cannot read kvio_cmd_chunk/kvio_cmd_name");
+		return rc;
+	}
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	int a = 0;
+	for (int k = 0; k < argc; k++)
+		if (sqlite3_value_type(argv[k]) == SQLITE_NULL) {
+			c->eof = 1;
+			return SQLITE_OK;
+		}
+	if (idx & 1)
+		lo = hi = sqlite3_value_int64(argv[a++]);
+	if (idx & 2)
+		lo = sqlite3_value_int64(argv[a++]);
+	if (idx & 8)
+		hi = sqlite3_value_int64(argv[a++]);
+	c->hi = hi;
+	/* first chunk that can hold lo */
+	size_t k = 0;
+	if (lo != INT64_MIN) {
+		long f = store_find(s, lo);
+		if (f >= 0) {
+			c->k = (size_t)f;
+			c->i = (uint32_t)(lo - s->first[f]);
+			cur_settle(c, s);
+			return SQLITE_OK;
+		}
+		while (k < s->nchunks && s->first[k] + (int64_t)s->n[k] <= lo)
+			k++;
+	}
+	c->k = k;
+	c->i = 0;
+	if (k < s->nchunks && s->first[k] < lo)
+		c->i = (uint32_t)(lo - s->first[k]);
+	cur_settle(c, s);
+	return SQLITE_OK;
+}
+
+static int vt_next(sqlite3_vtab_cursor *cur)
+{
+	struct cmd_cur *c = (struct cmd_cur *)cur;
+	c->i++;
+	cur_settle(c, cur_store(cur));
+	return SQLITE_OK;
+}
+
+static int vt_eof(sqlite3_vtab_cursor *cur)
+{
+	return ((struct cmd_cur *)cur)->eof;
+}
+
+static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct cmd_cur *c = (struct cmd_cur *)cur;
+	struct store *s = cur_store(cur);
+	if (col == C_ID) {
+		sqlite3_result_int64(ctx, s->first[c->k] + c->i);
+		return SQLITE_OK;
+	}
+	const struct chunk_view *v = store_chunk(s, c->k);
+	if (!v) {
+		sqlite3_result_error(ctx, "kvio_cmd: unreadable command chunk", -1);
+		return SQLITE_ERROR;
+	}
+	col_value(ctx, s, v, s->first[c->k], c->i, col);
+	return SQLITE_OK;
+}
+
+static int vt_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	struct cmd_cur *c = (struct cmd_cur *)cur;
+	*rowid = cur_store(cur)->first[c->k] + c->i;
+	return SQLITE_OK;
+}
+
+static sqlite3_module cmd_module = {
+	.iVersion = 0,
+	.xCreate = vt_connect,
+	.xConnect = vt_connect,
+	.xBestIndex = vt_best_index,
+	.xDisconnect = vt_disconnect,
+	.xDestroy = vt_disconnect,
+	.xOpen = vt_open,
+	.xClose = vt_close,
+	.xFilter = vt_filter,
+	.xNext = vt_next,
+	.xEof = vt_eof,
+	.xColumn = vt_column,
+	.xRowid = vt_rowid,
+};
+
+/* ---- extract_arg ----------------------------------------------------------- */
+
+/* Per statement (auxdata of the key argument): the kvio_arg lookup. Creating
+ * it also refreshes the chunk directory, once per statement. */
+struct argq {
+	sqlite3_stmt *arg;
+};
+
+static void argq_free(void *p)
+{
+	struct argq *q = p;
+	sqlite3_finalize(q->arg);
+	sqlite3_free(q);
+}
+
+static int cmd_arg_col(const unsigned char *key, int n)
+{
+	static const int cols[] = {C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL, C_KEY_HEX, C_KEY_LEN,
+				   C_VALUE_LEN};
+	if (n < 7 || memcmp(key, "debug.", 6))
+		return -1;
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		const char *c = col_names[cols[i]];
+		if ((int)strlen(c) == n - 6 && !memcmp(key + 6, c, n - 6))
+			return cols[i];
+	}
+	return -1;
+}
+
+static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, int64_t id,
 		   const unsigned char *key, int klen)
 {
-	sqlite3 *db = sqlite3_context_db_handle(ctx);
-	int rc;
-	/* command rows first: one row read serves every key of the same arg set */
-	unsigned ver = data_version(db);
-	if (x->row_id != id || x->row_ver != ver) {
-		ext_clear_row(x);
-		x->row_id = id;
-		x->row_ver = ver;
-		sqlite3_bind_int64(q->cmd, 1, id);
-		rc = sqlite3_step(q->cmd);
-		if (rc == SQLITE_ROW) {
-			x->row_found = 1;
-			for (int i = 0; i < NCMDCOL; i++)
-				x->row[i] = sqlite3_value_dup(sqlite3_column_value(q->cmd, i));
-		}
-		sqlite3_reset(q->cmd);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-			x->row_id = INT64_MIN;
-			sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
+	long k = store_find(s, id);
+	if (k >= 0) {
+		int col = cmd_arg_col(key, klen);
+		if (col < 0)
+			return; /* a command's arg set has only these keys */
+		const struct chunk_view *v = store_chunk(s, (size_t)k);
+		if (!v) {
+			sqlite3_result_error(ctx, "extract_arg: unreadable command chunk", -1);
 			return;
 		}
-	}
-	if (x->row_found) {
-		int c = cmd_col(key, klen);
-		if (c >= 0)
-			sqlite3_result_value(ctx, x->row[c]);
+		col_value(ctx, s, v, s->first[k], (uint32_t)(id - s->first[k]), col);
 		return;
 	}
-	sqlite3_bind_int64(q->arg, 1, id);
-	sqlite3_bind_text(q->arg, 2, (const char *)key, klen, SQLITE_STATIC);
-	rc = sqlite3_step(q->arg);
+	sqlite3_bind_int64(argst, 1, id);
+	sqlite3_bind_text(argst, 2, (const char *)key, klen, SQLITE_STATIC);
+	int rc = sqlite3_step(argst);
 	if (rc == SQLITE_ROW)
-		sqlite3_result_value(ctx, sqlite3_column_value(q->arg, 0));
+		sqlite3_result_value(ctx, sqlite3_column_value(argst, 0));
 	else if (rc != SQLITE_DONE)
-		sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
-	sqlite3_reset(q->arg);
+		sqlite3_result_error(ctx, sqlite3_errmsg(s->db), -1);
+	sqlite3_reset(argst);
 }
+
+static const char arg_sql[] =
+	"SELECT CASE WHEN value_type = 'string' THEN string_value"
+	" WHEN value_type = 'real' THEN real_value ELSE int_value END"
+	" FROM kvio_arg WHERE arg_set_id = ?1 AND key = ?2";
 
 static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
-	struct ext *x = sqlite3_user_data(ctx);
-	sqlite3 *db = sqlite3_context_db_handle(ctx);
+	struct store *s = sqlite3_user_data(ctx);
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
 		return;
 	int64_t id = sqlite3_value_int64(argv[0]);
 	const unsigned char *key = sqlite3_value_text(argv[1]);
 	int klen = sqlite3_value_bytes(argv[1]);
-	struct stmts *q = sqlite3_get_auxdata(ctx, 1), local = {0};
+	struct argq *q = sqlite3_get_auxdata(ctx, 1);
 	if (!q) {
+		if (store_refresh(s) != SQLITE_OK) {
+			sqlite3_result_error(ctx, "extract_arg: not a kvio database", -1);
+			return;
+		}
 		q = sqlite3_malloc(sizeof *q);
 		if (!q) {
 			sqlite3_result_error_nomem(ctx);
 			return;
 		}
-		memset(q, 0, sizeof *q);
-		if (stmts_prepare(db, q) != SQLITE_OK) {
-			stmts_free(q);
-			sqlite3_result_error(ctx, "extract_arg: not a kvio database (no kvio_cmd/kvio_arg)", -1);
+		if (sqlite3_prepare_v3(s->db, arg_sql, -1, SQLITE_PREPARE_PERSISTENT, &q->arg, NULL) != SQLITE_OK) {
+			sqlite3_free(q);
+			sqlite3_result_error(ctx, "extract_arg: not a kvio database", -1);
 			return;
 		}
-		sqlite3_set_auxdata(ctx, 1, q, stmts_free);
+		sqlite3_set_auxdata(ctx, 1, q, argq_free);
 		q = sqlite3_get_auxdata(ctx, 1);
+		if (!q) { /* the key is not a constant: nothing is kept between calls */
+			sqlite3_stmt *st;
+			if (sqlite3_prepare_v2(s->db, arg_sql, -1, &st, NULL) == SQLITE_OK)
+				lookup(ctx, s, st, id, key, klen);
+			sqlite3_finalize(st);
+			return;
+		}
 	}
-	if (!q) { /* the key is not a constant: SQLite kept no auxdata */
-		if (stmts_prepare(db, &local) == SQLITE_OK)
-			lookup(ctx, x, &local, id, key, klen);
-		else
-			sqlite3_result_error(ctx, "extract_arg: not a kvio database (no kvio_cmd/kvio_arg)", -1);
-		sqlite3_finalize(local.cmd);
-		sqlite3_finalize(local.arg);
-		return;
-	}
-	lookup(ctx, x, q, id, key, klen);
+	lookup(ctx, s, q->arg, id, key, klen);
 }
 
 int kvio_register_functions(sqlite3 *db)
 {
-	struct ext *x = sqlite3_malloc(sizeof *x);
-	if (!x)
+	struct store *s = sqlite3_malloc(sizeof *s);
+	if (!s)
 		return SQLITE_NOMEM;
-	memset(x, 0, sizeof *x);
-	x->row_id = INT64_MIN;
-	return sqlite3_create_function_v2(db, "extract_arg", 2, SQLITE_UTF8, x, extract_arg, NULL,
-					  NULL, ext_destroy);
+	memset(s, 0, sizeof *s);
+	s->db = db;
+	for (int i = 0; i < NCACHE; i++)
+		s->cache[i].id = INT64_MIN;
+	/* the module owns the store; extract_arg borrows it */
+	int rc = sqlite3_create_module_v2(db, "kvio_cmds", &cmd_module, s, store_free);
+	if (rc != SQLITE_OK)
+		return rc;
+	return sqlite3_create_function_v2(db, "extract_arg", 2, SQLITE_UTF8, s, extract_arg, NULL, NULL,
+					  NULL);
 }
 
 #ifndef SQLITE_CORE

@@ -8,6 +8,8 @@
 #include "jsonl.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +118,15 @@ static int sec_to_ns(struct jline *j, int t, int64_t *ns)
 
 enum ftype { F_SEM, F_EBPF, F_SERVING };
 
+/* An unusable line, kept until the parts of a file are merged (so line
+ * numbers can be made absolute and the first five printed in file order). */
+struct badline {
+	uint64_t line;
+	const char *why;
+	int tail;
+};
+
+/* Parses one byte range of one file into its own arm (a part). */
 struct reader {
 	struct arm *a;
 	enum ftype ft;
@@ -124,12 +135,18 @@ struct reader {
 	struct scratch sc;
 	const struct ingest_opts *o;
 	uint64_t reported;
+	struct badline bad[MAX_REPORTED];
+	/* the byte range: [start, end), end < 0 = to EOF (then the last line may be unterminated) */
+	int fd;
+	int64_t start, end;
+	int rc;
 };
 
-static void report_bad(struct reader *r, uint64_t lineno, const char *why)
+static void report_bad(struct reader *r, uint64_t lineno, const char *why, int tail)
 {
-	if (r->reported++ < MAX_REPORTED)
-		kvio_err("%s:%llu: %s (line skipped)", r->fs->path, (unsigned long long)lineno, why);
+	if (r->reported < MAX_REPORTED)
+		r->bad[r->reported] = (struct badline){lineno, why, tail};
+	r->reported++;
 }
 
 static void note_meta(struct arm *a, struct jline *j, struct scratch *sc)
@@ -345,13 +362,11 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 	if (e != JL_OK) {
 		if (last) {
 			fs->truncated_tail++;
-			if (r->reported++ < MAX_REPORTED)
-				kvio_err("%s:%llu: unterminated last line (truncated or still being written), skipped",
-					 fs->path, (unsigned long long)lineno);
+			report_bad(r, lineno, "unterminated last line (truncated or still being written), skipped", 1);
 			return;
 		}
 		fs->malformed++;
-		report_bad(r, lineno, jl_err_str(e));
+		report_bad(r, lineno, jl_err_str(e), 0);
 		return;
 	}
 	int other = 0;
@@ -360,7 +375,7 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 			: serving_line(r, &other);
 	if (why) {
 		fs->malformed++;
-		report_bad(r, lineno, why);
+		report_bad(r, lineno, why, 0);
 	} else if (other) {
 		fs->other++;
 	} else {
@@ -368,35 +383,38 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 	}
 }
 
-/* Read path line by line. Returns 0, or 2 when it cannot be read. */
-static int read_file(struct reader *r)
+/* Parse the reader's byte range line by line (line numbers relative to it). */
+static void *read_range(void *arg)
 {
-	const char *path = r->fs->path;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		kvio_err("%s: cannot open: %s", path, strerror(errno));
-		return 2;
-	}
+	struct reader *r = arg;
 	size_t cap = 4 << 20, have = 0;
 	char *buf = xmalloc(cap);
 	uint64_t lineno = 0, next_progress = 4000000;
+	int64_t off = r->start;
+	int to_eof = r->end < 0;
 	double t0 = now_s();
+	r->rc = 0;
 	for (;;) {
 		if (have == cap) {
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
-		ssize_t got = read(fd, buf + have, cap - have);
+		size_t want = cap - have;
+		if (!to_eof && (int64_t)want > r->end - off)
+			want = (size_t)(r->end - off);
+		if (want == 0)
+			break;
+		ssize_t got = pread(r->fd, buf + have, want, off);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
-			kvio_err("%s: read error: %s", path, strerror(errno));
-			free(buf);
-			close(fd);
-			return 2;
+			kvio_err("%s: read error: %s", r->fs->path, strerror(errno));
+			r->rc = 2;
+			break;
 		}
 		if (got == 0)
 			break;
+		off += got;
 		have += got;
 		char *p = buf, *end = buf + have, *nl;
 		while ((nl = memchr(p, '\n', end - p))) {
@@ -405,22 +423,142 @@ static int read_file(struct reader *r)
 		}
 		memmove(buf, p, end - p);
 		have = end - p;
-		if (r->o->progress && lineno >= next_progress) {
-			fprintf(stderr, "\r%s: %s: %llu lines (%.1fs)", kvio_prog, path,
+		if (r->o->progress && to_eof && lineno >= next_progress) {
+			fprintf(stderr, "\r%s: %s: %llu lines (%.1fs)", kvio_prog, r->fs->path,
 				(unsigned long long)lineno, now_s() - t0);
 			next_progress += 4000000;
 		}
 	}
-	if (have)
-		one_line(r, buf, have, ++lineno, 1);
+	if (have && !r->rc)
+		one_line(r, buf, have, ++lineno, to_eof);
 	if (r->o->progress && next_progress > 4000000)
 		fputc('\n', stderr);
-	if (r->reported > MAX_REPORTED)
-		kvio_err("%s: %llu more unusable lines not shown", path,
-			 (unsigned long long)(r->reported - MAX_REPORTED));
 	free(buf);
+	return NULL;
+}
+
+/* Append part p (a later byte range of the same file) to arm a. */
+static void merge_part(struct arm *a, struct arm *p)
+{
+	size_t kv0 = a->kv.n;
+	for (size_t i = 0; i < p->kv.n; i++)
+		*(struct cmd_kv *)vec_push(&a->kv, sizeof(struct cmd_kv)) = VEC_AT(&p->kv, struct cmd_kv, i);
+	uint16_t *remap = xmalloc((p->names.n ? p->names.n : 1) * sizeof *remap);
+	for (size_t i = 0; i < p->names.n; i++) {
+		const char *nm = VEC_AT(&p->names, const char *, i);
+		remap[i] = arm_intern(a, nm, strlen(nm));
+	}
+	for (size_t i = 0; i < p->cmds.n; i++) {
+		struct cmd c = VEC_AT(&p->cmds, struct cmd, i);
+		c.name = remap[c.name];
+		if (c.flags & CF_KV)
+			c.kv += (uint32_t)kv0;
+		*(struct cmd *)vec_push(&a->cmds, sizeof c) = c;
+	}
+	free(remap);
+	for (size_t i = 0; i < p->cmps.n; i++)
+		*(struct cmp *)vec_push(&a->cmps, sizeof(struct cmp)) = VEC_AT(&p->cmps, struct cmp, i);
+	a->cq_overflow += p->cq_overflow;
+	a->anchors += p->anchors;
+	if (p->has_drops) {
+		a->has_drops = 1;
+		a->drops = p->drops;
+	}
+	if (!a->has_meta && p->has_meta) {
+		a->has_meta = 1;
+		a->meta_schema = p->meta_schema;
+		a->meta_hostname = p->meta_hostname;
+		a->meta_device_path = p->meta_device_path;
+		a->meta_io_engine = p->meta_io_engine;
+		a->meta_block_align = p->meta_block_align;
+		a->meta_header_bytes = p->meta_header_bytes;
+		a->meta_mdts = p->meta_mdts;
+	}
+	/* the part's strings (interned names, key_hex, meta) must live on */
+	*(struct arena *)vec_push(&a->parts, sizeof(struct arena)) = p->strs;
+	memset(&p->strs, 0, sizeof p->strs);
+}
+
+/* Files smaller than this are read by one thread (KVIO_SPLIT_MIN overrides,
+ * so tests can exercise the split on small fixtures). */
+static int64_t split_min(void)
+{
+	const char *e = getenv("KVIO_SPLIT_MIN");
+	int64_t v;
+	return e && !parse_i64(e, &v) && v > 0 ? v : 16 << 20;
+}
+
+/* Read one file into arm a: the device file in two halves on two threads when
+ * it is large (line numbers are made absolute when the halves are merged). */
+static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const struct ingest_opts *o)
+{
+	int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		kvio_err("%s: cannot open: %s", fs->path, strerror(errno));
+		return 2;
+	}
+	struct stat st;
+	int64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : 0;
+	int64_t mid = -1;
+	if (ft == F_EBPF && size >= split_min()) {
+		/* the second half starts after the first newline past the middle */
+		char probe[65536];
+		int64_t at = size / 2;
+		while (mid < 0 && at < size) {
+			ssize_t got = pread(fd, probe, sizeof probe, at);
+			if (got <= 0)
+				break;
+			char *nl = memchr(probe, '\n', (size_t)got);
+			if (nl)
+				mid = at + (nl - probe) + 1;
+			at += got;
+		}
+	}
+	struct arm part = {0};
+	struct file_stats pfs = *fs;
+	struct reader r[2] = {
+		{.a = a, .ft = ft, .fs = fs, .o = o, .fd = fd, .start = 0, .end = mid},
+		{.a = &part, .ft = ft, .fs = &pfs, .o = o, .fd = fd, .start = mid, .end = -1},
+	};
+	int n = mid > 0 ? 2 : 1;
+	pthread_t th;
+	int threaded = n == 2 && pthread_create(&th, NULL, read_range, &r[1]) == 0;
+	read_range(&r[0]);
+	if (n == 2) {
+		if (threaded)
+			pthread_join(th, NULL);
+		else
+			read_range(&r[1]);
+	}
+	int rc = r[0].rc ? r[0].rc : n == 2 ? r[1].rc : 0;
+	/* unusable lines in file order, absolute line numbers */
+	uint64_t shown = 0, total = 0, base = 0;
+	for (int k = 0; k < n; k++) {
+		for (uint64_t i = 0; i < r[k].reported && i < MAX_REPORTED && shown < MAX_REPORTED; i++, shown++)
+				kvio_err(r[k].bad[i].tail ? "%s:%llu: %s" : "%s:%llu: %s (line skipped)", fs->path,
+					 (unsigned long long)(base + r[k].bad[i].line), r[k].bad[i].why);
+		total += r[k].reported;
+		base += r[k].fs->lines;
+	}
+	if (total > shown)
+		kvio_err("%s: %llu more unusable lines not shown", fs->path,
+			 (unsigned long long)(total - shown));
+	if (n == 2) {
+		fs->lines += pfs.lines;
+		fs->blank += pfs.blank;
+		fs->malformed += pfs.malformed;
+		fs->truncated_tail += pfs.truncated_tail;
+		fs->other += pfs.other;
+		fs->records += pfs.records;
+		merge_part(a, &part);
+		arm_free(&part);
+	}
+	for (int k = 0; k < n; k++) {
+		jl_free(&r[k].j);
+		free(r[k].sc.buf);
+	}
 	close(fd);
-	return 0;
+	return rc;
 }
 
 int arm_load(struct arm *a, const char *sem, const char *ebpf, const char *serving,
@@ -432,12 +570,8 @@ int arm_load(struct arm *a, const char *sem, const char *ebpf, const char *servi
 	int rc = 0;
 	for (int i = 0; i < 3 && !rc; i++) {
 		fss[i]->path = paths[i] ? paths[i] : "-";
-		if (!paths[i])
-			continue;
-		struct reader r = {.a = a, .ft = fts[i], .fs = fss[i], .o = o};
-		rc = read_file(&r);
-		jl_free(&r.j);
-		free(r.sc.buf);
+		if (paths[i])
+			rc = read_file(a, fts[i], fss[i], o);
 	}
 	return rc;
 }
@@ -452,4 +586,7 @@ void arm_free(struct arm *a)
 	vec_free(&a->names);
 	vec_free(&a->warnings);
 	arena_free(&a->strs);
+	for (size_t i = 0; i < a->parts.n; i++)
+		arena_free(&VEC_AT(&a->parts, struct arena, i));
+	vec_free(&a->parts);
 }

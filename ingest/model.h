@@ -96,6 +96,7 @@ struct arm {
 	struct vec cmds, cmps, objs, serving, kv; /* struct cmd / cmp / obj / serving / cmd_kv */
 	struct vec names;   /* const char* interned op names */
 	struct arena strs;
+	struct vec parts;   /* struct arena: strings of merged parallel parts */
 	/* kvio_meta header (first one seen; sem first) */
 	int has_meta;
 	struct jv meta_schema, meta_hostname, meta_device_path, meta_io_engine, meta_block_align,

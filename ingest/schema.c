@@ -18,10 +18,13 @@ const char kvio_schema_sql[] =
 	"CREATE TABLE kvio_track(id INTEGER PRIMARY KEY, name TEXT, type TEXT, parent_id INT,"
 	" upid INT, utid INT, is_counter INT NOT NULL DEFAULT 0, unit TEXT,"
 	" sibling_order_rank INT, child_ordering TEXT, classification TEXT);\n"
-	/* one row per NVMe command: slice columns + its args */
-	"CREATE TABLE kvio_cmd(id INTEGER PRIMARY KEY, ts INT NOT NULL, dur INT NOT NULL,"
-	" track_id INT NOT NULL, name TEXT, slba INT, data_len INT, trace_id INT, role TEXT,"
-	" real_dur INT, key_hex TEXT, key_len INT, value_len INT, slba_track INT);\n"
+	/* NVMe commands, columnar (ingest/cmdchunk.h); kvio_cmd presents them as
+	 * rows: id, ts, dur, track_id, name, slba, data_len, trace_id, role,
+	 * real_dur, key_hex, key_len, value_len, slba_track */
+	"CREATE TABLE kvio_cmd_chunk(id INTEGER PRIMARY KEY, n INT NOT NULL, data BLOB NOT NULL);\n"
+	"CREATE TABLE kvio_cmd_name(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+	"CREATE TABLE kvio_cmd_kv(id INTEGER PRIMARY KEY, key_hex TEXT, key_len INT, value_len INT);\n"
+	"CREATE VIRTUAL TABLE kvio_cmd USING kvio_cmds;\n"
 	"CREATE TABLE kvio_slice(id INTEGER PRIMARY KEY, ts INT NOT NULL, dur INT NOT NULL,"
 	" track_id INT NOT NULL, category TEXT, name TEXT, depth INT NOT NULL DEFAULT 0,"
 	" parent_id INT, arg_set_id INT);\n"
@@ -109,9 +112,9 @@ int db_create(const char *path, sqlite3 **out)
 		     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;",
 		     path);
 	if (rc == SQLITE_OK)
-		rc = db_exec(db, kvio_schema_sql, "creating the schema");
-	if (rc == SQLITE_OK)
 		rc = kvio_register_functions(db);
+	if (rc == SQLITE_OK)
+		rc = db_exec(db, kvio_schema_sql, "creating the schema");
 	if (rc != SQLITE_OK) {
 		sqlite3_close(db);
 		return rc;

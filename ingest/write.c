@@ -5,14 +5,30 @@
  * own id. Counters and the IO-activity overview are derived here from the
  * commands, in one pass each. */
 #include "write.h"
+#include "cmdchunk.h"
 #include "schema.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Commands waiting to be written as one chunk (see cmdchunk.h). */
+struct chunkbuf {
+	int64_t first_id;
+	uint32_t n;
+	int64_t ts[CHUNK_ROWS], dur[CHUNK_ROWS], slba[CHUNK_ROWS];
+	uint32_t track[CHUNK_ROWS], data_len[CHUNK_ROWS], trace_id[CHUNK_ROWS], slba_track[CHUNK_ROWS],
+		kv_id[CHUNK_ROWS];
+	uint16_t name[CHUNK_ROWS];
+	uint8_t flags[CHUNK_ROWS];
+	unsigned char *blob;
+};
+
 struct writer {
 	sqlite3 *db;
-	sqlite3_stmt *process, *track, *cmd, *slice, *arg, *counter, *flow;
+	sqlite3_stmt *process, *track, *chunk, *slice, *arg, *counter, *flow, *name, *kv;
+	struct chunkbuf *cb;
+	struct vec names;    /* global command names (const char*), index = kvio_cmd_name.id */
+	int64_t next_kv;
 	int64_t next_id;     /* slices (and their arg sets) */
 	int64_t next_track, next_upid, next_counter, next_flow;
 	int rc;
@@ -169,6 +185,47 @@ static void add_flow(struct writer *w, int64_t out, int64_t in, int64_t flow_id)
 	sqlite3_bind_int64(st, 3, in);
 	sqlite3_bind_int64(st, 4, flow_id);
 	step(w, st);
+}
+
+/* ---- command chunks ---- */
+
+static uint16_t global_name(struct writer *w, const char *name)
+{
+	for (size_t i = 0; i < w->names.n; i++)
+		if (!strcmp(VEC_AT(&w->names, const char *, i), name))
+			return (uint16_t)i;
+	if (w->names.n >= 65535)
+		return 0;
+	*(const char **)vec_push(&w->names, sizeof(char *)) = name;
+	sqlite3_bind_int64(w->name, 1, (int64_t)w->names.n - 1);
+	sqlite3_bind_text(w->name, 2, name, -1, SQLITE_TRANSIENT);
+	step(w, w->name);
+	return (uint16_t)(w->names.n - 1);
+}
+
+/* Write the buffered commands as one kvio_cmd_chunk row. */
+static void flush_chunk(struct writer *w)
+{
+	struct chunkbuf *cb = w->cb;
+	if (!cb->n)
+		return;
+	uint32_t n = cb->n;
+	size_t len = chunk_size(n), o = 8;
+	unsigned char *p = cb->blob;
+	uint32_t magic = CHUNK_MAGIC;
+	memset(p, 0, len);
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, &n, 4);
+#define PUT(arr, sz) memcpy(p + o, cb->arr, (size_t)(sz) * n); o += chunk_al8((size_t)(sz) * n)
+	PUT(ts, 8); PUT(dur, 8); PUT(slba, 8);
+	PUT(track, 4); PUT(data_len, 4); PUT(trace_id, 4); PUT(slba_track, 4); PUT(kv_id, 4);
+	PUT(name, 2); PUT(flags, 1);
+#undef PUT
+	sqlite3_bind_int64(w->chunk, 1, cb->first_id);
+	sqlite3_bind_int64(w->chunk, 2, n);
+	sqlite3_bind_blob(w->chunk, 3, p, (int)len, SQLITE_STATIC);
+	step(w, w->chunk);
+	cb->n = 0;
 }
 
 /* ---- one arm ---- */
@@ -521,54 +578,56 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 		if (!strcmp(names[i], "write")) wname = (uint16_t)i;
 		if (!strcmp(names[i], "read")) rname = (uint16_t)i;
 	}
-	sqlite3_stmt *st = w->cmd;
+	uint16_t *gname = xmalloc((a->names.n ? a->names.n : 1) * sizeof *gname);
+	for (size_t i = 0; i < a->names.n; i++)
+		gname[i] = global_name(w, names[i]);
 	for (size_t i = 0; i < nc && w->rc == SQLITE_OK; i++) {
 		const struct cmd *c = &cmds[i];
-		sqlite3_bind_int64(st, 1, cmd_base + (int64_t)i);
-		sqlite3_bind_int64(st, 2, c->ts - base);
-		sqlite3_bind_int64(st, 3, c->dur);
-		sqlite3_bind_int64(st, 4, lane_trk[c->role][c->lane]);
-		sqlite3_bind_text(st, 5, names[c->name], -1, SQLITE_STATIC);
-		if (c->flags & CF_SLBA)
-			sqlite3_bind_int64(st, 6, (int64_t)c->slba);
-		else
-			sqlite3_bind_null(st, 6);
-		sqlite3_bind_int64(st, 7, c->data_len);
-		if (c->trace_id)
-			sqlite3_bind_int64(st, 8, c->trace_id);
-		else
-			sqlite3_bind_null(st, 8);
-		if (c->kind)
-			sqlite3_bind_text(st, 9, c->kind == CK_HEADER ? "header" : "payload", -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 9);
-		sqlite3_bind_int(st, 10, (c->flags & CF_REAL) != 0);
+		struct chunkbuf *cb = w->cb;
+		if (cb->n == CHUNK_ROWS)
+			flush_chunk(w);
+		if (cb->n == 0)
+			cb->first_id = cmd_base + (int64_t)i;
+		uint32_t k = cb->n++;
+		cb->ts[k] = c->ts - base;
+		cb->dur[k] = c->dur;
+		cb->slba[k] = (c->flags & CF_SLBA) ? (int64_t)c->slba : 0;
+		cb->track[k] = (uint32_t)lane_trk[c->role][c->lane];
+		cb->data_len[k] = c->data_len;
+		cb->trace_id[k] = c->trace_id;
+		/* the slba counter point of a read/write (see the counter view) */
+		cb->slba_track[k] = c->name == wname ? (uint32_t)ctr_wslba
+				  : c->name == rname ? (uint32_t)ctr_rslba : 0;
+		cb->name[k] = gname[c->name];
+		uint8_t f = 0;
+		if (c->flags & CF_SLBA) f |= CHF_SLBA;
+		if (c->flags & CF_REAL) f |= CHF_REAL;
+		if (c->kind == CK_HEADER) f |= CHF_HEADER;
+		if (c->kind == CK_PAYLOAD) f |= CHF_PAYLOAD;
+		cb->kv_id[k] = 0;
 		if (c->flags & CF_KV) {
 			const struct cmd_kv *kv = &VEC_AT(&a->kv, struct cmd_kv, c->kv);
+			f |= CHF_KV;
+			cb->kv_id[k] = (uint32_t)w->next_kv;
+			sqlite3_bind_int64(w->kv, 1, w->next_kv++);
 			if (kv->key_hex)
-				sqlite3_bind_text(st, 11, kv->key_hex, -1, SQLITE_STATIC);
+				sqlite3_bind_text(w->kv, 2, kv->key_hex, -1, SQLITE_STATIC);
 			else
-				sqlite3_bind_null(st, 11);
+				sqlite3_bind_null(w->kv, 2);
 			if (kv->has_key_len)
-				sqlite3_bind_int64(st, 12, kv->key_len);
+				sqlite3_bind_int64(w->kv, 3, kv->key_len);
 			else
-				sqlite3_bind_null(st, 12);
+				sqlite3_bind_null(w->kv, 3);
 			if (kv->has_value_len)
-				sqlite3_bind_int64(st, 13, kv->value_len);
+				sqlite3_bind_int64(w->kv, 4, kv->value_len);
 			else
-				sqlite3_bind_null(st, 13);
-		} else {
-			sqlite3_bind_null(st, 11);
-			sqlite3_bind_null(st, 12);
-			sqlite3_bind_null(st, 13);
+				sqlite3_bind_null(w->kv, 4);
+			step(w, w->kv);
 		}
-		/* the slba counter point of a read/write (see the counter view) */
-		if (c->name == wname || c->name == rname)
-			sqlite3_bind_int64(st, 14, c->name == wname ? ctr_wslba : ctr_rslba);
-		else
-			sqlite3_bind_null(st, 14);
-		step(w, st);
+		cb->flags[k] = f;
 	}
+	flush_chunk(w);
+	free(gname);
 	for (int r = 0; r < NROLES; r++)
 		free(lane_trk[r]);
 
@@ -644,12 +703,17 @@ int db_write_arms(sqlite3 *db, struct arm *arms, int n, const struct ingest_opts
 	/* stored counter ids start far above slice ids: the counter view also
 	 * derives points whose id is their command's slice id */
 	struct writer w = {.db = db, .next_id = 1, .next_track = 1, .next_upid = 0,
-			   .next_counter = (int64_t)1 << 40, .next_flow = 1};
+			   .next_counter = (int64_t)1 << 40, .next_flow = 1, .next_kv = 1};
+	w.cb = xmalloc(sizeof *w.cb);
+	w.cb->n = 0;
+	w.cb->blob = xmalloc(chunk_size(CHUNK_ROWS));
 	struct { sqlite3_stmt **st; const char *sql; } ps[] = {
 		{&w.process, "INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)"},
 		{&w.track, "INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
 			   " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"},
-		{&w.cmd, "INSERT INTO kvio_cmd VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+		{&w.chunk, "INSERT INTO kvio_cmd_chunk(id, n, data) VALUES(?,?,?)"},
+		{&w.name, "INSERT INTO kvio_cmd_name(id, name) VALUES(?,?)"},
+		{&w.kv, "INSERT INTO kvio_cmd_kv(id, key_hex, key_len, value_len) VALUES(?,?,?,?)"},
 		{&w.slice, "INSERT INTO kvio_slice(id, ts, dur, track_id, name, arg_set_id)"
 			   " VALUES(?,?,?,?,?,?)"},
 		{&w.arg, "INSERT OR REPLACE INTO kvio_arg VALUES(?,?,?,?,?,?,?)"},
@@ -685,6 +749,9 @@ int db_write_arms(sqlite3 *db, struct arm *arms, int n, const struct ingest_opts
 	}
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
 		sqlite3_finalize(*ps[i].st);
+	free(w.cb->blob);
+	free(w.cb);
+	vec_free(&w.names);
 	if (w.rc == SQLITE_OK)
 		w.rc = db_exec(db, "COMMIT", "writing the database");
 	return w.rc;

@@ -41,3 +41,15 @@ eq "failed ingest keeps the previous database" "2" "$(q "$T/keep.db" "select cou
 for c in kvio-ingest; do
 	ok "$c --help exits 0" "$BUILD/$c" --help
 done
+
+# the same bad file read in two halves on two threads (forced split): same
+# counts, and the reported line numbers are still absolute
+KVIO_SPLIT_MIN=100 "$BUILD/kvio-ingest" -q -o "$T/bad2.db" --sem fixtures/bad/sem.jsonl --ebpf fixtures/bad/ebpf.jsonl 2>"$T/bad2.err"
+eq "bad, split read: same per-file counts" \
+	"ebpf|12|3|1|6|1|1 sem|2|1|0|1|0|0" \
+	"$(q "$T/bad2.db" "select kind, lines, records, blank, malformed, truncated_tail, other from kvio_file order by kind" | tr '\n' ' ' | sed 's/ $//')"
+eq "bad, split read: same messages" "$(cat "$T/bad.err")" "$(cat "$T/bad2.err")"
+KVIO_SPLIT_MIN=100 "$BUILD/kvio-ingest" -q -o "$T/tiny2.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
+eq "tiny, split read: same slices" \
+	"$(q "$T/tiny.db" "select ts, dur, name, track_id, arg_set_id from slice order by id")" \
+	"$(q "$T/tiny2.db" "select ts, dur, name, track_id, arg_set_id from slice order by id")"

@@ -1,0 +1,110 @@
+#!/bin/sh
+# make bench: performance targets as ratios against references measured in the
+# same run (never wall-clock thresholds). One line per ratio with its target;
+# exit 1 when a target is missed. Reference points:
+#   DuckDB read_json of the same JSONL (npm @duckdb/node-api, installed here
+#   into bench-out/duckdb; skipped with a note when it cannot be installed),
+#   python3 json.loads of every line (the reference converter's floor).
+set -u
+cd "$(dirname "$0")/.."
+B=build
+O=${BENCH_OUT:-bench-out}
+mkdir -p "$O"
+MISSED=0
+RUNS=${BENCH_RUNS:-3}
+
+# best (minimum) wall time of RUNS runs; prints "seconds peak_kb"
+best() {
+	bs=""; bk=""
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		/usr/bin/time -f "%e %M" -o "$O/time.out" "$@" >/dev/null 2>"$O/err.out" || { cat "$O/err.out" >&2; echo "0 0"; return; }
+		set -- "$@"
+		read -r s k < "$O/time.out"
+		if [ -z "$bs" ] || awk "BEGIN{exit !($s < $bs)}"; then bs=$s; bk=$k; fi
+		i=$((i + 1))
+	done
+	echo "$bs $bk"
+}
+
+# ratio NAME VALUE OP TARGET
+ratio() {
+	if awk "BEGIN{exit !($2 $3 $4)}"; then verdict=ok; else verdict=MISSED; MISSED=1; fi
+	printf '%-58s %8.2f  (target %s %s)  %s\n' "$1" "$2" "$3" "$4" "$verdict"
+}
+
+for n in 1000000 4000000; do
+	[ -s "$O/e$n.jsonl" ] || "$B/kvio-gen" --sem "$O/s$n.jsonl" --ebpf "$O/e$n.jsonl" --lines $n --mode batched --seed 7
+done
+L1=$(cat "$O/e1000000.jsonl" "$O/s1000000.jsonl" | wc -l)
+L4=$(cat "$O/e4000000.jsonl" "$O/s4000000.jsonl" | wc -l)
+echo "captures: 1M = $L1 lines, 4M = $L4 lines (device + semantic), best of $RUNS runs"
+
+set -- $(best "$B/kvio-ingest" -q -o "$O/t1.db" --sem "$O/s1000000.jsonl" --ebpf "$O/e1000000.jsonl"); I1=$1; R1=$2
+set -- $(best "$B/kvio-ingest" -q -o "$O/t4.db" --sem "$O/s4000000.jsonl" --ebpf "$O/e4000000.jsonl"); I4=$1; R4=$2
+echo "kvio-ingest: 1M ${I1}s ${R1}KB peak RSS | 4M ${I4}s ${R4}KB peak RSS"
+
+cat > "$O/pyparse.py" <<'PY'
+import json, sys
+n = 0
+for p in sys.argv[1:]:
+    with open(p) as f:
+        for line in f:
+            json.loads(line)
+            n += 1
+PY
+set -- $(RUNS=1 best python3 "$O/pyparse.py" "$O/e1000000.jsonl" "$O/s1000000.jsonl"); P1=$1
+echo "python3 json.loads: 1M ${P1}s"
+
+D1=""
+if [ ! -d "$O/duckdb/node_modules/@duckdb/node-api" ]; then
+	mkdir -p "$O/duckdb"
+	(cd "$O/duckdb" && npm install --silent --no-audit --no-fund @duckdb/node-api >/dev/null 2>&1) ||
+		echo "note: could not install @duckdb/node-api from npm; the DuckDB ratio is skipped"
+fi
+if [ -d "$O/duckdb/node_modules/@duckdb/node-api" ]; then
+	cat > "$O/duckdb/load.mjs" <<'JS'
+import { DuckDBInstance } from '@duckdb/node-api';
+const inst = await DuckDBInstance.create(':memory:');
+const con = await inst.connect();
+let best = Infinity;
+for (let i = 0; i < Number(process.argv[2]); i++) {
+  const t0 = performance.now();
+  await con.run('DROP TABLE IF EXISTS e; DROP TABLE IF EXISTS s');
+  await con.run(`CREATE TABLE e AS SELECT * FROM read_json('${process.argv[3]}', format='newline_delimited', union_by_name=true)`);
+  await con.run(`CREATE TABLE s AS SELECT * FROM read_json('${process.argv[4]}', format='newline_delimited', union_by_name=true)`);
+  best = Math.min(best, (performance.now() - t0) / 1000);
+}
+console.log(best.toFixed(3));
+JS
+	D1=$(cd "$O/duckdb" && node load.mjs "$RUNS" "$(pwd)/../e1000000.jsonl" "$(pwd)/../s1000000.jsonl" 2>/dev/null)
+	echo "duckdb read_json: 1M ${D1}s (load only, in memory; kvio is timed as a whole process)"
+fi
+
+echo "---- ingest"
+[ -n "$D1" ] && ratio "ingest lines/s vs DuckDB read_json (stretch 1.5)" "$(awk "BEGIN{print $D1/$I1}")" ">=" 1.0
+ratio "ingest lines/s vs python3 json.loads" "$(awk "BEGIN{print $P1/$I1}")" ">=" 5
+ratio "ingest peak RSS 4M / 1M" "$(awk "BEGIN{print $R4/$R1}")" "<=" 1.5
+ratio "ingest time 4M / 1M" "$(awk "BEGIN{print $I4/$I1}")" "<=" 4.4
+
+if "$B/kvio-report" --help >/dev/null 2>&1; then
+	echo "---- report"
+	set -- $(best "$B/kvio-report" "$O/t1.db" --json); P1=$1
+	set -- $(best "$B/kvio-report" "$O/t4.db" --json); P4=$1
+	echo "kvio-report: 1M ${P1}s | 4M ${P4}s"
+	ratio "report time 4M / ingest time 4M" "$(awk "BEGIN{print $P4/$I4}")" "<" 1.0
+	ratio "report time 4M / 1M" "$(awk "BEGIN{print $P4/$P1}")" "<=" 4.4
+fi
+if "$B/kvio-export" --help >/dev/null 2>&1; then
+	echo "---- export"
+	set -- $(best "$B/kvio-export" "$O/t1.db" -o "$O/t1.pftrace"); X1=$1
+	set -- $(best "$B/kvio-export" "$O/t4.db" -o "$O/t4.pftrace"); X4=$1
+	NC=$(sqlite3 "$O/t1.db" "select count(*) from kvio_cmd")
+	SZ=$(stat -c %s "$O/t1.pftrace")
+	echo "kvio-export: 1M ${X1}s | 4M ${X4}s | $(awk "BEGIN{printf \"%.1f\", $SZ/$NC}") bytes per command slice (file / commands)"
+	ratio "export speed vs ingest (1M)" "$(awk "BEGIN{print $I1/$X1}")" ">=" 2
+	ratio "export time 4M / 1M" "$(awk "BEGIN{print $X4/$X1}")" "<=" 4.4
+	ratio "pftrace bytes per command slice" "$(awk "BEGIN{print $SZ/$NC}")" "<=" 45
+fi
+[ $MISSED -eq 0 ] && echo "bench: all targets met" || echo "bench: some targets MISSED"
+exit $MISSED
