@@ -80,48 +80,43 @@ static void map_free(struct u64map *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* ---- sorting helpers (qsort over index arrays with a context) ----------- */
-static const struct cmd *g_cmds;
-static const struct cmp *g_cmps;
+/* ---- sorting ------------------------------------------------------------ */
 
-static int cmp_by_ud_ts(const void *x, const void *y)
+/* Stable sort of idx[0..n) by key[idx[i]] (LSD radix, 11-bit digits over
+ * key - min). Input that is already in order costs one pass. */
+static void sort_by_key(uint32_t *idx, size_t n, const int64_t *key)
 {
-	const struct cmd *a = &g_cmds[*(const uint32_t *)x], *b = &g_cmds[*(const uint32_t *)y];
-	if (a->user_data != b->user_data)
-		return a->user_data < b->user_data ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
-}
-
-static int cmp_cmp_by_ud_ts(const void *x, const void *y)
-{
-	const struct cmp *a = &g_cmps[*(const uint32_t *)x], *b = &g_cmps[*(const uint32_t *)y];
-	if (a->user_data != b->user_data)
-		return a->user_data < b->user_data ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
-}
-
-static int cmd_by_tid_ts(const void *x, const void *y)
-{
-	const struct cmd *a = &g_cmds[*(const uint32_t *)x], *b = &g_cmds[*(const uint32_t *)y];
-	if (a->trace_id != b->trace_id)
-		return a->trace_id < b->trace_id ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
-}
-
-static int cmd_by_role_ts(const void *x, const void *y)
-{
-	const struct cmd *a = &g_cmds[*(const uint32_t *)x], *b = &g_cmds[*(const uint32_t *)y];
-	if (a->role != b->role)
-		return a->role < b->role ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+	if (n < 2)
+		return;
+	int sorted = 1;
+	int64_t mn = key[idx[0]], mx = mn;
+	for (size_t i = 1; i < n; i++) {
+		int64_t k = key[idx[i]];
+		if (k < key[idx[i - 1]])
+			sorted = 0;
+		if (k < mn) mn = k;
+		if (k > mx) mx = k;
+	}
+	if (sorted)
+		return;
+	uint64_t span = (uint64_t)mx - (uint64_t)mn;
+	uint32_t *tmp = xmalloc(n * sizeof *tmp);
+	size_t cnt[2048];
+	for (int shift = 0; shift < 64 && (span >> shift); shift += 11) {
+		memset(cnt, 0, sizeof cnt);
+		for (size_t i = 0; i < n; i++)
+			cnt[(((uint64_t)key[idx[i]] - (uint64_t)mn) >> shift) & 2047]++;
+		size_t sum = 0;
+		for (int d = 0; d < 2048; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[(((uint64_t)key[idx[i]] - (uint64_t)mn) >> shift) & 2047]++] = idx[i];
+		memcpy(idx, tmp, n * sizeof *idx);
+	}
+	free(tmp);
 }
 
 /* (begin, end, position) order for lane colouring */
@@ -144,9 +139,14 @@ static int span_cmp(const void *x, const void *y)
 int assign_lanes(size_t n, const int64_t *b, const int64_t *e, uint32_t *lane_out)
 {
 	struct span_ix *ix = xmalloc((n ? n : 1) * sizeof *ix);
-	for (size_t i = 0; i < n; i++)
+	int sorted = 1;
+	for (size_t i = 0; i < n; i++) {
 		ix[i] = (struct span_ix){b[i], e[i], (uint32_t)i};
-	qsort(ix, n, sizeof *ix, span_cmp);
+		if (i && span_cmp(&ix[i - 1], &ix[i]) > 0)
+			sorted = 0;
+	}
+	if (!sorted)
+		qsort(ix, n, sizeof *ix, span_cmp);
 	/* segment tree of each lane's last end; first fit = leftmost leaf < begin */
 	size_t cap = 1, nl = 0;
 	int64_t *mn = xmalloc(2 * sizeof *mn);
@@ -217,8 +217,6 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 	struct cmd *cmds = a->cmds.v;
 	struct cmp *cmps = a->cmps.v;
 	size_t nc = a->cmds.n, np = a->cmps.n, no = a->objs.n;
-	g_cmds = cmds;
-	g_cmps = cmps;
 
 	/* 1. semantic occurrences: group by trace_id in first-appearance order,
 	 * each group by op end */
@@ -268,72 +266,82 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 				    "attribution across instances is ambiguous (same trace_id space)");
 	}
 
-	/* 2. completion pairing: per user_data, each completion (ts order) takes the
-	 * latest not-yet-paired command with cmd.ts <= cmp.ts */
+	/* commands and completions in (ts, file order) */
+	int64_t *key = xmalloc((nc > np ? nc : np ? np : 1) * sizeof *key);
 	uint32_t *ci = xmalloc((nc ? nc : 1) * sizeof *ci);
 	uint32_t *pi = xmalloc((np ? np : 1) * sizeof *pi);
-	uint32_t *stack = xmalloc((nc ? nc : 1) * sizeof *stack);
-	for (size_t i = 0; i < nc; i++)
+	for (size_t i = 0; i < nc; i++) {
 		ci[i] = (uint32_t)i;
-	for (size_t i = 0; i < np; i++)
-		pi[i] = (uint32_t)i;
-	if (np) {
-		qsort(ci, nc, sizeof *ci, cmp_by_ud_ts);
-		qsort(pi, np, sizeof *pi, cmp_cmp_by_ud_ts);
+		key[i] = cmds[i].ts;
 	}
-	size_t x = 0, y = 0;
-	while (y < np) {
-		uint64_t ud = cmps[pi[y]].user_data;
-		while (x < nc && cmds[ci[x]].user_data < ud)
-			x++;
-		size_t sp = 0;
-		for (; y < np && cmps[pi[y]].user_data == ud; y++) {
-			int64_t cts = cmps[pi[y]].ts;
-			while (x < nc && cmds[ci[x]].user_data == ud && cmds[ci[x]].ts <= cts)
-				stack[sp++] = ci[x++];
-			if (sp) {
-				struct cmd *c = &cmds[stack[--sp]];
-				int64_t d = cts - c->ts;
-				c->dur = d < 1 ? 1 : d;
-				c->flags |= CF_REAL;
+	sort_by_key(ci, nc, key);
+	for (size_t i = 0; i < np; i++) {
+		pi[i] = (uint32_t)i;
+		key[i] = cmps[i].ts;
+	}
+	sort_by_key(pi, np, key);
+	free(key);
+
+	/* 2. completion pairing: sweeping in time, each completion takes the
+	 * latest not-yet-paired command of its user_data with cmd.ts <= cmp.ts
+	 * (a stack of unpaired commands per user_data) */
+	{
+		/* values are command index + 1; 0 = empty stack */
+		struct u64map top = {0};
+		uint32_t *below = xmalloc((nc ? nc : 1) * sizeof *below);
+		size_t x = 0;
+		for (size_t y = 0; y < np; y++) {
+			const struct cmp *p = &cmps[pi[y]];
+			for (; x < nc && cmds[ci[x]].ts <= p->ts; x++) {
+				int fresh;
+				uint32_t *t = map_slot(&top, cmds[ci[x]].user_data, &fresh);
+				below[ci[x]] = fresh ? 0 : *t;
+				*t = ci[x] + 1;
+			}
+			uint32_t c1;
+			int fresh;
+			if (map_get(&top, p->user_data, &c1) && c1 != 0) {
+				uint32_t c = c1 - 1;
+				*map_slot(&top, p->user_data, &fresh) = below[c];
+				int64_t d = p->ts - cmds[c].ts;
+				cmds[c].dur = d < 1 ? 1 : d;
+				cmds[c].flags |= CF_REAL;
 			} else {
 				a->cmp_unpaired++;
 			}
 		}
+		free(below);
+		map_free(&top);
 	}
 	free(pi);
-	free(stack);
 
 	/* 3. occurrence segmentation: a tagged command belongs to the first
-	 * occurrence whose op end is >= its submit time (else the last) */
-	for (size_t i = 0; i < nc; i++)
-		ci[i] = (uint32_t)i;
-	qsort(ci, nc, sizeof *ci, cmd_by_tid_ts);
-	for (size_t k = 0; k < nc;) {
-		uint32_t tid = cmds[ci[k]].trace_id;
-		size_t e = k;
-		while (e < nc && cmds[ci[e]].trace_id == tid)
-			e++;
-		uint32_t f;
-		if (tid != 0 && map_get(&first_obj, tid, &f)) {
-			size_t cnt = 1;
-			while (f + cnt < no && objs[f + cnt].trace_id == tid)
-				cnt++;
-			size_t j = 0;
-			for (size_t q = k; q < e; q++) {
-				struct cmd *c = &cmds[ci[q]];
-				while (j + 1 < cnt && c->ts > objs[f + j].end)
-					j++;
-				struct obj *ob = &objs[f + j];
-				c->obj = (int32_t)(f + j);
-				if (ob->first_cmd < 0)
-					ob->first_cmd = (int32_t)ci[q];
-				ob->last_cmd = (int32_t)ci[q];
-				ob->n_cmds++;
-			}
-		}
-		k = e;
+	 * occurrence whose op end is >= its submit time (else the last); commands
+	 * are visited in time order, so each trace_id's cursor only moves on */
+	uint32_t *cur = xmalloc((no ? no : 1) * sizeof *cur); /* per first occurrence */
+	uint32_t *grp_n = xcalloc(no ? no : 1, sizeof *grp_n);
+	for (size_t i = 0; i < no; i++) {
+		uint32_t f = 0;
+		map_get(&first_obj, objs[i].trace_id, &f);
+		grp_n[f]++;
+		cur[i] = 0;
 	}
+	for (size_t q = 0; q < nc; q++) {
+		struct cmd *c = &cmds[ci[q]];
+		uint32_t f;
+		if (c->trace_id == 0 || !map_get(&first_obj, c->trace_id, &f))
+			continue;
+		while (cur[f] + 1 < grp_n[f] && c->ts > objs[f + cur[f]].end)
+			cur[f]++;
+		struct obj *ob = &objs[f + cur[f]];
+		c->obj = (int32_t)(f + cur[f]);
+		if (ob->first_cmd < 0)
+			ob->first_cmd = (int32_t)ci[q];
+		ob->last_cmd = (int32_t)ci[q];
+		ob->n_cmds++;
+	}
+	free(cur);
+	free(grp_n);
 
 	/* 4. LBA size: the flag, else 4096 or 512, whichever makes store headers
 	 * (slba * lba == slot_offset) match; sampled on the first 50 stores */
@@ -349,7 +357,7 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 	}
 	int score[3] = {0, 0, 0}, sampled = 0;
 	/* commands of each object in ts order: walk ci (sorted by tid, ts) */
-	uint32_t *obj_cmds_start = xcalloc(no + 1, sizeof *obj_cmds_start);
+	uint32_t *obj_cmds_start = xcalloc(no + 1, sizeof *obj_cmds_start); /* CSR, time order */
 	uint32_t *obj_cmds = xmalloc((nc ? nc : 1) * sizeof *obj_cmds);
 	for (size_t i = 0; i < nc; i++)
 		if (cmds[i].obj >= 0)
@@ -493,9 +501,18 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 
 	/* 8. command durations (real, else nominal capped at 0.9 x the gap to the
 	 * next command of the role) and lanes per role */
-	for (size_t i = 0; i < nc; i++)
-		ci[i] = (uint32_t)i;
-	qsort(ci, nc, sizeof *ci, cmd_by_role_ts);
+	{ /* time order, grouped by role (stable) */
+		size_t start[NROLES + 1] = {0};
+		for (size_t i = 0; i < nc; i++)
+			start[cmds[i].role + 1]++;
+		for (int r = 0; r < NROLES; r++)
+			start[r + 1] += start[r];
+		uint32_t *byrole = xmalloc((nc ? nc : 1) * sizeof *byrole);
+		for (size_t q = 0; q < nc; q++)
+			byrole[start[cmds[ci[q]].role]++] = ci[q];
+		free(ci);
+		ci = byrole;
+	}
 	int64_t *cb = xmalloc((nc ? nc : 1) * sizeof *cb), *ce = xmalloc((nc ? nc : 1) * sizeof *ce);
 	uint32_t *cln = xmalloc((nc ? nc : 1) * sizeof *cln);
 	for (size_t k = 0; k < nc;) {

@@ -157,14 +157,26 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 		if (k != l)
 			return JL_SYNTAX;
 	}
+	/* index the top-level members once; lookups then compare lengths first */
+	j->nmem = 0;
+	int it = 1, k;
+	while ((k = jl_next_member(j, &it)) >= 0) {
+		if (j->nmem == j->memcap) {
+			j->memcap = j->memcap ? j->memcap * 2 : 32;
+			j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
+		}
+		j->mem[j->nmem++] = (struct jmember){s + j->tok[k].start, j->tok[k].end - j->tok[k].start, k + 1};
+	}
 	return JL_OK;
 }
 
 void jl_free(struct jline *j)
 {
 	free(j->tok);
+	free(j->mem);
 	j->tok = NULL;
-	j->cap = 0;
+	j->mem = NULL;
+	j->cap = j->memcap = j->nmem = 0;
 }
 
 int jl_skip(const struct jline *j, int t)
@@ -190,13 +202,10 @@ int jl_next_member(const struct jline *j, int *it)
 
 int jl_find(const struct jline *j, const char *key, size_t keylen)
 {
-	int it = 1, k, found = -1;
-	while ((k = jl_next_member(j, &it)) >= 0) {
-		const jsmntok_t *t = &j->tok[k];
-		if ((size_t)(t->end - t->start) == keylen && !memcmp(j->s + t->start, key, keylen))
-			found = k + 1;
-	}
-	return found;
+	for (int i = j->nmem - 1; i >= 0; i--) /* the last duplicate wins */
+		if ((size_t)j->mem[i].klen == keylen && !memcmp(j->mem[i].key, key, keylen))
+			return j->mem[i].val;
+	return -1;
 }
 
 int jl_is_null(const struct jline *j, int t)
@@ -262,6 +271,13 @@ int jl_i64(const struct jline *j, int t, int64_t *out)
 	buf[l] = 0;
 	errno = 0;
 	if (is_int_text(p, l)) {
+		if (*p != '-' && l <= 18) { /* fits: no overflow check needed */
+			int64_t v = 0;
+			for (size_t i = 0; i < l; i++)
+				v = v * 10 + (p[i] - '0');
+			*out = v;
+			return 0;
+		}
 		long long v = strtoll(buf, NULL, 10);
 		if (errno)
 			return -1;

@@ -19,12 +19,20 @@ enum jl_err {
 	JL_UTF8,      /* invalid UTF-8 or a raw control character */
 };
 
+/* A top-level member: key text and the token index of its value. */
+struct jmember {
+	const char *key;
+	int klen, val;
+};
+
 struct jline {
 	const char *s; /* line text, not NUL-terminated */
 	size_t n;
 	jsmntok_t *tok;
 	int ntok, cap;
 	jsmn_parser p;
+	struct jmember *mem; /* top-level members, built by jl_parse */
+	int nmem, memcap;
 };
 
 /* Tokenize s[0..n) (no trailing newline; a trailing CR is trimmed by the caller).

@@ -54,9 +54,7 @@ void *vec_push(struct vec *a, size_t itemsz)
 		a->cap = a->cap ? a->cap * 2 : 64;
 		a->v = xrealloc(a->v, a->cap * a->sz);
 	}
-	void *slot = (char *)a->v + a->n++ * a->sz;
-	memset(slot, 0, a->sz);
-	return slot;
+	return (char *)a->v + a->n++ * a->sz;
 }
 
 void vec_free(struct vec *a)

@@ -10,7 +10,7 @@ struct vec {
 	void *v;
 	size_t n, cap, sz;
 };
-void *vec_push(struct vec *a, size_t itemsz); /* returns zeroed slot; aborts on OOM */
+void *vec_push(struct vec *a, size_t itemsz); /* returns an uninitialized slot; aborts on OOM */
 void vec_free(struct vec *a);
 #define VEC_AT(a, T, i) (((T *)(a)->v)[i])
 
