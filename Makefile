@@ -11,9 +11,10 @@ B       := build
 LIB_SRC    := lib/util.c
 INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/write.c ingest/schema.c \
               ingest/ingest.c
-REPORT_SRC := report/stubs.c
+REPORT_SRC := report/report.c report/json.c report/stubs.c
+SQL_FILES  := $(sort $(wildcard sql/*.sql))
 KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
-KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o
+KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
 .PHONY: all deps demo test bench install clean check-tools
@@ -22,6 +23,13 @@ all: $(B)/kvio $(addprefix $(B)/,$(CMDS)) $(B)/kvio.so $(B)/kvio-gen
 $(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/sqlfiles.c: $(SQL_FILES) scripts/embed-sql.sh
+	@mkdir -p $(B)
+	sh scripts/embed-sql.sh $@ $(SQL_FILES)
+
+$(B)/sqlfiles.o: $(B)/sqlfiles.c report/sqlfiles.h
+	$(CC) $(WFLAGS) $(CFLAGS) -Ireport -c $< -o $@
 
 $(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c
 	@mkdir -p $(dir $@)

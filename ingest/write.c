@@ -329,6 +329,81 @@ static void overview(struct writer *w, const struct arm *a, int64_t track)
 	free(b);
 }
 
+/* The shard identity an LMCache object key carries, in whichever form:
+ *   model@0xKVRANK[@group]@chunkhex[@salt]   (MP ObjectKey; KVRANK =
+ *       world_size<<24 | global_rank<<16 | local_world_size<<8 | local_rank)
+ *   fmt@model@world_size@worker_id@chunk
+ *   model@world_size@worker_id@chunkhex@dtype[@tag%v]   (legacy)
+ *   model@fmt@rank@sha   (the reference converter's reading; world unknown)
+ * world is -1 when the form does not say. */
+struct tp_id {
+	int64_t rank, world;
+	char chunk[128];
+};
+
+static int all_digits(const char *p, size_t n)
+{
+	if (!n || n > 18)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 1;
+}
+
+static int all_hex(const char *p, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') || (p[i] >= 'A' && p[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+static int tp_decode(const char *key, struct tp_id *t)
+{
+	const char *f[8];
+	size_t fl[8];
+	int nf = 0;
+	for (const char *p = key; nf < 8;) {
+		const char *at = strchr(p, '@');
+		f[nf] = p;
+		fl[nf++] = at ? (size_t)(at - p) : strlen(p);
+		if (!at)
+			break;
+		p = at + 1;
+	}
+	int ch = -1;
+	t->world = -1;
+	if (nf >= 3 && fl[1] > 2 && f[1][0] == '0' && (f[1][1] == 'x' || f[1][1] == 'X') &&
+	    all_hex(f[1] + 2, fl[1] - 2) && fl[1] <= 10) {
+		uint64_t kv = strtoull(f[1] + 2, NULL, 16);
+		t->world = (int64_t)(kv >> 24 & 0xff);
+		t->rank = (int64_t)(kv >> 16 & 0xff);
+		for (int i = 2; i < nf; i++) /* the chunk: the longest hex field after KVRANK */
+			if (all_hex(f[i], fl[i]) && (ch < 0 || fl[i] > fl[ch]))
+				ch = i;
+	} else if (nf >= 5 && !all_digits(f[1], fl[1]) && all_digits(f[2], fl[2]) && all_digits(f[3], fl[3])) {
+		t->world = strtoll(f[2], NULL, 10);
+		t->rank = strtoll(f[3], NULL, 10);
+		ch = 4;
+	} else if (nf >= 4 && all_digits(f[1], fl[1]) && all_digits(f[2], fl[2])) {
+		t->world = strtoll(f[1], NULL, 10);
+		t->rank = strtoll(f[2], NULL, 10);
+		ch = 3;
+	} else if (nf >= 4 && all_digits(f[2], fl[2])) {
+		t->rank = strtoll(f[2], NULL, 10);
+		ch = 3;
+	}
+	if (ch < 0)
+		return 0;
+	size_t n = fl[ch] < sizeof t->chunk - 1 ? fl[ch] : sizeof t->chunk - 1;
+	memcpy(t->chunk, f[ch], n);
+	t->chunk[n] = 0;
+	return 1;
+}
+
 /* Python's "%.1f MiB" of bytes/1048576 and the other object args. */
 static void object_slice(struct writer *w, const struct obj *ob,
 			 int64_t track, int64_t id)
@@ -405,6 +480,13 @@ static void object_slice(struct writer *w, const struct obj *ob,
 			buf[k] = 0;
 			arg_s(w, id, "chunk", buf);
 		}
+	}
+	struct tp_id tp;
+	if (ob->key && tp_decode(ob->key, &tp)) {
+		arg_i(w, id, "tp_rank", tp.rank);
+		if (tp.world >= 0)
+			arg_i(w, id, "tp_world", tp.world);
+		arg_s(w, id, "tp_chunk", tp.chunk);
 	}
 	arg_i(w, id, "n_cmds", ob->n_cmds);
 	arg_d(w, id, "op_latency_ms", (ob->e - ob->b) / 1e6);

@@ -1,0 +1,133 @@
+/* json.c — see json.h. */
+#include "json.h"
+#include "../lib/util.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct jnode *jn_new(enum jt t)
+{
+	struct jnode *n = xcalloc(1, sizeof *n);
+	n->t = t;
+	return n;
+}
+
+struct jnode *jn_obj(void) { return jn_new(J_OBJ); }
+struct jnode *jn_null(void) { return jn_new(J_NULL); }
+struct jnode *jn_int(int64_t v) { struct jnode *n = jn_new(J_INT); n->i = v; return n; }
+struct jnode *jn_real(double v) { struct jnode *n = jn_new(J_REAL); n->d = v; return n; }
+struct jnode *jn_str(const char *s) { struct jnode *n = jn_new(J_STR); n->s = xstrdup(s ? s : ""); return n; }
+
+struct jnode *jn_set(struct jnode *o, const char *key, struct jnode *v)
+{
+	for (int i = 0; i < o->n; i++)
+		if (!strcmp(o->keys[i], key)) {
+			jn_free(o->vals[i]);
+			o->vals[i] = v;
+			return v;
+		}
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 8;
+		o->keys = xrealloc(o->keys, o->cap * sizeof *o->keys);
+		o->vals = xrealloc(o->vals, o->cap * sizeof *o->vals);
+	}
+	o->keys[o->n] = xstrdup(key);
+	o->vals[o->n++] = v;
+	return v;
+}
+
+struct jnode *jn_get(const struct jnode *o, const char *key)
+{
+	for (int i = 0; o && i < o->n; i++)
+		if (!strcmp(o->keys[i], key))
+			return o->vals[i];
+	return NULL;
+}
+
+void jn_free(struct jnode *n)
+{
+	if (!n)
+		return;
+	for (int i = 0; i < n->n; i++) {
+		free(n->keys[i]);
+		jn_free(n->vals[i]);
+	}
+	free(n->keys);
+	free(n->vals);
+	free(n->s);
+	free(n);
+}
+
+void fmt_double(char *buf, size_t n, double v)
+{
+	if (!isfinite(v)) { /* not JSON: Python would write NaN/Infinity; kvio writes null */
+		snprintf(buf, n, "null");
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* Python repr: 1e+16 style exponents, and a float always looks like one */
+	char *e = strchr(buf, 'e');
+	if (e) {
+		/* %g gives e+16 / e-05: Python gives 1e+16 / 1e-05 as well */
+		return;
+	}
+	if (!strchr(buf, '.') && strlen(buf) + 3 < n)
+		strcat(buf, ".0");
+}
+
+static void put_str(FILE *f, const char *s)
+{
+	char *esc = xmalloc(strlen(s) * 6 + 1);
+	fputc('"', f);
+	/* json_escape lives in ingest/jsonl.c; a local copy keeps report/ standalone */
+	const unsigned char *p = (const unsigned char *)s;
+	char *o = esc;
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\') { *o++ = '\\'; *o++ = *p; }
+		else if (*p == '\n') { *o++ = '\\'; *o++ = 'n'; }
+		else if (*p == '\r') { *o++ = '\\'; *o++ = 'r'; }
+		else if (*p == '\t') { *o++ = '\\'; *o++ = 't'; }
+		else if (*p < 0x20) o += sprintf(o, "\\u%04x", *p);
+		else *o++ = *p;
+	}
+	*o = 0;
+	fputs(esc, f);
+	fputc('"', f);
+	free(esc);
+}
+
+static void print_at(FILE *f, const struct jnode *n, int indent, int depth)
+{
+	char buf[64];
+	switch (n->t) {
+	case J_NULL: fputs("null", f); break;
+	case J_BOOL: fputs(n->i ? "true" : "false", f); break;
+	case J_INT: fprintf(f, "%lld", (long long)n->i); break;
+	case J_REAL: fmt_double(buf, sizeof buf, n->d); fputs(buf, f); break;
+	case J_STR: put_str(f, n->s); break;
+	case J_OBJ:
+		if (!n->n) {
+			fputs("{}", f);
+			break;
+		}
+		fputc('{', f);
+		for (int i = 0; i < n->n; i++) {
+			fprintf(f, "%s\n%*s", i ? "," : "", indent * (depth + 1), "");
+			put_str(f, n->keys[i]);
+			fputs(": ", f);
+			print_at(f, n->vals[i], indent, depth + 1);
+		}
+		fprintf(f, "\n%*s}", indent * depth, "");
+		break;
+	}
+}
+
+void jn_print(FILE *f, const struct jnode *n, int indent)
+{
+	print_at(f, n, indent, 0);
+	fputc('\n', f);
+}

@@ -1,0 +1,34 @@
+/* json.h — a small ordered JSON tree for kvio-report's output. */
+#ifndef KVIO_JSON_H
+#define KVIO_JSON_H
+#include <stdint.h>
+#include <stdio.h>
+
+enum jt { J_NULL, J_INT, J_REAL, J_STR, J_OBJ, J_BOOL };
+
+struct jnode {
+	enum jt t;
+	int64_t i;
+	double d;
+	char *s;
+	/* objects: ordered members */
+	char **keys;
+	struct jnode **vals;
+	int n, cap;
+};
+
+struct jnode *jn_obj(void);
+struct jnode *jn_int(int64_t v);
+struct jnode *jn_real(double v);
+struct jnode *jn_str(const char *s);
+struct jnode *jn_null(void);
+/* Set key (replacing an existing one, keeping its place); returns v. */
+struct jnode *jn_set(struct jnode *o, const char *key, struct jnode *v);
+struct jnode *jn_get(const struct jnode *o, const char *key);
+void jn_free(struct jnode *n);
+/* Print as JSON with Python's json.dump(indent=1) layout. */
+void jn_print(FILE *f, const struct jnode *n, int indent);
+/* Shortest text that reads back as the same double (Python repr style). */
+void fmt_double(char *buf, size_t n, double v);
+
+#endif

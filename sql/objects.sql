@@ -1,0 +1,36 @@
+-- objects.sql — KV object spans per label and op (store, load, delete).
+-- Over objects without an error. Span = object slice: op start (schema-2
+-- ts_start, else the first device command) to op end.
+--   span_p50/p99   object span (ns)
+--   eff_mbs_p50    bytes / span in MB/s (10^6 B/s), objects with span > 0
+--   presubmit_p50  first tagged command of the object's trace_id - object begin
+--                  (ns): the producer's time before the device sees any IO
+-- (Objects with an error: failed.sql.)
+-- Inputs: kvio_obj, kvio_cmd, kvio_sample, kvio_pct (prelude.sql).
+DELETE FROM kvio_sample;
+INSERT INTO kvio_sample
+WITH ok AS (
+  SELECT * FROM kvio_obj
+  WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
+), first_cmd AS (
+  SELECT label, tid, min(ts) AS t0 FROM kvio_cmd WHERE tagged GROUP BY label, tid
+)
+SELECT label, 'span:' || op, dur FROM ok
+UNION ALL
+SELECT label, 'mbs:' || op, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 FROM ok WHERE dur <> 0
+UNION ALL
+SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid;
+WITH pct AS MATERIALIZED (SELECT * FROM kvio_pct)
+SELECT
+  s.label,
+  substr(s.grp, 6) AS op,                          -- store | load | delete
+  s.n,                                             -- objects
+  s.p50 AS span_p50,
+  s.p99 AS span_p99,
+  m.p50 AS eff_mbs_p50,
+  p.p50 AS presubmit_p50
+FROM pct s
+LEFT JOIN pct m ON m.label = s.label AND m.grp = 'mbs:' || substr(s.grp, 6)
+LEFT JOIN pct p ON p.label = s.label AND p.grp = 'pre:' || substr(s.grp, 6)
+WHERE s.grp LIKE 'span:%'
+ORDER BY s.label, CASE substr(s.grp, 6) WHEN 'store' THEN 0 WHEN 'load' THEN 1 ELSE 2 END;

@@ -1,0 +1,111 @@
+-- prelude.sql — shared inputs of every kvio analysis (run it first).
+--
+-- Plain SQL over trace_processor's tables (process, process_track, slice,
+-- extract_arg), so the same text runs on a kvio trace.db (sqlite3 + kvio's
+-- extension) and in trace_processor on an exported .pftrace. Creates TEMP
+-- tables only; safe to run again.
+--
+-- Labels: process names are "LMCache <label>", "NVMe <dev> <label>",
+-- "Serving <label>".
+-- The pool: a label's commands with trace_id != 0, or all of its commands
+-- when none is tagged (transports without a user_data channel).
+-- Percentile, everywhere: pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))];
+-- kvio_pct below is the one place that computes it.
+
+DROP TABLE IF EXISTS temp.kvio_proc;
+DROP TABLE IF EXISTS temp.kvio_cmd;
+DROP TABLE IF EXISTS temp.kvio_pool_all;
+DROP TABLE IF EXISTS temp.kvio_obj;
+DROP TABLE IF EXISTS temp.kvio_sample;
+DROP VIEW IF EXISTS temp.kvio_pool;
+DROP VIEW IF EXISTS temp.kvio_pct;
+
+-- kvio_proc: every capture process and its label
+CREATE TEMP TABLE kvio_proc AS
+SELECT
+  upid,
+  name,                                             -- process name
+  CASE
+    WHEN name LIKE 'LMCache %' THEN substr(name, 9)
+    WHEN name LIKE 'Serving %' THEN substr(name, 9)
+    WHEN name LIKE 'NVMe %' THEN substr(name, instr(substr(name, 6), ' ') + 6)
+    ELSE name
+  END AS label                                      -- capture label (A/B arm)
+FROM process
+WHERE name IS NOT NULL;
+
+-- kvio_cmd: one row per NVMe command slice
+CREATE TEMP TABLE kvio_cmd AS
+SELECT
+  p.label,
+  s.id,
+  s.ts,                                             -- submit time (ns)
+  s.dur,                                            -- real or nominal duration (ns)
+  s.name AS op,                                     -- op_name: read, write, ...
+  extract_arg(s.arg_set_id, 'debug.trace_id') AS tid, -- user_data >> 32; NULL when 0
+  coalesce(extract_arg(s.arg_set_id, 'debug.trace_id'), 0) <> 0 AS tagged,
+  extract_arg(s.arg_set_id, 'debug.slba') AS slba,  -- start LBA
+  extract_arg(s.arg_set_id, 'debug.data_len') AS dlen, -- bytes
+  extract_arg(s.arg_set_id, 'debug.role') AS role,  -- header | payload (store objects)
+  coalesce(extract_arg(s.arg_set_id, 'debug.real_dur'), 0) AS real -- 1: dur from a completion
+FROM slice s
+JOIN process_track pt ON s.track_id = pt.id
+JOIN kvio_proc p USING (upid)
+WHERE pt.name LIKE 'writes%' OR pt.name LIKE 'reads%'
+   OR pt.name LIKE 'other%' OR pt.name LIKE 'untagged%';
+
+-- kvio_pool_all: labels whose pool is all commands (none tagged)
+CREATE TEMP TABLE kvio_pool_all AS
+SELECT label FROM kvio_cmd GROUP BY label HAVING sum(tagged) = 0;
+
+-- kvio_pool: the commands the per-command analyses run over
+CREATE TEMP VIEW kvio_pool AS
+SELECT * FROM kvio_cmd
+WHERE tagged OR label IN (SELECT label FROM kvio_pool_all);
+
+-- kvio_obj: one row per KV object span (slices on objects* tracks)
+CREATE TEMP TABLE kvio_obj AS
+SELECT
+  p.label,
+  s.id,
+  s.ts,                                             -- object begin (ns)
+  s.dur,                                            -- span (ns)
+  s.name,
+  extract_arg(s.arg_set_id, 'debug.trace_id') AS tid,
+  extract_arg(s.arg_set_id, 'debug.op') AS op,      -- store | load | delete
+  extract_arg(s.arg_set_id, 'debug.bytes') AS bytes,
+  extract_arg(s.arg_set_id, 'debug.n_cmds') AS n_cmds,
+  extract_arg(s.arg_set_id, 'debug.fmt') AS fmt,    -- key field 2 (shard identity on MP captures)
+  extract_arg(s.arg_set_id, 'debug.chunk') AS chunk, -- key field 4, 12 chars
+  extract_arg(s.arg_set_id, 'debug.key') AS key,    -- last 24 chars of the key
+  extract_arg(s.arg_set_id, 'debug.error') AS error, -- set on failed ops
+  extract_arg(s.arg_set_id, 'debug.tp_rank') AS tp_rank,   -- decoded shard rank (kvio)
+  extract_arg(s.arg_set_id, 'debug.tp_world') AS tp_world, -- decoded world size (kvio)
+  extract_arg(s.arg_set_id, 'debug.tp_chunk') AS tp_chunk  -- decoded chunk id (kvio)
+FROM slice s
+JOIN process_track pt ON s.track_id = pt.id
+JOIN kvio_proc p USING (upid)
+WHERE pt.name LIKE 'objects%';
+
+-- kvio_sample: values to take percentiles of, by (label, grp)
+CREATE TEMP TABLE kvio_sample(label TEXT, grp TEXT, v);
+
+-- kvio_pct: the percentiles of kvio_sample
+CREATE TEMP VIEW kvio_pct AS
+WITH ranked AS (
+  SELECT label, grp, v,
+    row_number() OVER (PARTITION BY label, grp ORDER BY v) - 1 AS i,
+    count(*) OVER (PARTITION BY label, grp) AS n
+  FROM kvio_sample
+)
+SELECT
+  label,
+  grp,
+  n,                                                                    -- samples
+  max(CASE WHEN i = min(n - 1, CAST(0.25 * n AS INTEGER)) THEN v END) AS p25,
+  max(CASE WHEN i = min(n - 1, CAST(0.50 * n AS INTEGER)) THEN v END) AS p50,
+  max(CASE WHEN i = min(n - 1, CAST(0.95 * n AS INTEGER)) THEN v END) AS p95,
+  max(CASE WHEN i = min(n - 1, CAST(0.99 * n AS INTEGER)) THEN v END) AS p99,
+  max(v) AS max
+FROM ranked
+GROUP BY label, grp;
