@@ -9,7 +9,7 @@ DESTDIR ?=
 B       := build
 
 LIB_SRC    := lib/util.c
-INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/write.c ingest/schema.c \
+INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/write.c ingest/dbw.c ingest/schema.c \
               ingest/ingest.c
 REPORT_SRC := report/report.c report/json.c report/stubs.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))

@@ -1,231 +1,33 @@
-/* write.c — write joined arms into a fresh kvio database.
- *
- * One transaction, prepared statements, ids assigned here: slice ids are
- * unique across kvio_cmd and kvio_slice, and every slice's arg_set_id is its
- * own id. Counters and the IO-activity overview are derived here from the
- * commands, in one pass each. */
+/* write.c — write joined arms into a fresh kvio database (through dbw.c).
+ * Counters and the IO-activity overview are derived here from the commands,
+ * in one pass each. */
 #include "write.h"
-#include "cmdchunk.h"
+#include "dbw.h"
 #include "schema.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Commands waiting to be written as one chunk (see cmdchunk.h). */
-struct chunkbuf {
-	int64_t first_id;
-	uint32_t n;
-	int64_t ts[CHUNK_ROWS], dur[CHUNK_ROWS], slba[CHUNK_ROWS];
-	uint32_t track[CHUNK_ROWS], data_len[CHUNK_ROWS], trace_id[CHUNK_ROWS], slba_track[CHUNK_ROWS],
-		kv_id[CHUNK_ROWS];
-	uint16_t name[CHUNK_ROWS];
-	uint8_t flags[CHUNK_ROWS];
-	unsigned char *blob;
-};
+#define arg_i dbw_arg_i
+#define arg_b dbw_arg_b
+#define arg_d dbw_arg_d
+#define arg_s dbw_arg_s
 
-struct writer {
-	sqlite3 *db;
-	sqlite3_stmt *process, *track, *chunk, *slice, *arg, *counter, *flow, *name, *kv;
-	struct chunkbuf *cb;
-	struct vec names;    /* global command names (const char*), index = kvio_cmd_name.id */
-	int64_t next_kv;
-	int64_t next_id;     /* slices (and their arg sets) */
-	int64_t next_track, next_upid, next_counter, next_flow;
-	int rc;
-};
-
-static void step(struct writer *w, sqlite3_stmt *st)
-{
-	if (w->rc != SQLITE_OK)
-		return;
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		kvio_err("writing the database: %s", sqlite3_errmsg(w->db));
-		w->rc = rc;
-	}
-	sqlite3_reset(st);
-}
-
-static int64_t add_process(struct writer *w, int64_t pid, const char *name)
-{
-	int64_t upid = w->next_upid++;
-	sqlite3_bind_int64(w->process, 1, upid);
-	sqlite3_bind_int64(w->process, 2, pid);
-	if (name)
-		sqlite3_bind_text(w->process, 3, name, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(w->process, 3);
-	step(w, w->process);
-	return upid;
-}
-
-/* A track; parent < 0 for none; unit != NULL makes it a counter track. */
-static int64_t add_track(struct writer *w, const char *name, int64_t parent, int64_t upid,
-			 const char *unit, int order, int explicit_order)
-{
-	int64_t id = w->next_track++;
-	sqlite3_stmt *st = w->track;
-	sqlite3_bind_int64(st, 1, id);
-	if (name)
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 2);
-	if (parent >= 0)
-		sqlite3_bind_int64(st, 3, parent);
-	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, upid);
-	sqlite3_bind_int(st, 5, unit != NULL);
-	if (unit)
-		sqlite3_bind_text(st, 6, unit, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 6);
-	if (order >= 0)
-		sqlite3_bind_int(st, 7, order);
-	else
-		sqlite3_bind_null(st, 7);
-	if (explicit_order)
-		sqlite3_bind_text(st, 8, "explicit", -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 8);
-	step(w, st);
-	return id;
-}
-
-static int64_t add_slice(struct writer *w, int64_t ts, int64_t dur, int64_t track, const char *name)
-{
-	int64_t id = w->next_id++;
-	sqlite3_stmt *st = w->slice;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_int64(st, 3, dur);
-	sqlite3_bind_int64(st, 4, track);
-	sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 6, id);
-	step(w, st);
-	return id;
-}
-
-/* ---- args of generic slices ---- */
-static void arg_row(struct writer *w, int64_t set, const char *key, int vt_kind, int64_t i,
-		    const char *s, double d, const char *display)
-{
-	static const char *const vt[] = {"int", "uint", "bool", "real", "string"};
-	char k[96];
-	snprintf(k, sizeof k, "debug.%s", key);
-	sqlite3_stmt *st = w->arg;
-	sqlite3_bind_int64(st, 1, set);
-	sqlite3_bind_text(st, 2, k, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_null(st, 3);
-	sqlite3_bind_null(st, 4);
-	sqlite3_bind_null(st, 5);
-	if (vt_kind == 3)
-		sqlite3_bind_double(st, 5, d);
-	else if (vt_kind == 4)
-		sqlite3_bind_text(st, 4, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_int64(st, 3, i);
-	sqlite3_bind_text(st, 6, vt[vt_kind], -1, SQLITE_STATIC);
-	if (display)
-		sqlite3_bind_text(st, 7, display, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 7);
-	step(w, st);
-}
-
-static void arg_i(struct writer *w, int64_t set, const char *key, int64_t v)
-{
-	arg_row(w, set, key, v < 0 ? 0 : 1, v, NULL, 0, NULL);
-}
-static void arg_b(struct writer *w, int64_t set, const char *key, int v)
-{
-	arg_row(w, set, key, 2, v != 0, NULL, 0, NULL);
-}
-static void arg_d(struct writer *w, int64_t set, const char *key, double v)
-{
-	arg_row(w, set, key, 3, 0, NULL, v, NULL);
-}
-static void arg_s(struct writer *w, int64_t set, const char *key, const char *v)
-{
-	if (v)
-		arg_row(w, set, key, 4, 0, v, 0, NULL);
-}
 /* A JSON-typed value; absent and null are skipped (as the reference does). */
-static void arg_jv(struct writer *w, int64_t set, const char *key, const struct jv *v)
+static void arg_jv(struct dbw *w, int64_t set, const char *key, const struct jv *v)
 {
 	char buf[32];
 	switch (v->t) {
-	case JV_BOOL: arg_b(w, set, key, (int)v->i); break;
-	case JV_INT: arg_i(w, set, key, v->i); break;
+	case JV_BOOL: dbw_arg_b(w, set, key, (int)v->i); break;
+	case JV_INT: dbw_arg_i(w, set, key, v->i); break;
 	case JV_UINT:
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)v->u);
-		arg_row(w, set, key, 1, (int64_t)v->u, NULL, 0, buf);
+		dbw_arg_row(w, set, key, 1, (int64_t)v->u, NULL, 0, buf);
 		break;
-	case JV_REAL: arg_d(w, set, key, v->d); break;
-	case JV_STR: arg_s(w, set, key, v->s); break;
+	case JV_REAL: dbw_arg_d(w, set, key, v->d); break;
+	case JV_STR: dbw_arg_s(w, set, key, v->s); break;
 	default: break;
 	}
-}
-
-static void add_counter(struct writer *w, int64_t ts, int64_t track, double v)
-{
-	sqlite3_stmt *st = w->counter;
-	sqlite3_bind_int64(st, 1, w->next_counter++);
-	sqlite3_bind_int64(st, 2, ts);
-	sqlite3_bind_int64(st, 3, track);
-	sqlite3_bind_double(st, 4, v);
-	step(w, st);
-}
-
-static void add_flow(struct writer *w, int64_t out, int64_t in, int64_t flow_id)
-{
-	sqlite3_stmt *st = w->flow;
-	sqlite3_bind_int64(st, 1, w->next_flow++);
-	sqlite3_bind_int64(st, 2, out);
-	sqlite3_bind_int64(st, 3, in);
-	sqlite3_bind_int64(st, 4, flow_id);
-	step(w, st);
-}
-
-/* ---- command chunks ---- */
-
-static uint16_t global_name(struct writer *w, const char *name)
-{
-	for (size_t i = 0; i < w->names.n; i++)
-		if (!strcmp(VEC_AT(&w->names, const char *, i), name))
-			return (uint16_t)i;
-	if (w->names.n >= 65535)
-		return 0;
-	*(const char **)vec_push(&w->names, sizeof(char *)) = name;
-	sqlite3_bind_int64(w->name, 1, (int64_t)w->names.n - 1);
-	sqlite3_bind_text(w->name, 2, name, -1, SQLITE_TRANSIENT);
-	step(w, w->name);
-	return (uint16_t)(w->names.n - 1);
-}
-
-/* Write the buffered commands as one kvio_cmd_chunk row. */
-static void flush_chunk(struct writer *w)
-{
-	struct chunkbuf *cb = w->cb;
-	if (!cb->n)
-		return;
-	uint32_t n = cb->n;
-	size_t len = chunk_size(n), o = 8;
-	unsigned char *p = cb->blob;
-	uint32_t magic = CHUNK_MAGIC;
-	memset(p, 0, len);
-	memcpy(p, &magic, 4);
-	memcpy(p + 4, &n, 4);
-#define PUT(arr, sz) memcpy(p + o, cb->arr, (size_t)(sz) * n); o += chunk_al8((size_t)(sz) * n)
-	PUT(ts, 8); PUT(dur, 8); PUT(slba, 8);
-	PUT(track, 4); PUT(data_len, 4); PUT(trace_id, 4); PUT(slba_track, 4); PUT(kv_id, 4);
-	PUT(name, 2); PUT(flags, 1);
-#undef PUT
-	sqlite3_bind_int64(w->chunk, 1, cb->first_id);
-	sqlite3_bind_int64(w->chunk, 2, n);
-	sqlite3_bind_blob(w->chunk, 3, p, (int)len, SQLITE_STATIC);
-	step(w, w->chunk);
-	cb->n = 0;
 }
 
 /* ---- one arm ---- */
@@ -287,24 +89,24 @@ static struct bucket *bucketize(const struct arm *a, int64_t width, size_t *nb)
 }
 
 /* A rate counter: one point per bucket, 0 after every run of buckets. */
-static void rate_counter(struct writer *w, const struct arm *a, int64_t track, int64_t width,
+static void rate_counter(struct dbw *w, const struct arm *a, int64_t track, int64_t width,
 			 double bytes_scale)
 {
 	size_t nb;
 	struct bucket *b = bucketize(a, width, &nb);
 	for (size_t i = 0; i < nb; i++) {
 		if (i && b[i].k > b[i - 1].k + 1)
-			add_counter(w, (b[i - 1].k + 1) * width, track, 0);
-		add_counter(w, b[i].k * width, track,
+			dbw_counter(w, (b[i - 1].k + 1) * width, track, 0);
+		dbw_counter(w, b[i].k * width, track,
 			    bytes_scale > 0 ? b[i].bytes * bytes_scale : (double)b[i].n);
 	}
 	if (nb)
-		add_counter(w, (b[nb - 1].k + 1) * width, track, 0);
+		dbw_counter(w, (b[nb - 1].k + 1) * width, track, 0);
 	free(b);
 }
 
 /* IO activity overview: one slice per run of consecutive 100 ms buckets. */
-static void overview(struct writer *w, const struct arm *a, int64_t track)
+static void overview(struct dbw *w, const struct arm *a, int64_t track)
 {
 	const int64_t B = 100000000;
 	size_t nb;
@@ -320,10 +122,10 @@ static void overview(struct writer *w, const struct arm *a, int64_t track)
 		int64_t t0 = b[i].k * B, t1 = (b[j - 1].k + 1) * B;
 		char name[64];
 		snprintf(name, sizeof name, "%.1f GB", bytes / 1e9);
-		int64_t id = add_slice(w, t0, t1 - t0, track, name);
-		arg_i(w, id, "cmds", n);
-		arg_i(w, id, "bytes", bytes);
-		arg_d(w, id, "gbps", bytes / ((t1 - t0) / 1e9) / 1e9);
+		int64_t id = dbw_slice(w, t0, t1 - t0, track, name);
+		dbw_arg_i(w, id, "cmds", n);
+		dbw_arg_i(w, id, "bytes", bytes);
+		dbw_arg_d(w, id, "gbps", bytes / ((t1 - t0) / 1e9) / 1e9);
 		i = j;
 	}
 	free(b);
@@ -405,7 +207,7 @@ static int tp_decode(const char *key, struct tp_id *t)
 }
 
 /* Python's "%.1f MiB" of bytes/1048576 and the other object args. */
-static void object_slice(struct writer *w, const struct obj *ob,
+static void object_slice(struct dbw *w, const struct obj *ob,
 			 int64_t track, int64_t id)
 {
 	int64_t bytes = 0;
@@ -428,18 +230,18 @@ static void object_slice(struct writer *w, const struct obj *ob,
 	sqlite3_bind_int64(st, 4, track);
 	sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, id);
-	step(w, st);
+	dbw_step(w, st);
 
-	arg_i(w, id, "trace_id", (int64_t)ob->trace_id);
-	arg_s(w, id, "op", ob->op);
-	arg_s(w, id, "part", ob->part);
-	arg_i(w, id, "bytes", bytes);
+	dbw_arg_i(w, id, "trace_id", (int64_t)ob->trace_id);
+	dbw_arg_s(w, id, "op", ob->op);
+	dbw_arg_s(w, id, "part", ob->part);
+	dbw_arg_i(w, id, "bytes", bytes);
 	int64_t slot = 0;
 	if (ob->slot_offset.t == JV_INT || ob->slot_offset.t == JV_BOOL)
 		slot = ob->slot_offset.i;
 	else if (ob->slot_offset.t == JV_REAL)
 		slot = (int64_t)ob->slot_offset.d;
-	arg_i(w, id, "slot_offset", slot);
+	dbw_arg_i(w, id, "slot_offset", slot);
 	/* key fields as the reference reads them: model@fmt@rank@sha... */
 	if (ob->key) {
 		const char *f[5] = {0};
@@ -462,12 +264,12 @@ static void object_slice(struct writer *w, const struct obj *ob,
 			for (size_t k = 0; digits && k < fl[2]; k++)
 				digits = f[2][k] >= '0' && f[2][k] <= '9';
 			if (digits)
-				arg_i(w, id, "rank", strtoll(f[2], NULL, 10));
+				dbw_arg_i(w, id, "rank", strtoll(f[2], NULL, 10));
 			char buf[256];
 			size_t n = fl[1] < sizeof buf - 1 ? fl[1] : sizeof buf - 1;
 			memcpy(buf, f[1], n);
 			buf[n] = 0;
-			arg_s(w, id, "fmt", buf);
+			dbw_arg_s(w, id, "fmt", buf);
 			/* first 12 characters (code points) of the 4th field */
 			size_t k = 0, cps = 0;
 			while (k < fl[3] && cps < 12) {
@@ -478,18 +280,18 @@ static void object_slice(struct writer *w, const struct obj *ob,
 			}
 			memcpy(buf, f[3], k);
 			buf[k] = 0;
-			arg_s(w, id, "chunk", buf);
+			dbw_arg_s(w, id, "chunk", buf);
 		}
 	}
 	struct tp_id tp;
 	if (ob->key && tp_decode(ob->key, &tp)) {
-		arg_i(w, id, "tp_rank", tp.rank);
+		dbw_arg_i(w, id, "tp_rank", tp.rank);
 		if (tp.world >= 0)
-			arg_i(w, id, "tp_world", tp.world);
-		arg_s(w, id, "tp_chunk", tp.chunk);
+			dbw_arg_i(w, id, "tp_world", tp.world);
+		dbw_arg_s(w, id, "tp_chunk", tp.chunk);
 	}
-	arg_i(w, id, "n_cmds", ob->n_cmds);
-	arg_d(w, id, "op_latency_ms", (ob->e - ob->b) / 1e6);
+	dbw_arg_i(w, id, "n_cmds", ob->n_cmds);
+	dbw_arg_d(w, id, "op_latency_ms", (ob->e - ob->b) / 1e6);
 	arg_jv(w, id, "error", &ob->error);
 	arg_jv(w, id, "instance", &ob->instance);
 	arg_jv(w, id, "producer_pid", &ob->pid);
@@ -502,45 +304,45 @@ static void object_slice(struct writer *w, const struct obj *ob,
 				k--;
 			cps++;
 		}
-		arg_s(w, id, "key", ob->key + k);
+		dbw_arg_s(w, id, "key", ob->key + k);
 	} else {
-		arg_s(w, id, "key", "");
+		dbw_arg_s(w, id, "key", "");
 	}
 	if (ob->occurrence >= 0)
-		arg_i(w, id, "occurrence", ob->occurrence);
+		dbw_arg_i(w, id, "occurrence", ob->occurrence);
 }
 
-static void write_arm(struct writer *w, struct arm *a, int ai, const struct ingest_opts *o)
+static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_opts *o)
 {
 	char name[512];
 	const char *L = a->label;
 	int64_t base = a->base_ns;
 
 	snprintf(name, sizeof name, "LMCache %s", L);
-	int64_t lm_upid = add_process(w, 1000 + 3 * ai, name);
+	int64_t lm_upid = dbw_process(w, 1000 + 3 * ai, name);
 	snprintf(name, sizeof name, "NVMe %s %s", o->device, L);
-	int64_t nv_upid = add_process(w, 1001 + 3 * ai, name);
-	int64_t lm_proc = add_track(w, NULL, -1, lm_upid, NULL, -1, 0);
-	int64_t nv_proc = add_track(w, NULL, -1, nv_upid, NULL, -1, 0);
-	int64_t meta_trk = add_track(w, "capture info", lm_proc, lm_upid, NULL, 0, 0);
-	int64_t obj_ctr = add_track(w, "objects in flight", lm_proc, lm_upid, "objects", 1, 0);
-	int64_t nv_root = add_track(w, "IO activity", nv_proc, nv_upid, NULL, -1, 1);
-	int64_t ctr_cmds = add_track(w, "cmds/ms", nv_root, nv_upid, "cmds", 90, 0);
-	int64_t ctr_mbs = add_track(w, "MB/s", nv_root, nv_upid, "MB/s", 91, 0);
-	int64_t ctr_wslba = add_track(w, "writes slba", nv_root, nv_upid, "LBA", 92, 0);
-	int64_t ctr_rslba = add_track(w, "reads slba", nv_root, nv_upid, "LBA", 93, 0);
+	int64_t nv_upid = dbw_process(w, 1001 + 3 * ai, name);
+	int64_t lm_proc = dbw_track(w, NULL, -1, lm_upid, NULL, -1, 0);
+	int64_t nv_proc = dbw_track(w, NULL, -1, nv_upid, NULL, -1, 0);
+	int64_t meta_trk = dbw_track(w, "capture info", lm_proc, lm_upid, NULL, 0, 0);
+	int64_t obj_ctr = dbw_track(w, "objects in flight", lm_proc, lm_upid, "objects", 1, 0);
+	int64_t nv_root = dbw_track(w, "IO activity", nv_proc, nv_upid, NULL, -1, 1);
+	int64_t ctr_cmds = dbw_track(w, "cmds/ms", nv_root, nv_upid, "cmds", 90, 0);
+	int64_t ctr_mbs = dbw_track(w, "MB/s", nv_root, nv_upid, "MB/s", 91, 0);
+	int64_t ctr_wslba = dbw_track(w, "writes slba", nv_root, nv_upid, "LBA", 92, 0);
+	int64_t ctr_rslba = dbw_track(w, "reads slba", nv_root, nv_upid, "LBA", 93, 0);
 
 	/* capture_info instant */
-	int64_t id = add_slice(w, 0, 0, meta_trk, "capture_info");
-	arg_s(w, id, "label", L);
-	arg_i(w, id, "base_ns", a->min_ts);
-	arg_i(w, id, "applied_base_ns", base);
-	arg_b(w, id, "rebased", !o->no_rebase);
-	arg_s(w, id, "sem_file", a->sem_f.path);
-	arg_s(w, id, "ebpf_file", a->ebpf_f.path);
-	arg_s(w, id, "serving_file", a->serving_f.path);
-	arg_i(w, id, "lba_bytes", a->lba_bytes);
-	arg_i(w, id, "anchors", (int64_t)a->anchors);
+	int64_t id = dbw_slice(w, 0, 0, meta_trk, "capture_info");
+	dbw_arg_s(w, id, "label", L);
+	dbw_arg_i(w, id, "base_ns", a->min_ts);
+	dbw_arg_i(w, id, "applied_base_ns", base);
+	dbw_arg_b(w, id, "rebased", !o->no_rebase);
+	dbw_arg_s(w, id, "sem_file", a->sem_f.path);
+	dbw_arg_s(w, id, "ebpf_file", a->ebpf_f.path);
+	dbw_arg_s(w, id, "serving_file", a->serving_f.path);
+	dbw_arg_i(w, id, "lba_bytes", a->lba_bytes);
+	dbw_arg_i(w, id, "anchors", (int64_t)a->anchors);
 	if (a->has_meta) {
 		arg_jv(w, id, "kvio_schema", &a->meta_schema);
 		arg_jv(w, id, "hostname", &a->meta_hostname);
@@ -554,22 +356,22 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 	/* serving spans */
 	if (a->serving.n) {
 		snprintf(name, sizeof name, "Serving %s", L);
-		int64_t sv_upid = add_process(w, 1002 + 3 * ai, name);
-		int64_t sv_proc = add_track(w, NULL, -1, sv_upid, NULL, -1, 0);
+		int64_t sv_upid = dbw_process(w, 1002 + 3 * ai, name);
+		int64_t sv_proc = dbw_track(w, NULL, -1, sv_upid, NULL, -1, 0);
 		int64_t *lanes = xmalloc(a->nlanes_srv * sizeof *lanes);
 		for (int l = 0; l < a->nlanes_srv; l++) {
 			snprintf(name, sizeof name, "requests.%03d", l);
-			lanes[l] = add_track(w, name, sv_proc, sv_upid, NULL, 10 + l, 0);
+			lanes[l] = dbw_track(w, name, sv_proc, sv_upid, NULL, 10 + l, 0);
 		}
 		const struct serving *sv = a->serving.v;
 		for (size_t i = 0; i < a->serving.n; i++) {
 			const char *nm = sv[i].op.t == JV_STR && sv[i].op.s[0] ? sv[i].op.s
 				       : sv[i].name.t == JV_STR && sv[i].name.s[0] ? sv[i].name.s : "request";
-			id = add_slice(w, sv[i].start, sv[i].end - sv[i].start, lanes[sv[i].lane], nm);
+			id = dbw_slice(w, sv[i].start, sv[i].end - sv[i].start, lanes[sv[i].lane], nm);
 			arg_jv(w, id, "op", &sv[i].op);
 			arg_jv(w, id, "tokens", &sv[i].tokens);
 			arg_jv(w, id, "request_id", &sv[i].request_id);
-			arg_d(w, id, "ms", (sv[i].end - sv[i].start) / 1e6);
+			dbw_arg_d(w, id, "ms", (sv[i].end - sv[i].start) / 1e6);
 		}
 		free(lanes);
 	}
@@ -585,11 +387,11 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 	w->next_id += no;
 	int64_t *olane = NULL;
 	if (a->nlanes_obj) {
-		int64_t grp = add_track(w, "objects", lm_proc, lm_upid, NULL, 10, 0);
+		int64_t grp = dbw_track(w, "objects", lm_proc, lm_upid, NULL, 10, 0);
 		olane = xmalloc(a->nlanes_obj * sizeof *olane);
 		for (int l = 0; l < a->nlanes_obj; l++) {
 			snprintf(name, sizeof name, "objects.%03d", l);
-			olane[l] = add_track(w, name, grp, lm_upid, NULL, l, 0);
+			olane[l] = dbw_track(w, name, grp, lm_upid, NULL, l, 0);
 		}
 	}
 	struct i64pair *dl = xmalloc((2 * no + 1) * sizeof *dl);
@@ -604,9 +406,9 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 			if (ob->n_cmds) {
 				int64_t flow_id = ((int64_t)ai << 40) | (int64_t)i;
 				int64_t f = cmd_base + ob->first_cmd, l = cmd_base + ob->last_cmd;
-				add_flow(w, oid, f, flow_id);
+				dbw_flow(w, oid, f, flow_id);
 				if (f != l)
-					add_flow(w, f, l, flow_id);
+					dbw_flow(w, f, l, flow_id);
 			}
 		} else {
 			snprintf(name, sizeof name, "%s (no device cmds)", ob->op);
@@ -617,9 +419,9 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 			sqlite3_bind_int64(st, 4, meta_trk);
 			sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_int64(st, 6, oid);
-			step(w, st);
-			arg_i(w, oid, "trace_id", (int64_t)ob->trace_id);
-			arg_b(w, oid, "no_device_cmds", 1);
+			dbw_step(w, st);
+			dbw_arg_i(w, oid, "trace_id", (int64_t)ob->trace_id);
+			dbw_arg_b(w, oid, "no_device_cmds", 1);
 		}
 	}
 	free(olane);
@@ -627,7 +429,7 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 	int64_t cur = 0;
 	for (size_t i = 0; i < nd; i++) {
 		cur += dl[i].d;
-		add_counter(w, dl[i].ts, obj_ctr, (double)cur);
+		dbw_counter(w, dl[i].ts, obj_ctr, (double)cur);
 	}
 	free(dl);
 
@@ -645,12 +447,12 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 		int n = a->nlanes_role[r];
 		lane_trk[r] = xmalloc(n * sizeof(int64_t));
 		if (n == 1) {
-			lane_trk[r][0] = add_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 0);
+			lane_trk[r][0] = dbw_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 0);
 		} else {
-			int64_t grp = add_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 1);
+			int64_t grp = dbw_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 1);
 			for (int l = 0; l < n; l++) {
 				snprintf(name, sizeof name, "%s.%03d", role_name[r], l);
-				lane_trk[r][l] = add_track(w, name, grp, nv_upid, NULL, l, 0);
+				lane_trk[r][l] = dbw_track(w, name, grp, nv_upid, NULL, l, 0);
 			}
 		}
 	}
@@ -660,56 +462,35 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 		if (!strcmp(names[i], "write")) wname = (uint16_t)i;
 		if (!strcmp(names[i], "read")) rname = (uint16_t)i;
 	}
-	uint16_t *gname = xmalloc((a->names.n ? a->names.n : 1) * sizeof *gname);
-	for (size_t i = 0; i < a->names.n; i++)
-		gname[i] = global_name(w, names[i]);
 	for (size_t i = 0; i < nc && w->rc == SQLITE_OK; i++) {
 		const struct cmd *c = &cmds[i];
-		struct chunkbuf *cb = w->cb;
-		if (cb->n == CHUNK_ROWS)
-			flush_chunk(w);
-		if (cb->n == 0)
-			cb->first_id = cmd_base + (int64_t)i;
-		uint32_t k = cb->n++;
-		cb->ts[k] = c->ts - base;
-		cb->dur[k] = c->dur;
-		cb->slba[k] = (c->flags & CF_SLBA) ? (int64_t)c->slba : 0;
-		cb->track[k] = (uint32_t)lane_trk[c->role][c->lane];
-		cb->data_len[k] = c->data_len;
-		cb->trace_id[k] = c->trace_id;
-		/* the slba counter point of a read/write (see the counter view) */
-		cb->slba_track[k] = c->name == wname ? (uint32_t)ctr_wslba
-				  : c->name == rname ? (uint32_t)ctr_rslba : 0;
-		cb->name[k] = gname[c->name];
-		uint8_t f = 0;
-		if (c->flags & CF_SLBA) f |= CHF_SLBA;
-		if (c->flags & CF_REAL) f |= CHF_REAL;
-		if (c->kind == CK_HEADER) f |= CHF_HEADER;
-		if (c->kind == CK_PAYLOAD) f |= CHF_PAYLOAD;
-		cb->kv_id[k] = 0;
+		struct cmd_row r = {
+			.ts = c->ts - base,
+			.dur = c->dur,
+			.slba = (c->flags & CF_SLBA) ? (int64_t)c->slba : 0,
+			.track = lane_trk[c->role][c->lane],
+			/* the slba counter point of a read/write (see the counter view) */
+			.slba_track = c->name == wname ? ctr_wslba : c->name == rname ? ctr_rslba : 0,
+			.data_len = c->data_len,
+			.trace_id = c->trace_id,
+			.name = names[c->name],
+		};
+		if (c->flags & CF_SLBA) r.flags |= CHF_SLBA;
+		if (c->flags & CF_REAL) r.flags |= CHF_REAL;
+		if (c->kind == CK_HEADER) r.flags |= CHF_HEADER;
+		if (c->kind == CK_PAYLOAD) r.flags |= CHF_PAYLOAD;
 		if (c->flags & CF_KV) {
 			const struct cmd_kv *kv = &VEC_AT(&a->kv, struct cmd_kv, c->kv);
-			f |= CHF_KV;
-			cb->kv_id[k] = (uint32_t)w->next_kv;
-			sqlite3_bind_int64(w->kv, 1, w->next_kv++);
-			if (kv->key_hex)
-				sqlite3_bind_text(w->kv, 2, kv->key_hex, -1, SQLITE_STATIC);
-			else
-				sqlite3_bind_null(w->kv, 2);
-			if (kv->has_key_len)
-				sqlite3_bind_int64(w->kv, 3, kv->key_len);
-			else
-				sqlite3_bind_null(w->kv, 3);
-			if (kv->has_value_len)
-				sqlite3_bind_int64(w->kv, 4, kv->value_len);
-			else
-				sqlite3_bind_null(w->kv, 4);
-			step(w, w->kv);
+			r.flags |= CHF_KV;
+			r.key_hex = kv->key_hex;
+			r.has_key_len = kv->has_key_len;
+			r.key_len = kv->key_len;
+			r.has_value_len = kv->has_value_len;
+			r.value_len = kv->value_len;
 		}
-		cb->flags[k] = f;
+		dbw_cmd(w, cmd_base + (int64_t)i, &r);
 	}
-	flush_chunk(w);
-	free(gname);
+	dbw_flush_chunk(w);
 	for (int r = 0; r < NROLES; r++)
 		free(lane_trk[r]);
 
@@ -717,7 +498,7 @@ static void write_arm(struct writer *w, struct arm *a, int ai, const struct inge
 	rate_counter(w, a, ctr_mbs, 10000000, 1e-4);
 }
 
-static void write_stats(struct writer *w, const struct arm *a)
+static void write_stats(struct dbw *w, const struct arm *a)
 {
 	sqlite3_stmt *st;
 	const struct file_stats *fs[3] = {&a->sem_f, &a->ebpf_f, &a->serving_f};
@@ -735,7 +516,7 @@ static void write_stats(struct writer *w, const struct arm *a)
 		sqlite3_bind_int64(st, 7, fs[i]->malformed);
 		sqlite3_bind_int64(st, 8, fs[i]->truncated_tail);
 		sqlite3_bind_int64(st, 9, fs[i]->other);
-		step(w, st);
+		dbw_step(w, st);
 	}
 	sqlite3_finalize(st);
 	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_stats VALUES(?,?,?)", -1, &st, NULL);
@@ -768,73 +549,25 @@ static void write_stats(struct writer *w, const struct arm *a)
 		sqlite3_bind_text(st, 1, a->label, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, kv[i].k, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, kv[i].v);
-		step(w, st);
+		dbw_step(w, st);
 	}
 	sqlite3_finalize(st);
 	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_warning VALUES(?,?)", -1, &st, NULL);
 	for (size_t i = 0; i < a->warnings.n; i++) {
 		sqlite3_bind_text(st, 1, a->label, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, VEC_AT(&a->warnings, const char *, i), -1, SQLITE_STATIC);
-		step(w, st);
+		dbw_step(w, st);
 	}
 	sqlite3_finalize(st);
 }
 
 int db_write_arms(sqlite3 *db, struct arm *arms, int n, const struct ingest_opts *o)
 {
-	/* stored counter ids start far above slice ids: the counter view also
-	 * derives points whose id is their command's slice id */
-	struct writer w = {.db = db, .next_id = 1, .next_track = 1, .next_upid = 0,
-			   .next_counter = (int64_t)1 << 40, .next_flow = 1, .next_kv = 1};
-	w.cb = xmalloc(sizeof *w.cb);
-	w.cb->n = 0;
-	w.cb->blob = xmalloc(chunk_size(CHUNK_ROWS));
-	struct { sqlite3_stmt **st; const char *sql; } ps[] = {
-		{&w.process, "INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)"},
-		{&w.track, "INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
-			   " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"},
-		{&w.chunk, "INSERT INTO kvio_cmd_chunk(id, n, data) VALUES(?,?,?)"},
-		{&w.name, "INSERT INTO kvio_cmd_name(id, name) VALUES(?,?)"},
-		{&w.kv, "INSERT INTO kvio_cmd_kv(id, key_hex, key_len, value_len) VALUES(?,?,?,?)"},
-		{&w.slice, "INSERT INTO kvio_slice(id, ts, dur, track_id, name, arg_set_id)"
-			   " VALUES(?,?,?,?,?,?)"},
-		{&w.arg, "INSERT OR REPLACE INTO kvio_arg VALUES(?,?,?,?,?,?,?)"},
-		{&w.counter, "INSERT INTO kvio_counter(id, ts, track_id, value) VALUES(?,?,?,?)"},
-		{&w.flow, "INSERT INTO flow(id, slice_out, slice_in, trace_id) VALUES(?,?,?,?)"},
-	};
-	int rc = db_exec(db, "BEGIN", "writing the database");
-	for (size_t i = 0; rc == SQLITE_OK && i < sizeof ps / sizeof ps[0]; i++) {
-		rc = sqlite3_prepare_v3(db, ps[i].sql, -1, SQLITE_PREPARE_PERSISTENT, ps[i].st, NULL);
-		if (rc != SQLITE_OK)
-			kvio_err("preparing the database writes: %s", sqlite3_errmsg(db));
-	}
-	w.rc = rc;
-	if (rc == SQLITE_OK) {
-		/* trace_processor's placeholder rows: upid 0 and utid 0 */
-		add_process(&w, 0, NULL);
-		sqlite3_stmt *st;
-		sqlite3_prepare_v2(db, "INSERT INTO thread(id, utid, tid) VALUES(0, 0, 0)", -1, &st, NULL);
-		step(&w, st);
-		sqlite3_finalize(st);
-	}
-	for (int i = 0; i < n && w.rc == SQLITE_OK; i++) {
-		write_arm(&w, &arms[i], i, o);
-		write_stats(&w, &arms[i]);
-	}
-	if (w.rc == SQLITE_OK) {
-		char sql[256];
-		snprintf(sql, sizeof sql,
-			 "INSERT INTO metadata VALUES('kvio_schema_version','int',%d,NULL),"
-			 "('trace_type','string',NULL,'kvio'),('arms','int',%d,NULL)",
-			 KVIO_DB_VERSION, n);
-		w.rc = db_exec(db, sql, "writing the database");
-	}
-	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-		sqlite3_finalize(*ps[i].st);
-	free(w.cb->blob);
-	free(w.cb);
-	vec_free(&w.names);
-	if (w.rc == SQLITE_OK)
-		w.rc = db_exec(db, "COMMIT", "writing the database");
-	return w.rc;
+	struct dbw w;
+	if (dbw_begin(&w, db) == SQLITE_OK)
+		for (int i = 0; i < n && w.rc == SQLITE_OK; i++) {
+			write_arm(&w, &arms[i], i, o);
+			write_stats(&w, &arms[i]);
+		}
+	return dbw_end(&w, n);
 }

@@ -1,0 +1,310 @@
+/* dbw.c — the database writer shared by the JSONL ingest (write.c) and the
+ * .pftrace import (pftrace.c): one transaction, prepared statements, ids
+ * assigned here (slice ids are unique across kvio_cmd and kvio_slice, and a
+ * slice's arg_set_id is its own id), commands buffered into chunks. */
+#include "dbw.h"
+#include "schema.h"
+#include "../lib/util.h"
+#include <stdlib.h>
+#include <string.h>
+
+void dbw_step(struct dbw *w, sqlite3_stmt *st)
+{
+	if (w->rc != SQLITE_OK)
+		return;
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		kvio_err("writing the database: %s", sqlite3_errmsg(w->db));
+		w->rc = rc;
+	}
+	sqlite3_reset(st);
+}
+
+int64_t dbw_process(struct dbw *w, int64_t pid, const char *name)
+{
+	int64_t upid = w->next_upid++;
+	sqlite3_bind_int64(w->process, 1, upid);
+	sqlite3_bind_int64(w->process, 2, pid);
+	if (name)
+		sqlite3_bind_text(w->process, 3, name, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(w->process, 3);
+	dbw_step(w, w->process);
+	return upid;
+}
+
+/* A track; parent < 0 for none; unit != NULL makes it a counter track. */
+int64_t dbw_track(struct dbw *w, const char *name, int64_t parent, int64_t upid,
+			 const char *unit, int order, int explicit_order)
+{
+	int64_t id = w->next_track++;
+	sqlite3_stmt *st = w->track;
+	sqlite3_bind_int64(st, 1, id);
+	if (name)
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 2);
+	if (parent >= 0)
+		sqlite3_bind_int64(st, 3, parent);
+	else
+		sqlite3_bind_null(st, 3);
+	if (upid >= 0)
+		sqlite3_bind_int64(st, 4, upid);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_int(st, 5, unit != NULL);
+	if (unit)
+		sqlite3_bind_text(st, 6, unit, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 6);
+	if (order >= 0)
+		sqlite3_bind_int(st, 7, order);
+	else
+		sqlite3_bind_null(st, 7);
+	if (explicit_order)
+		sqlite3_bind_text(st, 8, "explicit", -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
+	dbw_step(w, st);
+	return id;
+}
+
+int64_t dbw_reserve(struct dbw *w, int64_t n)
+{
+	int64_t id = w->next_id;
+	w->next_id += n;
+	return id;
+}
+
+int64_t dbw_slice(struct dbw *w, int64_t ts, int64_t dur, int64_t track, const char *name)
+{
+	int64_t id = w->next_id++;
+	dbw_slice_id(w, id, ts, dur, track, name);
+	return id;
+}
+
+void dbw_slice_id(struct dbw *w, int64_t id, int64_t ts, int64_t dur, int64_t track, const char *name)
+{
+	sqlite3_stmt *st = w->slice;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, dur);
+	sqlite3_bind_int64(st, 4, track);
+	sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, id);
+	dbw_step(w, st);
+}
+
+/* ---- args of generic slices ---- */
+void dbw_arg_row(struct dbw *w, int64_t set, const char *key, int vt_kind, int64_t i,
+		    const char *s, double d, const char *display)
+{
+	static const char *const vt[] = {"int", "uint", "bool", "real", "string"};
+	char k[96];
+	snprintf(k, sizeof k, "debug.%s", key);
+	sqlite3_stmt *st = w->arg;
+	sqlite3_bind_int64(st, 1, set);
+	sqlite3_bind_text(st, 2, k, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_null(st, 3);
+	sqlite3_bind_null(st, 4);
+	sqlite3_bind_null(st, 5);
+	if (vt_kind == 3)
+		sqlite3_bind_double(st, 5, d);
+	else if (vt_kind == 4)
+		sqlite3_bind_text(st, 4, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 3, i);
+	sqlite3_bind_text(st, 6, vt[vt_kind], -1, SQLITE_STATIC);
+	if (display)
+		sqlite3_bind_text(st, 7, display, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 7);
+	dbw_step(w, st);
+}
+
+void dbw_arg_i(struct dbw *w, int64_t set, const char *key, int64_t v)
+{
+	dbw_arg_row(w, set, key, v < 0 ? 0 : 1, v, NULL, 0, NULL);
+}
+void dbw_arg_b(struct dbw *w, int64_t set, const char *key, int v)
+{
+	dbw_arg_row(w, set, key, 2, v != 0, NULL, 0, NULL);
+}
+void dbw_arg_d(struct dbw *w, int64_t set, const char *key, double v)
+{
+	dbw_arg_row(w, set, key, 3, 0, NULL, v, NULL);
+}
+void dbw_arg_s(struct dbw *w, int64_t set, const char *key, const char *v)
+{
+	if (v)
+		dbw_arg_row(w, set, key, 4, 0, v, 0, NULL);
+}
+void dbw_counter(struct dbw *w, int64_t ts, int64_t track, double v)
+{
+	sqlite3_stmt *st = w->counter;
+	sqlite3_bind_int64(st, 1, w->next_counter++);
+	sqlite3_bind_int64(st, 2, ts);
+	sqlite3_bind_int64(st, 3, track);
+	sqlite3_bind_double(st, 4, v);
+	dbw_step(w, st);
+}
+
+void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id)
+{
+	sqlite3_stmt *st = w->flow;
+	sqlite3_bind_int64(st, 1, w->next_flow++);
+	sqlite3_bind_int64(st, 2, out);
+	sqlite3_bind_int64(st, 3, in);
+	sqlite3_bind_int64(st, 4, flow_id);
+	dbw_step(w, st);
+}
+
+/* ---- command chunks ---- */
+
+uint16_t dbw_name(struct dbw *w, const char *name)
+{
+	for (size_t i = 0; i < w->names.n; i++)
+		if (!strcmp(VEC_AT(&w->names, const char *, i), name))
+			return (uint16_t)i;
+	if (w->names.n >= 65535)
+		return 0;
+	*(char **)vec_push(&w->names, sizeof(char *)) = xstrdup(name);
+	sqlite3_bind_int64(w->name, 1, (int64_t)w->names.n - 1);
+	sqlite3_bind_text(w->name, 2, name, -1, SQLITE_TRANSIENT);
+	dbw_step(w, w->name);
+	return (uint16_t)(w->names.n - 1);
+}
+
+/* Write the buffered commands as one kvio_cmd_chunk row. */
+void dbw_flush_chunk(struct dbw *w)
+{
+	struct chunkbuf *cb = w->cb;
+	if (!cb->n)
+		return;
+	uint32_t n = cb->n;
+	size_t len = chunk_size(n), o = 8;
+	unsigned char *p = cb->blob;
+	uint32_t magic = CHUNK_MAGIC;
+	memset(p, 0, len);
+	memcpy(p, &magic, 4);
+	memcpy(p + 4, &n, 4);
+#define PUT(arr, sz) memcpy(p + o, cb->arr, (size_t)(sz) * n); o += chunk_al8((size_t)(sz) * n)
+	PUT(ts, 8); PUT(dur, 8); PUT(slba, 8);
+	PUT(track, 4); PUT(data_len, 4); PUT(trace_id, 4); PUT(slba_track, 4); PUT(kv_id, 4);
+	PUT(name, 2); PUT(flags, 1);
+#undef PUT
+	sqlite3_bind_int64(w->chunk, 1, cb->first_id);
+	sqlite3_bind_int64(w->chunk, 2, n);
+	sqlite3_bind_blob(w->chunk, 3, p, (int)len, SQLITE_STATIC);
+	dbw_step(w, w->chunk);
+	cb->n = 0;
+}
+
+
+void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r)
+{
+	struct chunkbuf *cb = w->cb;
+	if (cb->n == CHUNK_ROWS || (cb->n && cb->first_id + cb->n != id))
+		dbw_flush_chunk(w);
+	if (cb->n == 0)
+		cb->first_id = id;
+	uint32_t k = cb->n++;
+	cb->ts[k] = r->ts;
+	cb->dur[k] = r->dur;
+	cb->slba[k] = r->slba;
+	cb->track[k] = (uint32_t)r->track;
+	cb->data_len[k] = r->data_len;
+	cb->trace_id[k] = r->trace_id;
+	cb->slba_track[k] = (uint32_t)r->slba_track;
+	cb->name[k] = dbw_name(w, r->name ? r->name : "cmd");
+	cb->flags[k] = r->flags;
+	cb->kv_id[k] = 0;
+	if (r->flags & CHF_KV) {
+		cb->kv_id[k] = (uint32_t)w->next_kv;
+		sqlite3_bind_int64(w->kv, 1, w->next_kv++);
+		if (r->key_hex)
+			sqlite3_bind_text(w->kv, 2, r->key_hex, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(w->kv, 2);
+		if (r->has_key_len)
+			sqlite3_bind_int64(w->kv, 3, r->key_len);
+		else
+			sqlite3_bind_null(w->kv, 3);
+		if (r->has_value_len)
+			sqlite3_bind_int64(w->kv, 4, r->value_len);
+		else
+			sqlite3_bind_null(w->kv, 4);
+		dbw_step(w, w->kv);
+	}
+}
+
+static sqlite3_stmt **stmt_slot(struct dbw *w, int i)
+{
+	sqlite3_stmt **s[] = {&w->process, &w->track, &w->chunk, &w->name, &w->kv, &w->slice, &w->arg,
+			      &w->counter, &w->flow};
+	return i < (int)(sizeof s / sizeof s[0]) ? s[i] : NULL;
+}
+
+int dbw_begin(struct dbw *w, sqlite3 *db)
+{
+	static const char *const sql[] = {
+		"INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)",
+		"INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
+		" sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)",
+		"INSERT INTO kvio_cmd_chunk(id, n, data) VALUES(?,?,?)",
+		"INSERT INTO kvio_cmd_name(id, name) VALUES(?,?)",
+		"INSERT INTO kvio_cmd_kv(id, key_hex, key_len, value_len) VALUES(?,?,?,?)",
+		"INSERT INTO kvio_slice(id, ts, dur, track_id, name, arg_set_id) VALUES(?,?,?,?,?,?)",
+		"INSERT OR REPLACE INTO kvio_arg VALUES(?,?,?,?,?,?,?)",
+		"INSERT INTO kvio_counter(id, ts, track_id, value) VALUES(?,?,?,?)",
+		"INSERT INTO flow(id, slice_out, slice_in, trace_id) VALUES(?,?,?,?)",
+	};
+	/* stored counter ids start far above slice ids: the counter view also
+	 * derives points whose id is their command's slice id */
+	memset(w, 0, sizeof *w);
+	w->db = db;
+	w->next_id = w->next_track = w->next_flow = w->next_kv = 1;
+	w->next_counter = (int64_t)1 << 40;
+	w->cb = xmalloc(sizeof *w->cb);
+	w->cb->n = 0;
+	w->cb->blob = xmalloc(chunk_size(CHUNK_ROWS));
+	int rc = db_exec(db, "BEGIN", "writing the database");
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof sql / sizeof sql[0]; i++) {
+		rc = sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(w, (int)i), NULL);
+		if (rc != SQLITE_OK)
+			kvio_err("preparing the database writes: %s", sqlite3_errmsg(db));
+	}
+	w->rc = rc;
+	if (rc == SQLITE_OK) {
+		/* trace_processor's placeholder rows: upid 0 and utid 0 */
+		dbw_process(w, 0, NULL);
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(db, "INSERT INTO thread(id, utid, tid) VALUES(0, 0, 0)", -1, &st, NULL);
+		dbw_step(w, st);
+		sqlite3_finalize(st);
+	}
+	return w->rc;
+}
+
+int dbw_end(struct dbw *w, int narms)
+{
+	dbw_flush_chunk(w);
+	if (w->rc == SQLITE_OK) {
+		char sql[256];
+		snprintf(sql, sizeof sql,
+			 "INSERT INTO metadata VALUES('kvio_schema_version','int',%d,NULL),"
+			 "('trace_type','string',NULL,'kvio'),('arms','int',%d,NULL)",
+			 KVIO_DB_VERSION, narms);
+		w->rc = db_exec(w->db, sql, "writing the database");
+	}
+	for (int i = 0; stmt_slot(w, i); i++)
+		sqlite3_finalize(*stmt_slot(w, i));
+	free(w->cb->blob);
+	free(w->cb);
+	for (size_t i = 0; i < w->names.n; i++)
+		free(VEC_AT(&w->names, char *, i));
+	vec_free(&w->names);
+	if (w->rc == SQLITE_OK)
+		w->rc = db_exec(w->db, "COMMIT", "writing the database");
+	return w->rc;
+}

@@ -1,0 +1,78 @@
+/* dbw.h — the database writer shared by the JSONL ingest and the .pftrace
+ * import. Call dbw_begin on a database made by db_create, write, dbw_end. */
+#ifndef KVIO_DBW_H
+#define KVIO_DBW_H
+#include "cmdchunk.h"
+#include "../lib/util.h"
+#include <sqlite3.h>
+#include <stdint.h>
+
+/* Commands waiting to be written as one chunk (see cmdchunk.h). */
+struct chunkbuf {
+	int64_t first_id;
+	uint32_t n;
+	int64_t ts[CHUNK_ROWS], dur[CHUNK_ROWS], slba[CHUNK_ROWS];
+	uint32_t track[CHUNK_ROWS], data_len[CHUNK_ROWS], trace_id[CHUNK_ROWS], slba_track[CHUNK_ROWS],
+		kv_id[CHUNK_ROWS];
+	uint16_t name[CHUNK_ROWS];
+	uint8_t flags[CHUNK_ROWS];
+	unsigned char *blob;
+};
+
+struct dbw {
+	sqlite3 *db;
+	sqlite3_stmt *process, *track, *chunk, *slice, *arg, *counter, *flow, *name, *kv;
+	struct chunkbuf *cb;
+	struct vec names;    /* global command names (char*, owned), index = kvio_cmd_name.id */
+	int64_t next_kv;
+	int64_t next_id;     /* slices (and their arg sets) */
+	int64_t next_track, next_upid, next_counter, next_flow;
+	int rc;
+};
+
+
+/* One command row for dbw_cmd (the kvio_cmd columns). */
+struct cmd_row {
+	int64_t ts, dur, slba, track, slba_track;
+	uint32_t data_len, trace_id; /* trace_id 0 = NULL */
+	const char *name;            /* interned by dbw_name */
+	uint8_t flags;               /* CHF_* */
+	const char *key_hex;         /* with CHF_KV */
+	int has_key_len, has_value_len;
+	int64_t key_len, value_len;
+};
+
+/* Start: BEGIN, prepared statements, the placeholder process/thread rows.
+ * Returns SQLITE_OK or the error (reported). */
+int dbw_begin(struct dbw *w, sqlite3 *db);
+/* Flush, metadata (n arms), finalize, COMMIT (or just finalize after an error). */
+int dbw_end(struct dbw *w, int narms);
+
+void dbw_step(struct dbw *w, sqlite3_stmt *st);
+int64_t dbw_process(struct dbw *w, int64_t pid, const char *name);
+/* A track; parent < 0 for none, upid < 0 for none; unit != NULL makes it a
+ * counter track; order < 0: no sibling_order_rank. */
+int64_t dbw_track(struct dbw *w, const char *name, int64_t parent, int64_t upid, const char *unit,
+		  int order, int explicit_order);
+/* A generic slice with a fresh id (also its arg_set_id). */
+int64_t dbw_slice(struct dbw *w, int64_t ts, int64_t dur, int64_t track, const char *name);
+/* A generic slice with a reserved id. */
+void dbw_slice_id(struct dbw *w, int64_t id, int64_t ts, int64_t dur, int64_t track, const char *name);
+/* Reserve n consecutive slice ids; returns the first. */
+int64_t dbw_reserve(struct dbw *w, int64_t n);
+/* Args of generic slices: vt 0 int, 1 uint, 2 bool, 3 real, 4 string. */
+void dbw_arg_row(struct dbw *w, int64_t set, const char *key, int vt_kind, int64_t i, const char *s,
+		 double d, const char *display);
+void dbw_arg_i(struct dbw *w, int64_t set, const char *key, int64_t v);
+void dbw_arg_b(struct dbw *w, int64_t set, const char *key, int v);
+void dbw_arg_d(struct dbw *w, int64_t set, const char *key, double v);
+void dbw_arg_s(struct dbw *w, int64_t set, const char *key, const char *v);
+void dbw_counter(struct dbw *w, int64_t ts, int64_t track, double v);
+void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id);
+/* Command name id (kvio_cmd_name), written on first use. */
+uint16_t dbw_name(struct dbw *w, const char *name);
+/* One command with slice id `id`; ids of a chunk must be consecutive. */
+void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r);
+void dbw_flush_chunk(struct dbw *w);
+
+#endif
