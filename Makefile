@@ -3,26 +3,34 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WFLAGS  := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
-LDLIBS  := -lsqlite3 -lm -lpthread
+LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread
 PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build
 
-LIB_SRC    := lib/util.c
+LIB_SRC    := lib/util.c lib/u64map.c
 INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/write.c ingest/dbw.c ingest/schema.c \
               ingest/ingest.c
-REPORT_SRC := report/report.c report/json.c report/stubs.c
+REPORT_SRC := report/report.c report/json.c report/export.c report/kvio2perfetto.c report/stubs.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
 KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
-KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o
+KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
 .PHONY: all deps demo test bench install clean check-tools
 all: $(B)/kvio $(addprefix $(B)/,$(CMDS)) $(B)/kvio.so $(B)/kvio-gen
 
-$(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h)
+$(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h) $(B)/kvio.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(WFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(WFLAGS) $(CFLAGS) -I$(B) -c $< -o $@
+
+# the .pftrace messages: report/kvio.proto compiled by protoc-c
+$(B)/kvio.pb-c.c $(B)/kvio.pb-c.h: report/kvio.proto
+	@mkdir -p $(B)
+	protoc-c --c_out=$(B) --proto_path=report report/kvio.proto
+
+$(B)/kvio.pb-c.o: $(B)/kvio.pb-c.c
+	$(CC) -std=c11 -O2 -g -I$(B) -c $< -o $@
 
 $(B)/sqlfiles.c: $(SQL_FILES) scripts/embed-sql.sh
 	@mkdir -p $(B)

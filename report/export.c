@@ -1,0 +1,684 @@
+/* export.c — kvio-export: a trace.db as a Perfetto TrackEvent trace.
+ *
+ * The file is a stream of length-delimited TracePackets (Trace.packet = 1),
+ * written as the database is read, never built whole in memory. Track
+ * descriptors come first; then slices as SLICE_BEGIN/SLICE_END (instants for
+ * zero-length slices), counters as TYPE_COUNTER, flows as flow_ids /
+ * terminating_flow_ids. Event names, annotation names and the role strings are
+ * interned on one trusted packet sequence. Events are not globally sorted by
+ * time: trace_processor sorts them (within a track, kvio's slices never overlap
+ * or touch, so the order is unambiguous). */
+#include "export.h"
+#include "kvio.pb-c.h"
+#include "../ingest/cmdchunk.h"
+#include "../ingest/schema.h"
+#include "../lib/cli.h"
+#include "../lib/util.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define SEQ_ID 1
+#define SEQ_INCREMENTAL_STATE_CLEARED 1
+#define SEQ_NEEDS_INCREMENTAL_STATE 2
+
+/* ---- output: plain or gzip, with a write buffer ---------------------------- */
+struct out {
+	FILE *f;
+	gzFile gz;
+	unsigned char *buf;
+	size_t n, cap;
+	int err;
+	uint64_t bytes;
+};
+
+static void out_flush(struct out *o)
+{
+	if (!o->n || o->err)
+		return;
+	if (o->gz) {
+		if (gzwrite(o->gz, o->buf, (unsigned)o->n) != (int)o->n)
+			o->err = 1;
+	} else if (fwrite(o->buf, 1, o->n, o->f) != o->n) {
+		o->err = 1;
+	}
+	o->bytes += o->n;
+	o->n = 0;
+}
+
+static unsigned char *out_reserve(struct out *o, size_t n)
+{
+	if (o->n + n > o->cap) {
+		out_flush(o);
+		if (n > o->cap) {
+			o->cap = n * 2;
+			o->buf = xrealloc(o->buf, o->cap);
+		}
+	}
+	return o->buf + o->n;
+}
+
+/* Append one packet as Trace.packet (field 1, length-delimited). */
+static void out_packet(struct out *o, const Kvio__Pf__TracePacket *p)
+{
+	size_t len = kvio__pf__trace_packet__get_packed_size(p);
+	unsigned char *b = out_reserve(o, len + 11);
+	size_t k = 0;
+	b[k++] = 0x0a;
+	size_t v = len;
+	do {
+		unsigned char c = v & 0x7f;
+		v >>= 7;
+		b[k++] = c | (v ? 0x80 : 0);
+	} while (v);
+	kvio__pf__trace_packet__pack(p, b + k);
+	o->n += k + len;
+}
+
+/* ---- interning: string -> iid ---------------------------------------------- */
+struct intern {
+	char **key;
+	uint64_t *iid;
+	size_t cap, n;
+};
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* iid of s; *fresh set when s was not interned before (the caller emits it). */
+static uint64_t intern(struct intern *t, const char *s, int *fresh)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		struct intern o = *t;
+		t->cap = o.cap ? o.cap * 2 : 64;
+		t->key = xcalloc(t->cap, sizeof *t->key);
+		t->iid = xcalloc(t->cap, sizeof *t->iid);
+		for (size_t i = 0; i < o.cap; i++)
+			if (o.key[i]) {
+				size_t j = hash_str(o.key[i]) & (t->cap - 1);
+				while (t->key[j])
+					j = (j + 1) & (t->cap - 1);
+				t->key[j] = o.key[i];
+				t->iid[j] = o.iid[i];
+			}
+		free(o.key);
+		free(o.iid);
+	}
+	size_t j = hash_str(s) & (t->cap - 1);
+	while (t->key[j]) {
+		if (!strcmp(t->key[j], s)) {
+			*fresh = 0;
+			return t->iid[j];
+		}
+		j = (j + 1) & (t->cap - 1);
+	}
+	t->key[j] = xstrdup(s);
+	t->iid[j] = ++t->n;
+	*fresh = 1;
+	return t->iid[j];
+}
+
+static void intern_free(struct intern *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		free(t->key[i]);
+	free(t->key);
+	free(t->iid);
+}
+
+/* ---- one event packet under construction ------------------------------------- */
+#define MAXANN 32
+
+struct ev {
+	Kvio__Pf__TracePacket p;
+	Kvio__Pf__TrackEvent te;
+	Kvio__Pf__InternedData idata;
+	Kvio__Pf__DebugAnnotation ann[MAXANN];
+	Kvio__Pf__DebugAnnotation *annp[MAXANN];
+	Kvio__Pf__EventName en;
+	Kvio__Pf__EventName *enp[1];
+	Kvio__Pf__DebugAnnotationName dn[MAXANN];
+	Kvio__Pf__DebugAnnotationName *dnp[MAXANN];
+	Kvio__Pf__InternedString is[MAXANN];
+	Kvio__Pf__InternedString *isp[MAXANN];
+	uint64_t flows[4], tflows[4];
+};
+
+struct exporter {
+	struct out o;
+	struct intern names, ann_names, str_values;
+	struct ev e;
+	uint64_t packets;
+};
+
+static void ev_reset(struct exporter *x, int type, int64_t ts, uint64_t track)
+{
+	struct ev *e = &x->e;
+	kvio__pf__trace_packet__init(&e->p);
+	kvio__pf__track_event__init(&e->te);
+	kvio__pf__interned_data__init(&e->idata);
+	e->p.has_timestamp = 1;
+	e->p.timestamp = ts < 0 ? 0 : (uint64_t)ts;
+	e->p.has_trusted_packet_sequence_id = 1;
+	e->p.trusted_packet_sequence_id = SEQ_ID;
+	e->p.has_sequence_flags = 1;
+	e->p.sequence_flags = SEQ_NEEDS_INCREMENTAL_STATE;
+	e->p.track_event = &e->te;
+	e->te.has_type = 1;
+	e->te.type = type;
+	e->te.has_track_uuid = 1;
+	e->te.track_uuid = track;
+	e->te.debug_annotations = e->annp;
+	e->te.flow_ids = e->flows;
+	e->te.terminating_flow_ids = e->tflows;
+	e->idata.event_names = e->enp;
+	e->idata.debug_annotation_names = e->dnp;
+	e->idata.debug_annotation_string_values = e->isp;
+}
+
+static void ev_name(struct exporter *x, const char *name)
+{
+	struct ev *e = &x->e;
+	int fresh;
+	uint64_t iid = intern(&x->names, name ? name : "", &fresh);
+	e->te.has_name_iid = 1;
+	e->te.name_iid = iid;
+	if (fresh) {
+		kvio__pf__event_name__init(&e->en);
+		e->en.has_iid = 1;
+		e->en.iid = iid;
+		e->en.name = (char *)(name ? name : "");
+		e->enp[0] = &e->en;
+		e->idata.n_event_names = 1;
+	}
+}
+
+/* A new debug annotation with an interned name; NULL when full. */
+static Kvio__Pf__DebugAnnotation *ev_ann(struct exporter *x, const char *key)
+{
+	struct ev *e = &x->e;
+	if (e->te.n_debug_annotations >= MAXANN)
+		return NULL;
+	Kvio__Pf__DebugAnnotation *a = &e->ann[e->te.n_debug_annotations];
+	kvio__pf__debug_annotation__init(a);
+	e->annp[e->te.n_debug_annotations++] = a;
+	int fresh;
+	const char *k = strncmp(key, "debug.", 6) ? key : key + 6;
+	a->has_name_iid = 1;
+	a->name_iid = intern(&x->ann_names, k, &fresh);
+	if (fresh) {
+		size_t n = e->idata.n_debug_annotation_names++;
+		kvio__pf__debug_annotation_name__init(&e->dn[n]);
+		e->dn[n].has_iid = 1;
+		e->dn[n].iid = a->name_iid;
+		e->dn[n].name = (char *)k;
+		e->dnp[n] = &e->dn[n];
+	}
+	return a;
+}
+
+static void ann_uint(struct exporter *x, const char *key, uint64_t v)
+{
+	Kvio__Pf__DebugAnnotation *a = ev_ann(x, key);
+	if (a) { a->has_uint_value = 1; a->uint_value = v; }
+}
+
+static void ann_int(struct exporter *x, const char *key, int64_t v)
+{
+	Kvio__Pf__DebugAnnotation *a = ev_ann(x, key);
+	if (a) { a->has_int_value = 1; a->int_value = v; }
+}
+
+static void ann_bool(struct exporter *x, const char *key, int v)
+{
+	Kvio__Pf__DebugAnnotation *a = ev_ann(x, key);
+	if (a) { a->has_bool_value = 1; a->bool_value = v != 0; }
+}
+
+static void ann_double(struct exporter *x, const char *key, double v)
+{
+	Kvio__Pf__DebugAnnotation *a = ev_ann(x, key);
+	if (a) { a->has_double_value = 1; a->double_value = v; }
+}
+
+static void ann_str(struct exporter *x, const char *key, const char *v, int interned)
+{
+	Kvio__Pf__DebugAnnotation *a = ev_ann(x, key);
+	if (!a)
+		return;
+	if (!interned) {
+		a->string_value = (char *)v;
+		return;
+	}
+	struct ev *e = &x->e;
+	int fresh;
+	a->has_string_value_iid = 1;
+	a->string_value_iid = intern(&x->str_values, v, &fresh);
+	if (fresh) {
+		size_t n = e->idata.n_debug_annotation_string_values++;
+		kvio__pf__interned_string__init(&e->is[n]);
+		e->is[n].has_iid = 1;
+		e->is[n].iid = a->string_value_iid;
+		e->is[n].has_str = 1;
+		e->is[n].str.data = (uint8_t *)v;
+		e->is[n].str.len = strlen(v);
+		e->isp[n] = &e->is[n];
+	}
+}
+
+static void ev_emit(struct exporter *x)
+{
+	struct ev *e = &x->e;
+	if (e->idata.n_event_names || e->idata.n_debug_annotation_names ||
+	    e->idata.n_debug_annotation_string_values)
+		e->p.interned_data = &e->idata;
+	out_packet(&x->o, &e->p);
+	x->packets++;
+}
+
+static void emit_end(struct exporter *x, int64_t ts, uint64_t track)
+{
+	ev_reset(x, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_END, ts, track);
+	x->e.p.has_sequence_flags = 0;
+	ev_emit(x);
+}
+
+static void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double v)
+{
+	ev_reset(x, KVIO__PF__TRACK_EVENT__TYPE__TYPE_COUNTER, ts, track);
+	x->e.p.has_sequence_flags = 0;
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		x->e.te.has_counter_value = 1;
+		x->e.te.counter_value = (int64_t)v;
+	} else {
+		x->e.te.has_double_counter_value = 1;
+		x->e.te.double_counter_value = v;
+	}
+	ev_emit(x);
+}
+
+/* ---- flows: slice id -> its flow ids (in, out) ------------------------------- */
+struct flowref {
+	int64_t slice;
+	uint64_t fid;
+	int out; /* 1: the slice is the flow's source */
+};
+
+static int flowref_cmp(const void *a, const void *b)
+{
+	const struct flowref *x = a, *y = b;
+	return x->slice < y->slice ? -1 : x->slice > y->slice;
+}
+
+struct flows {
+	struct flowref *r;
+	size_t n;
+};
+
+static int load_flows(sqlite3 *db, struct flows *f)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow", -1, &st, NULL))
+		return -1;
+	size_t cap = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (f->n + 2 > cap) {
+			cap = cap ? cap * 2 : 256;
+			f->r = xrealloc(f->r, cap * sizeof *f->r);
+		}
+		uint64_t fid = (uint64_t)sqlite3_column_int64(st, 2) + 1; /* flow id 0 is invalid */
+		f->r[f->n++] = (struct flowref){sqlite3_column_int64(st, 0), fid, 1};
+		f->r[f->n++] = (struct flowref){sqlite3_column_int64(st, 1), fid, 0};
+	}
+	sqlite3_finalize(st);
+	qsort(f->r, f->n, sizeof *f->r, flowref_cmp);
+	return 0;
+}
+
+/* Put slice id's flow ids on the current event: a source continues the flow,
+ * a slice that only receives it terminates it. */
+static void ev_flows(struct exporter *x, const struct flows *f, int64_t id)
+{
+	size_t lo = 0, hi = f->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->r[mid].slice < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	struct ev *e = &x->e;
+	for (size_t i = lo; i < f->n && f->r[i].slice == id; i++) {
+		const struct flowref *r = &f->r[i];
+		int out_too = 0;
+		for (size_t k = lo; k < f->n && f->r[k].slice == id; k++)
+			out_too |= f->r[k].fid == r->fid && f->r[k].out;
+		if (r->out) {
+			if (e->te.n_flow_ids < 4)
+				e->flows[e->te.n_flow_ids++] = r->fid;
+		} else if (!out_too && e->te.n_terminating_flow_ids < 4) {
+			e->tflows[e->te.n_terminating_flow_ids++] = r->fid;
+		}
+	}
+}
+
+/* ---- the export ------------------------------------------------------------ */
+
+static int export_tracks(sqlite3 *db, struct exporter *x)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db,
+		"SELECT t.id, t.name, t.parent_id, t.is_counter, t.unit, t.sibling_order_rank,"
+		" t.child_ordering, p.pid, p.name FROM kvio_track t LEFT JOIN process p"
+		" ON p.upid = t.upid AND t.parent_id IS NULL AND t.name IS NULL ORDER BY t.id", -1, &st, NULL);
+	if (rc)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		Kvio__Pf__TracePacket p = KVIO__PF__TRACE_PACKET__INIT;
+		Kvio__Pf__TrackDescriptor d = KVIO__PF__TRACK_DESCRIPTOR__INIT;
+		Kvio__Pf__ProcessDescriptor pd = KVIO__PF__PROCESS_DESCRIPTOR__INIT;
+		Kvio__Pf__CounterDescriptor cd = KVIO__PF__COUNTER_DESCRIPTOR__INIT;
+		p.track_descriptor = &d;
+		d.has_uuid = 1;
+		d.uuid = (uint64_t)sqlite3_column_int64(st, 0);
+		d.name = (char *)sqlite3_column_text(st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			d.has_parent_uuid = 1;
+			d.parent_uuid = (uint64_t)sqlite3_column_int64(st, 2);
+		}
+		if (sqlite3_column_int(st, 3)) {
+			d.counter = &cd;
+			cd.unit_name = (char *)sqlite3_column_text(st, 4);
+		}
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+			d.has_sibling_order_rank = 1;
+			d.sibling_order_rank = sqlite3_column_int(st, 5);
+		}
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
+			d.has_child_ordering = 1;
+			d.child_ordering = KVIO__PF__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
+		}
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
+			d.process = &pd;
+			pd.has_pid = 1;
+			pd.pid = sqlite3_column_int(st, 7);
+			pd.process_name = (char *)sqlite3_column_text(st, 8);
+		}
+		out_packet(&x->o, &p);
+		x->packets++;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Generic slices (objects, serving, capture info, overview) with their args. */
+static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl)
+{
+	sqlite3_stmt *s, *a;
+	if (sqlite3_prepare_v2(db, "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", -1, &s, NULL))
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
+				   " FROM kvio_arg ORDER BY arg_set_id, key", -1, &a, NULL)) {
+		sqlite3_finalize(s);
+		return -1;
+	}
+	int arc = sqlite3_step(a);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1),
+			dur = sqlite3_column_int64(s, 2);
+		uint64_t track = (uint64_t)sqlite3_column_int64(s, 3);
+		ev_reset(x, dur ? KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN : KVIO__PF__TRACK_EVENT__TYPE__TYPE_INSTANT,
+			 ts, track);
+		ev_name(x, (const char *)sqlite3_column_text(s, 4));
+		while (arc == SQLITE_ROW && sqlite3_column_int64(a, 0) < id)
+			arc = sqlite3_step(a);
+		/* strings are referenced, not copied: keep their row until emitted */
+		const char *keys[MAXANN];
+		char *vals[MAXANN];
+		int nk = 0;
+		for (; arc == SQLITE_ROW && sqlite3_column_int64(a, 0) == id; arc = sqlite3_step(a)) {
+			if (nk == MAXANN)
+				continue;
+			const char *key = (const char *)sqlite3_column_text(a, 1);
+			const char *vt = (const char *)sqlite3_column_text(a, 5);
+			keys[nk] = xstrdup(key);
+			vals[nk] = NULL;
+			if (!strcmp(vt, "string")) {
+				const char *v = (const char *)sqlite3_column_text(a, 3);
+				vals[nk] = xstrdup(v ? v : "");
+				ann_str(x, keys[nk], vals[nk], 0);
+			} else if (!strcmp(vt, "real")) {
+				ann_double(x, keys[nk], sqlite3_column_double(a, 4));
+			} else if (!strcmp(vt, "bool")) {
+				ann_bool(x, keys[nk], sqlite3_column_int(a, 2));
+			} else if (!strcmp(vt, "int")) {
+				ann_int(x, keys[nk], sqlite3_column_int64(a, 2));
+			} else {
+				ann_uint(x, keys[nk], (uint64_t)sqlite3_column_int64(a, 2));
+			}
+			nk++;
+		}
+		ev_flows(x, fl, id);
+		ev_emit(x);
+		for (int k = 0; k < nk; k++) {
+			free((char *)keys[k]);
+			free(vals[k]);
+		}
+		if (dur)
+			emit_end(x, ts + dur, track);
+	}
+	sqlite3_finalize(s);
+	sqlite3_finalize(a);
+	return 0;
+}
+
+/* Command slices straight from their chunks, with their slba counter points. */
+static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
+{
+	sqlite3_stmt *st, *nm, *kv;
+	char **names = NULL;
+	size_t nnames = 0;
+	if (sqlite3_prepare_v2(db, "SELECT id, name FROM kvio_cmd_name ORDER BY id", -1, &nm, NULL))
+		return -1;
+	while (sqlite3_step(nm) == SQLITE_ROW) {
+		size_t id = (size_t)sqlite3_column_int64(nm, 0);
+		if (id >= nnames) {
+			names = xrealloc(names, (id + 1) * sizeof *names);
+			memset(names + nnames, 0, (id + 1 - nnames) * sizeof *names);
+			nnames = id + 1;
+		}
+		names[id] = xstrdup((const char *)sqlite3_column_text(nm, 1));
+	}
+	sqlite3_finalize(nm);
+	if (sqlite3_prepare_v2(db, "SELECT key_hex, key_len, value_len FROM kvio_cmd_kv WHERE id = ?", -1, &kv, NULL) ||
+	    sqlite3_prepare_v2(db, "SELECT id, data FROM kvio_cmd_chunk ORDER BY id", -1, &st, NULL)) {
+		for (size_t i = 0; i < nnames; i++)
+			free(names[i]);
+		free(names);
+		return -1;
+	}
+	int rc = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t first = sqlite3_column_int64(st, 0);
+		struct chunk_view v;
+		if (chunk_map(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &v)) {
+			kvio_err("kvio_cmd_chunk %lld is damaged", (long long)first);
+			rc = -1;
+			break;
+		}
+		for (uint32_t i = 0; i < v.n; i++) {
+			uint8_t f = v.flags[i];
+			ev_reset(x, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, v.ts[i], v.track[i]);
+			ev_name(x, v.name[i] < nnames && names[v.name[i]] ? names[v.name[i]] : "cmd");
+			if (f & CHF_SLBA)
+				ann_uint(x, "slba", (uint64_t)v.slba[i]);
+			ann_uint(x, "data_len", v.data_len[i]);
+			char *khex = NULL;
+			if (f & CHF_KV) {
+				sqlite3_bind_int64(kv, 1, v.kv_id[i]);
+				if (sqlite3_step(kv) == SQLITE_ROW) {
+					if (sqlite3_column_type(kv, 0) != SQLITE_NULL) {
+						khex = xstrdup((const char *)sqlite3_column_text(kv, 0));
+						ann_str(x, "key_hex", khex, 0);
+					}
+					if (sqlite3_column_type(kv, 1) != SQLITE_NULL)
+						ann_uint(x, "key_len", (uint64_t)sqlite3_column_int64(kv, 1));
+					if (sqlite3_column_type(kv, 2) != SQLITE_NULL)
+						ann_uint(x, "value_len", (uint64_t)sqlite3_column_int64(kv, 2));
+				}
+				sqlite3_reset(kv);
+			}
+			if (v.trace_id[i])
+				ann_uint(x, "trace_id", v.trace_id[i]);
+			if (f & CHF_HEADER)
+				ann_str(x, "role", "header", 1);
+			else if (f & CHF_PAYLOAD)
+				ann_str(x, "role", "payload", 1);
+			ann_bool(x, "real_dur", f & CHF_REAL);
+			ev_flows(x, fl, first + i);
+			ev_emit(x);
+			free(khex);
+			emit_end(x, v.ts[i] + v.dur[i], v.track[i]);
+			if (v.slba_track[i])
+				emit_counter(x, v.ts[i], v.slba_track[i], (f & CHF_SLBA) ? (double)v.slba[i] : 0);
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(kv);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+static int export_counters(sqlite3 *db, struct exporter *x)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT ts, track_id, value FROM kvio_counter ORDER BY id", -1, &st, NULL))
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		emit_counter(x, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+			     sqlite3_column_double(st, 2));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int export_db(sqlite3 *db, const char *path, struct export_stats *stats)
+{
+	size_t n = strlen(path) + 32;
+	char *tmp = xmalloc(n);
+	snprintf(tmp, n, "%s.tmp-%d", path, (int)getpid());
+	struct exporter x;
+	memset(&x, 0, sizeof x);
+	size_t pl = strlen(path);
+	int gz = pl > 3 && !strcmp(path + pl - 3, ".gz");
+	int rc = 0;
+	if (gz)
+		x.o.gz = gzopen(tmp, "wb6");
+	else
+		x.o.f = fopen(tmp, "wb");
+	if (!x.o.gz && !x.o.f) {
+		kvio_err("%s: cannot create: %s", tmp, strerror(errno));
+		free(tmp);
+		return 2;
+	}
+	x.o.cap = 1 << 20;
+	x.o.buf = xmalloc(x.o.cap);
+	struct flows fl = {0};
+	if (load_flows(db, &fl)) {
+		kvio_err("reading flows: %s", sqlite3_errmsg(db));
+		rc = 2;
+	}
+	/* the sequence starts with cleared incremental state */
+	if (!rc) {
+		Kvio__Pf__TracePacket p = KVIO__PF__TRACE_PACKET__INIT;
+		p.has_trusted_packet_sequence_id = 1;
+		p.trusted_packet_sequence_id = SEQ_ID;
+		p.has_sequence_flags = 1;
+		p.sequence_flags = SEQ_INCREMENTAL_STATE_CLEARED;
+		out_packet(&x.o, &p);
+		x.packets++;
+	}
+	if (!rc && (export_tracks(db, &x) || export_slices(db, &x, &fl) || export_cmds(db, &x, &fl) ||
+		    export_counters(db, &x))) {
+		kvio_err("reading the database: %s", sqlite3_errmsg(db));
+		rc = 2;
+	}
+	out_flush(&x.o);
+	int cerr = x.o.gz ? gzclose(x.o.gz) != Z_OK : fclose(x.o.f) != 0;
+	if (!rc && (x.o.err || cerr)) {
+		kvio_err("%s: write error", tmp);
+		rc = 2;
+	}
+	if (!rc && rename(tmp, path) != 0) {
+		kvio_err("%s: cannot rename into place: %s", path, strerror(errno));
+		rc = 2;
+	}
+	if (rc)
+		unlink(tmp);
+	if (stats) {
+		stats->packets = x.packets;
+		stats->bytes = x.o.bytes;
+	}
+	free(fl.r);
+	free(x.o.buf);
+	intern_free(&x.names);
+	intern_free(&x.ann_names);
+	intern_free(&x.str_values);
+	free(tmp);
+	return rc;
+}
+
+static const char export_help[] =
+	"usage: kvio-export trace.db -o kv.pftrace[.gz]\n\n"
+	"Writes the database as a Perfetto TrackEvent trace: drag it onto\n"
+	"https://ui.perfetto.dev (processing stays in the browser) or open it with\n"
+	"trace_processor. A .gz suffix gzips. The file appears only when complete.\n\n"
+	"EXAMPLES\n"
+	"  kvio-export trace.db -o kv.pftrace\n"
+	"  kvio-export ab.db -o ab.pftrace.gz\n\n"
+	"exit status: 0 ok, 2 usage error, unreadable database or write error\n";
+
+int cmd_export(int argc, char **argv)
+{
+	const char *dbpath = NULL, *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(export_help, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
+			if (!(out = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out")))
+				return 2;
+		} else if (argv[i][0] == '-') {
+			kvio_err("unknown option '%s' (see --help)", argv[i]);
+			return 2;
+		} else if (!dbpath) {
+			dbpath = argv[i];
+		} else {
+			kvio_err("unexpected argument '%s' (see --help)", argv[i]);
+			return 2;
+		}
+	}
+	if (!dbpath || !out) {
+		kvio_err("need a trace.db and -o FILE (see --help)");
+		return 2;
+	}
+	sqlite3 *db = db_open_ro(dbpath);
+	if (!db)
+		return 2;
+	struct export_stats s;
+	int rc = export_db(db, out, &s);
+	sqlite3_close(db);
+	if (!rc)
+		printf("kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n", out,
+		       (unsigned long long)s.packets, (unsigned long long)s.bytes);
+	return rc;
+}

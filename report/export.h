@@ -1,0 +1,15 @@
+/* export.h — trace.db to a Perfetto .pftrace (export.c). */
+#ifndef KVIO_EXPORT_H
+#define KVIO_EXPORT_H
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct export_stats {
+	uint64_t packets, bytes; /* bytes before compression */
+};
+
+/* Write db to path (".gz" gzips), atomically (temp file + rename).
+ * Returns 0, or 2 after a one-line error. */
+int export_db(sqlite3 *db, const char *path, struct export_stats *stats);
+
+#endif

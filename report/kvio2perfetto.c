@@ -1,0 +1,72 @@
+/* kvio2perfetto.c — ingest + export in one step, a drop-in for the reference
+ * converter's quickstart line: the same options as kvio-ingest, -o FILE.pftrace. */
+#include "export.h"
+#include "../ingest/ingest.h"
+#include "../ingest/schema.h"
+#include "../lib/cli.h"
+#include "../lib/util.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char help[] =
+	"usage: kvio2perfetto --sem S --ebpf E [--serving V] [--label L] -o kv.pftrace[.gz]\n"
+	"       kvio2perfetto --merge L=SEM,EBPF[,SERVING] [--merge ...] -o ab.pftrace\n\n"
+	"kvio-ingest and kvio-export in one step (the database is temporary).\n\n"
+	"options:\n"
+	"  -o, --out FILE        the .pftrace to write (.gz suffix gzips)\n"
+	"%s\n"
+	"EXAMPLES\n"
+	"  kvio2perfetto --sem sem.jsonl --ebpf ebpf.jsonl -o kv.pftrace\n"
+	"  kvio2perfetto --merge stock=s1,e1 --merge batched=s2,e2 -o ab.pftrace\n\n"
+	"exit status: 0 ok, 2 usage or I/O error\n";
+
+int cmd_kvio2perfetto(int argc, char **argv)
+{
+	struct ingest_args a;
+	ingest_defaults(&a);
+	const char *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf(help, ingest_options_help);
+			return 0;
+		}
+		if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
+			if (!(out = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out")))
+				return 2;
+			continue;
+		}
+		int r = ingest_parse_opt(&a, argc, argv, &i);
+		if (r < 0)
+			return 2;
+		if (r == 0) {
+			kvio_err("unknown option '%s' (see --help)", argv[i]);
+			return 2;
+		}
+	}
+	if (!out) {
+		kvio_err("need -o kv.pftrace (see --help)");
+		return 2;
+	}
+	if (ingest_finish_args(&a) || a.pftrace) {
+		if (a.pftrace)
+			kvio_err("--pftrace belongs to kvio-ingest");
+		return 2;
+	}
+	size_t n = strlen(out) + 32;
+	char *dbpath = xmalloc(n);
+	snprintf(dbpath, n, "%s.db-%d", out, (int)getpid());
+	int rc = ingest_to_db(&a, dbpath);
+	if (!rc) {
+		sqlite3 *db = db_open_ro(dbpath);
+		struct export_stats s;
+		rc = db ? export_db(db, out, &s) : 2;
+		if (db)
+			sqlite3_close(db);
+		if (!rc && !a.quiet)
+			printf("kvio2perfetto: wrote %s (%llu packets)\n", out, (unsigned long long)s.packets);
+	}
+	unlink(dbpath);
+	free(dbpath);
+	return rc;
+}
