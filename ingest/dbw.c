@@ -308,3 +308,28 @@ int dbw_end(struct dbw *w, int narms)
 		w->rc = db_exec(w->db, "COMMIT", "writing the database");
 	return w->rc;
 }
+
+void dbw_set_depth(struct dbw *w, int64_t id, int depth)
+{
+	sqlite3_stmt *st;
+	if (w->rc != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->db, "UPDATE kvio_slice SET depth = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(st, 1, depth);
+	sqlite3_bind_int64(st, 2, id);
+	dbw_step(w, st);
+	sqlite3_finalize(st);
+}
+
+void dbw_stat(struct dbw *w, const char *label, const char *name, int64_t value)
+{
+	sqlite3_stmt *st;
+	if (w->rc != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO kvio_stats VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, value);
+	dbw_step(w, st);
+	sqlite3_finalize(st);
+}

@@ -67,6 +67,10 @@ void dbw_arg_i(struct dbw *w, int64_t set, const char *key, int64_t v);
 void dbw_arg_b(struct dbw *w, int64_t set, const char *key, int v);
 void dbw_arg_d(struct dbw *w, int64_t set, const char *key, double v);
 void dbw_arg_s(struct dbw *w, int64_t set, const char *key, const char *v);
+/* Rare: a nested slice's depth (kvio's own slices are all depth 0). */
+void dbw_set_depth(struct dbw *w, int64_t id, int depth);
+/* A kvio_stats row. */
+void dbw_stat(struct dbw *w, const char *label, const char *name, int64_t value);
 void dbw_counter(struct dbw *w, int64_t ts, int64_t track, double v);
 void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id);
 /* Command name id (kvio_cmd_name), written on first use. */

@@ -38,7 +38,7 @@ eq "failed ingest keeps the previous database" "2" "$(q "$T/keep.db" "select cou
 "$BUILD/kvio-ingest" --sem a 2>/dev/null; eq "no -o: exit 2" 2 $?
 "$BUILD/kvio-ingest" -o "$T/x.db" --merge nolabel 2>/dev/null; eq "bad --merge: exit 2" 2 $?
 "$BUILD/kvio-ingest" -o "$T/x.db" --lba-bytes zero --ebpf x 2>/dev/null; eq "bad --lba-bytes: exit 2" 2 $?
-for c in kvio-ingest kvio-report; do
+for c in kvio-ingest kvio-report kvio-export kvio2perfetto; do
 	ok "$c --help exits 0" "$BUILD/$c" --help
 done
 

@@ -3,7 +3,7 @@
 # from the JSON with python3's json module (an independent parser).
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2], {'d': d}), sort_keys=True))" "$@"; }
 
-# --- tiny (see t_ingest_tiny.sh for the layout) -------------------------
+# --- tiny (see t_20_ingest_tiny.sh for the layout) -------------------------
 DB=$T/tiny.db
 "$BUILD/kvio-report" "$DB" --json > "$T/tiny.json"
 eq "report tiny: --json exits 0" 0 $?

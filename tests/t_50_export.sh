@@ -1,0 +1,88 @@
+# .pftrace export and import: structure (an independent decoder, tests/pfwire.py,
+# and protoc --decode against report/kvio.proto), and the round trip
+# ingest -> export -> ingest --pftrace compared table by table (tests/canon.sql).
+canon() { sqlite3 -batch -cmd ".load $BUILD/kvio" "$1" ".read tests/canon.sql"; }
+
+# KV-mode commands (NVMe Key-Value namespaces): key_hex/key_len/value_len, no slba
+printf '%s\n' \
+ '{"event_type":"nvme_cmd","user_data":4294967296,"op_name":"store","key_hex":"6b6579","key_len":3,"value_len":4096,"data_len":4096,"ts":1000}' \
+ '{"event_type":"nvme_cmp","user_data":4294967296,"ts":6000}' \
+ '{"event_type":"nvme_cmd","user_data":4294967297,"op_name":"retrieve","key_hex":"6b6579","key_len":3,"value_len":4096,"data_len":4096,"ts":9000}' \
+ > "$T/kv.ebpf.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/kv.db" --ebpf "$T/kv.ebpf.jsonl"
+"$BUILD/kvio-gen" --sem "$T/g.sem.jsonl" --ebpf "$T/g.ebpf.jsonl" --serving "$T/g.srv.jsonl" --lines 20000 --mode batched --ranks 2
+"$BUILD/kvio-ingest" -q -o "$T/g.db" --merge "g=$T/g.sem.jsonl,$T/g.ebpf.jsonl,$T/g.srv.jsonl" --merge "tiny=fixtures/tiny/sem.jsonl,fixtures/tiny/ebpf.jsonl"
+
+for db in tiny ab kv g; do
+	"$BUILD/kvio-export" "$T/$db.db" -o "$T/$db.pftrace" >/dev/null
+	eq "export $db: exit 0" 0 $?
+	ok "export $db: pfwire structure (BEGIN/END pairs, no overlap, flows start and end once, seq ids, timestamps)" \
+		python3 tests/pfwire.py check "$T/$db.pftrace"
+	ok "export $db: protoc --decode against report/kvio.proto" \
+		sh -c "protoc --decode=kvio.pf.Trace --proto_path=report report/kvio.proto < '$T/$db.pftrace' > '$T/$db.txt'"
+	"$BUILD/kvio-ingest" -q -o "$T/$db.rt.db" --pftrace "$T/$db.pftrace"
+	eq "export $db: ingest --pftrace exit 0" 0 $?
+	canon "$T/$db.db" > "$T/$db.canon"
+	canon "$T/$db.rt.db" > "$T/$db.rt.canon"
+	eq "round trip $db: same processes, tracks, slices, args, flows, counters" "" "$(diff "$T/$db.canon" "$T/$db.rt.canon" | head -5)"
+done
+eq "round trip g: the comparison covers every table" "arg=1 counter=1 flow=1 process=1 slice=1 track=1" \
+	"$(cut -d'|' -f1 "$T/g.canon" | sort | uniq -c | awk '{printf "%s%s=%d", (NR > 1 ? " " : ""), $2, ($1 > 0)}')"
+eq "round trip g: report JSON equal after the round trip (but capture bookkeeping)" \
+	"$("$BUILD/kvio-report" "$T/g.db" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); [v.pop("capture", None) for v in d.values()]; print(json.dumps(d, sort_keys=True))')" \
+	"$("$BUILD/kvio-report" "$T/g.rt.db" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); [v.pop("capture", None) for v in d.values()]; print(json.dumps(d, sort_keys=True))')"
+eq "export kv: KV args survive" "6b6579|3|4096|store
+6b6579|3|4096|retrieve" \
+	"$(q "$T/kv.rt.db" "select extract_arg(arg_set_id,'debug.key_hex'), extract_arg(arg_set_id,'debug.key_len'), extract_arg(arg_set_id,'debug.value_len'), name from slice where name in ('store', 'retrieve') order by ts")"
+# interning: names and annotation names are interned (the role strings too)
+eq "export tiny: event names interned once" "1" "$(grep -c 'name: "write"' "$T/tiny.txt")"
+eq "export tiny: no inline event or annotation names" "0 0" \
+	"$(python3 -c "
+import sys; sys.path.insert(0, 'tests'); import pfwire
+ev = an = 0
+for p in pfwire.packets(sys.argv[1]):
+    for f, wt, v in pfwire.fields(p):
+        if f != 11: continue
+        for g, _, w in pfwire.fields(v):
+            ev += g == 23
+            if g == 4: an += any(h == 10 for h, _, _ in pfwire.fields(w))
+print(ev, an)" "$T/tiny.pftrace")"
+eq "export tiny: role strings interned" "2" "$(grep -c 'str: "\(header\|payload\)"' "$T/tiny.txt")"
+
+# gzip
+"$BUILD/kvio-export" "$T/tiny.db" -o "$T/tiny.pftrace.gz" >/dev/null
+eq "export .gz: gzip magic" "1f8b" "$(head -c 2 "$T/tiny.pftrace.gz" | od -An -tx1 | tr -d ' \n')"
+eq "export .gz: same packets" "$(md5sum < "$T/tiny.pftrace")" "$(gzip -dc "$T/tiny.pftrace.gz" | md5sum)"
+
+# kvio2perfetto = kvio-ingest + kvio-export
+"$BUILD/kvio2perfetto" -q --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl -o "$T/one.pftrace"
+eq "kvio2perfetto: exit 0" 0 $?
+"$BUILD/kvio-ingest" -q -o "$T/two.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
+"$BUILD/kvio-export" "$T/two.db" -o "$T/two.pftrace" >/dev/null
+eq "kvio2perfetto: byte-identical to ingest + export" "$(md5sum < "$T/two.pftrace")" "$(md5sum < "$T/one.pftrace")"
+eq "kvio2perfetto: leaves no temporary database" "0" "$(ls "$T" | grep -c 'one.pftrace.db-')"
+
+# a file shaped like the reference converter's (inline names, no interning)
+python3 tests/pfwire.py refstyle "$T/ref.pftrace"
+"$BUILD/kvio-ingest" -q -o "$T/ref.db" --pftrace "$T/ref.pftrace"
+eq "import reference-style: exit 0" 0 $?
+# two writes at 100000 (dur 50000, header) and 200000 (dur 8000), one object 0..1 ms
+eq "import reference-style: commands land in kvio_cmd" "100000|50000|header|1 200000|8000|payload|0" \
+	"$(q "$T/ref.db" "select ts || '|' || dur || '|' || role || '|' || real_dur from kvio_cmd order by ts" | tr '\n' ' ' | sed 's/ $//')"
+eq "import reference-style: object and flows" "1000000|2" \
+	"$(q "$T/ref.db" "select (select dur from slice where name like 'store%'), (select count(*) from flow)")"
+eq "import reference-style: report reads it" '{"n": 2, "real_cover": 0.5, "tagged": 2, "tagged_bytes": 135168, "untagged": 0, "wall_ns": 108000}' \
+	"$("$BUILD/kvio-report" "$T/ref.db" --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["ref"]["commands"], sort_keys=True))')"
+
+# bad input
+head -c 100 "$T/tiny.pftrace" > "$T/cut.pftrace"
+"$BUILD/kvio-ingest" -q -o "$T/cut.db" --pftrace "$T/cut.pftrace" 2>"$T/cut.err"
+eq "import truncated: exit 2" 2 $?
+eq "import truncated: one line naming the byte offset" 1 "$(grep -c 'cut.pftrace: truncated at byte' "$T/cut.err")"
+eq "import truncated: no database left" absent "$([ -e "$T/cut.db" ] && echo present || echo absent)"
+printf 'hello world, not a trace' > "$T/junk.pftrace"
+"$BUILD/kvio-ingest" -q -o "$T/junk2.db" --pftrace "$T/junk.pftrace" 2>/dev/null
+eq "import junk: exit 2" 2 $?
+"$BUILD/kvio-export" "$T/nope.db" -o "$T/x.pftrace" 2>/dev/null; eq "export missing db: exit 2" 2 $?
+"$BUILD/kvio-export" "$T/tiny.db" 2>/dev/null; eq "export without -o: exit 2" 2 $?
+"$BUILD/kvio-export" "$T/tiny.db" -o "$T/no/such/dir/x.pftrace" 2>/dev/null; eq "export to an unwritable path: exit 2" 2 $?
