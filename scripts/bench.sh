@@ -99,7 +99,7 @@ if "$B/kvio-export" --help >/dev/null 2>&1; then
 	echo "---- export"
 	set -- $(best "$B/kvio-export" "$O/t1.db" -o "$O/t1.pftrace"); X1=$1
 	set -- $(best "$B/kvio-export" "$O/t4.db" -o "$O/t4.pftrace"); X4=$1
-	NC=$(sqlite3 "$O/t1.db" "select count(*) from kvio_cmd")
+	NC=$(sqlite3 "$O/t1.db" "select sum(n) from kvio_cmd_chunk")
 	SZ=$(stat -c %s "$O/t1.pftrace")
 	echo "kvio-export: 1M ${X1}s | 4M ${X4}s | $(awk "BEGIN{printf \"%.1f\", $SZ/$NC}") bytes per command slice (file / commands)"
 	ratio "export speed vs ingest (1M)" "$(awk "BEGIN{print $I1/$X1}")" ">=" 2
