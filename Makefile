@@ -18,7 +18,11 @@ KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
 .PHONY: all deps demo test bench install clean check-tools
-all: $(B)/kvio $(addprefix $(B)/,$(CMDS)) $(B)/kvio.so $(B)/kvio-gen
+CAPTURE_SRC := capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c
+CAPTURE_HDR := $(wildcard capture/*.h)
+BPF_CLANG   ?= clang
+
+all: $(B)/kvio $(addprefix $(B)/,$(CMDS)) $(B)/kvio.so $(B)/kvio-gen $(B)/nvme_uring_cmd_monitor $(B)/kvio-load
 
 $(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h) $(B)/kvio.pb-c.h
 	@mkdir -p $(dir $@)
@@ -53,6 +57,20 @@ $(B)/kvio.so: ingest/kvio_ext.c
 	@mkdir -p $(B)
 	$(CC) $(WFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
 
+# capture/: the BPF object (clang -target bpf), its skeleton (bpftool), the tracer
+$(B)/capture/nvme_uring_cmd_monitor.bpf.o: capture/nvme_uring_cmd_monitor.bpf.c $(CAPTURE_HDR)
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Icapture -c $< -o $@
+
+$(B)/capture/nvme_uring_cmd_monitor.skel.h: $(B)/capture/nvme_uring_cmd_monitor.bpf.o
+	bpftool gen skeleton $< name nvme_uring_cmd_monitor_bpf > $@.tmp && mv $@.tmp $@
+
+$(B)/nvme_uring_cmd_monitor: $(CAPTURE_SRC) $(CAPTURE_HDR) $(B)/capture/nvme_uring_cmd_monitor.skel.h
+	$(CC) $(WFLAGS) $(CFLAGS) -I$(B)/capture -Icapture -o $@ $(CAPTURE_SRC) -lbpf -lelf -lz
+
+$(B)/kvio-load: capture/kvio_load.c
+	$(CC) $(WFLAGS) $(CFLAGS) -o $@ $< -luring
+
 $(B)/kvio-gen: scripts/kvio-gen.c
 	@mkdir -p $(B)
 	$(CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
@@ -75,6 +93,7 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/kvio $(DESTDIR)$(PREFIX)/share/kvio/sql
 	install -m 755 $(B)/kvio $(DESTDIR)$(PREFIX)/bin/kvio
+	install -m 755 $(B)/nvme_uring_cmd_monitor $(B)/kvio-load $(DESTDIR)$(PREFIX)/bin/
 	for c in $(CMDS); do ln -sf kvio $(DESTDIR)$(PREFIX)/bin/$$c; done
 	install -m 644 $(B)/kvio.so $(DESTDIR)$(PREFIX)/lib/kvio/kvio.so
 	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/kvio/sql/
