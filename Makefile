@@ -17,7 +17,7 @@ KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
 KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
-.PHONY: all deps demo test bench install clean check-tools
+.PHONY: all deps demo test bench vmtest install clean
 CAPTURE_SRC := capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c
 CAPTURE_HDR := $(wildcard capture/*.h)
 BPF_CLANG   ?= clang
@@ -85,6 +85,10 @@ demo: deps
 test: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/run.sh
+
+vmtest: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/vmtest.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all

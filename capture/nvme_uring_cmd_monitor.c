@@ -62,11 +62,26 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
+/* The program libbpf last complained about ("prog 'NAME': ..."), so the
+ * degrade step can switch off exactly that probe. */
+static char failed_prog[64];
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
+	char msg[1024];
+	vsnprintf(msg, sizeof msg, fmt, args);
+	const char *p = strstr(msg, "prog '");
+	if (p && level != LIBBPF_DEBUG) {
+		p += 6;
+		size_t n = strcspn(p, "'");
+		if (n < sizeof failed_prog) {
+			memcpy(failed_prog, p, n);
+			failed_prog[n] = 0;
+		}
+	}
 	if (level == LIBBPF_DEBUG && !env.verbose)
 		return 0;
-	return vfprintf(stderr, fmt, args);
+	return fputs(msg, stderr);
 }
 
 static int handle_event(void *ctx, void *data, size_t size)
@@ -113,20 +128,29 @@ static struct bpf_program *prog_of(struct nvme_uring_cmd_monitor_bpf *s, int p)
 	}
 }
 
-/* Open, load and attach with the probes of plan; NULL on failure. */
-static struct nvme_uring_cmd_monitor_bpf *try_load(const struct probe_plan *plan)
+/* Open, load and attach with the probes of plan (plan_settle's try). */
+static int try_load(const struct probe_plan *plan, void *ctx, int *failed)
 {
+	struct nvme_uring_cmd_monitor_bpf **out = ctx;
 	struct nvme_uring_cmd_monitor_bpf *s = nvme_uring_cmd_monitor_bpf__open();
 	if (!s)
-		return NULL;
+		return -1;
 	s->rodata->targ_pid = env.pid;
 	for (int p = 0; p < NPROBES; p++)
 		bpf_program__set_autoload(prog_of(s, p), plan->on[p]);
+	failed_prog[0] = 0;
 	if (nvme_uring_cmd_monitor_bpf__load(s) || nvme_uring_cmd_monitor_bpf__attach(s)) {
 		nvme_uring_cmd_monitor_bpf__destroy(s);
-		return NULL;
+		*failed = failed_prog[0] ? probe_of_prog(failed_prog) : -1;
+		return -1;
 	}
-	return s;
+	*out = s;
+	return 0;
+}
+
+static void say_refused(const char *fn)
+{
+	fprintf(stderr, "nvme_uring_cmd_monitor: %s refused; continuing without it\n", fn);
 }
 
 static void print_stats(struct nvme_uring_cmd_monitor_bpf *s, const struct probe_plan *plan)
@@ -212,18 +236,11 @@ int main(int argc, char **argv)
 	if (!avail[P_SUBMIT] && !access("/proc/kallsyms", R_OK))
 		fprintf(stderr, "nvme_uring_cmd_monitor: %s is not in /proc/kallsyms (is the nvme module loaded?)\n",
 			probe_fn[P_SUBMIT]);
-	for (;;) {
-		skel = try_load(&plan);
-		if (skel)
-			break;
-		int off = plan_degrade(&plan);
-		if (off < 0) {
-			fprintf(stderr, "nvme_uring_cmd_monitor: cannot load or attach %s (need root, fentry, and BTF "
-					"for vmlinux and nvme_core; is the nvme module loaded?)\n", probe_fn[P_SUBMIT]);
-			err = 1;
-			goto cleanup;
-		}
-		fprintf(stderr, "nvme_uring_cmd_monitor: %s refused; continuing without it\n", probe_fn[off]);
+	if (plan_settle(&plan, try_load, &skel, say_refused)) {
+		fprintf(stderr, "nvme_uring_cmd_monitor: cannot load or attach %s (need root, fentry, and BTF "
+				"for vmlinux and nvme_core; is the nvme module loaded?)\n", probe_fn[P_SUBMIT]);
+		err = 1;
+		goto cleanup;
 	}
 	char desc[256];
 	plan_describe(&plan, desc, sizeof desc);

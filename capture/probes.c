@@ -24,6 +24,42 @@ int plan_degrade(struct probe_plan *p)
 	return -1;
 }
 
+int plan_drop(struct probe_plan *p, int probe)
+{
+	if (probe <= P_SUBMIT || probe >= NPROBES || !p->on[probe])
+		return -1;
+	p->on[probe] = 0;
+	return probe;
+}
+
+int plan_settle(struct probe_plan *p, int (*try)(const struct probe_plan *, void *ctx, int *failed), void *ctx,
+		void (*say)(const char *fn))
+{
+	for (;;) {
+		int failed = -1;
+		if (try(p, ctx, &failed) == 0)
+			return 0;
+		if (failed == P_SUBMIT)
+			return -1; /* the required probe itself: nothing to drop helps */
+		int off = plan_drop(p, failed);
+		if (off < 0)
+			off = plan_degrade(p);
+		if (off < 0)
+			return -1;
+		if (say)
+			say(probe_fn[off]);
+	}
+}
+
+int probe_of_prog(const char *prog)
+{
+	static const char *const progs[NPROBES] = {"ns_chr", "ns_head_chr", "end_io", "ovf_old", "ovf_new"};
+	for (int i = 0; i < NPROBES; i++)
+		if (!strcmp(prog, progs[i]))
+			return i;
+	return -1;
+}
+
 void plan_describe(const struct probe_plan *p, char *buf, unsigned long n)
 {
 	buf[0] = 0;
