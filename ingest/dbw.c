@@ -96,9 +96,38 @@ void dbw_slice_id(struct dbw *w, int64_t id, int64_t ts, int64_t dur, int64_t tr
 }
 
 /* ---- args of generic slices ---- */
+static const char *const obj_cols[] = {"trace_id", "op", "part", "bytes", "slot_offset", "rank", "fmt",
+	"chunk", "tp_rank", "tp_world", "tp_chunk", "n_cmds", "op_latency_ms", "error", "instance", "producer_pid",
+	"key", "occurrence"};
+#define NOBJCOL (int)(sizeof obj_cols / sizeof obj_cols[0])
+
+void dbw_obj_begin(struct dbw *w, int64_t id)
+{
+	sqlite3_clear_bindings(w->obj);
+	sqlite3_bind_int64(w->obj, 1, id);
+	w->obj_id = id;
+}
+
+void dbw_obj_end(struct dbw *w)
+{
+	dbw_step(w, w->obj);
+	w->obj_id = -1;
+}
+
 void dbw_arg_row(struct dbw *w, int64_t set, const char *key, int vt_kind, int64_t i,
 		    const char *s, double d, const char *display)
 {
+	if (set == w->obj_id)
+		for (int c = 0; c < NOBJCOL; c++)
+			if (!strcmp(key, obj_cols[c])) {
+				if (vt_kind == 3)
+					sqlite3_bind_double(w->obj, c + 2, d);
+				else if (vt_kind == 4)
+					sqlite3_bind_text(w->obj, c + 2, s, -1, SQLITE_TRANSIENT);
+				else
+					sqlite3_bind_int64(w->obj, c + 2, i);
+				return;
+			}
 	static const char *const vt[] = {"int", "uint", "bool", "real", "string"};
 	char k[96];
 	snprintf(k, sizeof k, "debug.%s", key);
@@ -241,7 +270,7 @@ void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r)
 static sqlite3_stmt **stmt_slot(struct dbw *w, int i)
 {
 	sqlite3_stmt **s[] = {&w->process, &w->track, &w->chunk, &w->name, &w->kv, &w->slice, &w->arg,
-			      &w->counter, &w->flow};
+			      &w->counter, &w->flow, &w->obj};
 	return i < (int)(sizeof s / sizeof s[0]) ? s[i] : NULL;
 }
 
@@ -258,6 +287,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 		"INSERT OR REPLACE INTO kvio_arg VALUES(?,?,?,?,?,?,?)",
 		"INSERT INTO kvio_counter(id, ts, track_id, value) VALUES(?,?,?,?)",
 		"INSERT INTO flow(id, slice_out, slice_in, trace_id) VALUES(?,?,?,?)",
+		"INSERT INTO kvio_obj VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	};
 	/* stored counter ids start far above slice ids: the counter view also
 	 * derives points whose id is their command's slice id */
@@ -265,6 +295,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	w->db = db;
 	w->next_id = w->next_track = w->next_flow = w->next_kv = 1;
 	w->next_counter = (int64_t)1 << 40;
+	w->obj_id = -1;
 	w->cb = xmalloc(sizeof *w->cb);
 	w->cb->n = 0;
 	w->cb->blob = xmalloc(chunk_size(CHUNK_ROWS));

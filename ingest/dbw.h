@@ -21,7 +21,8 @@ struct chunkbuf {
 
 struct dbw {
 	sqlite3 *db;
-	sqlite3_stmt *process, *track, *chunk, *slice, *arg, *counter, *flow, *name, *kv;
+	sqlite3_stmt *process, *track, *chunk, *slice, *arg, *counter, *flow, *name, *kv, *obj;
+	int64_t obj_id;      /* between dbw_obj_begin and dbw_obj_end: args of this set go to kvio_obj */
 	struct chunkbuf *cb;
 	struct vec names;    /* global command names (char*, owned), index = kvio_cmd_name.id */
 	int64_t next_kv;
@@ -71,6 +72,10 @@ void dbw_arg_s(struct dbw *w, int64_t set, const char *key, const char *v);
 void dbw_set_depth(struct dbw *w, int64_t id, int depth);
 /* A kvio_stats row. */
 void dbw_stat(struct dbw *w, const char *label, const char *name, int64_t value);
+/* Object args: between these, dbw_arg_* of set `id` whose key is a kvio_obj
+ * column fill that row (others still go to kvio_arg). */
+void dbw_obj_begin(struct dbw *w, int64_t id);
+void dbw_obj_end(struct dbw *w);
 void dbw_counter(struct dbw *w, int64_t ts, int64_t track, double v);
 void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id);
 /* Command name id (kvio_cmd_name), written on first use. */

@@ -28,8 +28,18 @@ struct cached {
 	unsigned age;
 };
 
+#define NOBJCOL 18
+static const char *const obj_cols[NOBJCOL] = {"trace_id", "op", "part", "bytes", "slot_offset", "rank", "fmt",
+	"chunk", "tp_rank", "tp_world", "tp_chunk", "n_cmds", "op_latency_ms", "error", "instance", "producer_pid",
+	"key", "occurrence"};
+
 struct store {
 	sqlite3 *db;
+	/* the last kvio_obj row read (objects' args): id, data version, values */
+	int64_t obj_id;
+	unsigned obj_ver;
+	int obj_found;
+	sqlite3_value *obj_row[NOBJCOL];
 	int loaded;
 	unsigned ver;        /* data version the directory was read at */
 	int64_t *first;      /* chunk first ids, ascending */
@@ -67,10 +77,21 @@ static void store_drop(struct store *s)
 	s->loaded = 0;
 }
 
+static void obj_row_clear(struct store *s)
+{
+	for (int i = 0; i < NOBJCOL; i++) {
+		sqlite3_value_free(s->obj_row[i]);
+		s->obj_row[i] = NULL;
+	}
+	s->obj_found = 0;
+	s->obj_id = INT64_MIN;
+}
+
 static void store_free(void *p)
 {
 	struct store *s = p;
 	store_drop(s);
+	obj_row_clear(s);
 	sqlite3_free(s);
 }
 
@@ -83,7 +104,7 @@ static int store_refresh(struct store *s)
 		return SQLITE_OK;
 	store_drop(s);
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db, "SELECT id, n FROM kvio_cmd_chunk ORDER BY id", -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(s->db, "SELECT id, n FROM main.kvio_cmd_chunk ORDER BY id", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return rc;
 	size_t cap = 0;
@@ -105,7 +126,7 @@ static int store_refresh(struct store *s)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return rc;
-	rc = sqlite3_prepare_v2(s->db, "SELECT id, name FROM kvio_cmd_name ORDER BY id", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(s->db, "SELECT id, name FROM main.kvio_cmd_name ORDER BY id", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return rc;
 	cap = 0;
@@ -168,7 +189,7 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 			victim = &s->cache[i];
 	}
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT data FROM kvio_cmd_chunk WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "SELECT data FROM main.kvio_cmd_chunk WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, id);
 	const struct chunk_view *out = NULL;
@@ -204,9 +225,9 @@ static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name
 
 static void kv_value(sqlite3_context *ctx, sqlite3 *db, uint32_t kv_id, int col)
 {
-	static const char *const q[3] = {"SELECT key_hex FROM kvio_cmd_kv WHERE id = ?",
-					 "SELECT key_len FROM kvio_cmd_kv WHERE id = ?",
-					 "SELECT value_len FROM kvio_cmd_kv WHERE id = ?"};
+	static const char *const q[3] = {"SELECT key_hex FROM main.kvio_cmd_kv WHERE id = ?",
+					 "SELECT key_len FROM main.kvio_cmd_kv WHERE id = ?",
+					 "SELECT value_len FROM main.kvio_cmd_kv WHERE id = ?"};
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, q[col - C_KEY_HEX], -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -476,14 +497,52 @@ static sqlite3_module cmd_module = {
 /* Per statement (auxdata of the key argument): the kvio_arg lookup. Creating
  * it also refreshes the chunk directory, once per statement. */
 struct argq {
-	sqlite3_stmt *arg;
+	sqlite3_stmt *arg, *obj;
 };
 
 static void argq_free(void *p)
 {
 	struct argq *q = p;
 	sqlite3_finalize(q->arg);
+	sqlite3_finalize(q->obj);
 	sqlite3_free(q);
+}
+
+static const char obj_sql[] =
+	"SELECT trace_id, op, part, bytes, slot_offset, rank, fmt, chunk, tp_rank, tp_world, tp_chunk, n_cmds,"
+	" op_latency_ms, error, instance, producer_pid, key, occurrence FROM main.kvio_obj WHERE id = ?1";
+
+/* Look id up in kvio_obj (one row read serves every key of the set).
+ * 1 when id is an object's arg set (result set or left NULL), 0 if not, -1 on error. */
+static int obj_lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *st, int64_t id,
+		      const unsigned char *key, int klen)
+{
+	if (s->obj_id != id || s->obj_ver != s->ver) {
+		obj_row_clear(s);
+		s->obj_id = id;
+		s->obj_ver = s->ver;
+		sqlite3_bind_int64(st, 1, id);
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			s->obj_found = 1;
+			for (int i = 0; i < NOBJCOL; i++)
+				s->obj_row[i] = sqlite3_value_dup(sqlite3_column_value(st, i));
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+			s->obj_id = INT64_MIN;
+			return -1;
+		}
+	}
+	if (!s->obj_found)
+		return 0;
+	if (klen > 6 && !memcmp(key, "debug.", 6))
+		for (int i = 0; i < NOBJCOL; i++)
+			if ((int)strlen(obj_cols[i]) == klen - 6 && !memcmp(key + 6, obj_cols[i], klen - 6)) {
+				sqlite3_result_value(ctx, s->obj_row[i]);
+				return 1;
+			}
+	return 0; /* not a column: the key may still be in kvio_arg */
 }
 
 static int cmd_arg_col(const unsigned char *key, int n)
@@ -500,7 +559,7 @@ static int cmd_arg_col(const unsigned char *key, int n)
 	return -1;
 }
 
-static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, int64_t id,
+static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, sqlite3_stmt *objst, int64_t id,
 		   const unsigned char *key, int klen)
 {
 	long k = store_find(s, id);
@@ -516,6 +575,13 @@ static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, i
 		col_value(ctx, s, v, s->first[k], (uint32_t)(id - s->first[k]), col);
 		return;
 	}
+	int o = obj_lookup(ctx, s, objst, id, key, klen);
+	if (o < 0) {
+		sqlite3_result_error(ctx, sqlite3_errmsg(s->db), -1);
+		return;
+	}
+	if (o > 0)
+		return;
 	sqlite3_bind_int64(argst, 1, id);
 	sqlite3_bind_text(argst, 2, (const char *)key, klen, SQLITE_STATIC);
 	int rc = sqlite3_step(argst);
@@ -529,7 +595,7 @@ static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, i
 static const char arg_sql[] =
 	"SELECT CASE WHEN value_type = 'string' THEN string_value"
 	" WHEN value_type = 'real' THEN real_value ELSE int_value END"
-	" FROM kvio_arg WHERE arg_set_id = ?1 AND key = ?2";
+	" FROM main.kvio_arg WHERE arg_set_id = ?1 AND key = ?2";
 
 static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -551,22 +617,26 @@ static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			sqlite3_result_error_nomem(ctx);
 			return;
 		}
-		if (sqlite3_prepare_v3(s->db, arg_sql, -1, SQLITE_PREPARE_PERSISTENT, &q->arg, NULL) != SQLITE_OK) {
-			sqlite3_free(q);
+		memset(q, 0, sizeof *q);
+		if (sqlite3_prepare_v3(s->db, arg_sql, -1, SQLITE_PREPARE_PERSISTENT, &q->arg, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v3(s->db, obj_sql, -1, SQLITE_PREPARE_PERSISTENT, &q->obj, NULL) != SQLITE_OK) {
+			argq_free(q);
 			sqlite3_result_error(ctx, "extract_arg: not a kvio database", -1);
 			return;
 		}
 		sqlite3_set_auxdata(ctx, 1, q, argq_free);
 		q = sqlite3_get_auxdata(ctx, 1);
 		if (!q) { /* the key is not a constant: nothing is kept between calls */
-			sqlite3_stmt *st;
-			if (sqlite3_prepare_v2(s->db, arg_sql, -1, &st, NULL) == SQLITE_OK)
-				lookup(ctx, s, st, id, key, klen);
+			sqlite3_stmt *st = NULL, *ob = NULL;
+			if (sqlite3_prepare_v2(s->db, arg_sql, -1, &st, NULL) == SQLITE_OK &&
+			    sqlite3_prepare_v2(s->db, obj_sql, -1, &ob, NULL) == SQLITE_OK)
+				lookup(ctx, s, st, ob, id, key, klen);
 			sqlite3_finalize(st);
+			sqlite3_finalize(ob);
 			return;
 		}
 	}
-	lookup(ctx, s, q->arg, id, key, klen);
+	lookup(ctx, s, q->arg, q->obj, id, key, klen);
 }
 
 int kvio_register_functions(sqlite3 *db)
@@ -576,6 +646,7 @@ int kvio_register_functions(sqlite3 *db)
 		return SQLITE_NOMEM;
 	memset(s, 0, sizeof *s);
 	s->db = db;
+	s->obj_id = INT64_MIN;
 	for (int i = 0; i < NCACHE; i++)
 		s->cache[i].id = INT64_MIN;
 	/* the module owns the store; extract_arg borrows it */

@@ -437,27 +437,43 @@ static void *read_range(void *arg)
 	return NULL;
 }
 
+/* Append the items of src to dst in one copy (same item size). */
+static void *vec_append(struct vec *dst, const struct vec *src, size_t itemsz)
+{
+	if (!src->n)
+		return (char *)dst->v + dst->n * itemsz;
+	if (dst->n + src->n > dst->cap) {
+		dst->cap = dst->n + src->n;
+		dst->v = xrealloc(dst->v, dst->cap * itemsz);
+	}
+	dst->sz = itemsz;
+	void *at = (char *)dst->v + dst->n * itemsz;
+	memcpy(at, src->v, src->n * itemsz);
+	dst->n += src->n;
+	return at;
+}
+
 /* Append part p (a later byte range of the same file) to arm a. */
 static void merge_part(struct arm *a, struct arm *p)
 {
-	size_t kv0 = a->kv.n;
-	for (size_t i = 0; i < p->kv.n; i++)
-		*(struct cmd_kv *)vec_push(&a->kv, sizeof(struct cmd_kv)) = VEC_AT(&p->kv, struct cmd_kv, i);
+	uint32_t kv0 = (uint32_t)a->kv.n;
+	vec_append(&a->kv, &p->kv, sizeof(struct cmd_kv));
 	uint16_t *remap = xmalloc((p->names.n ? p->names.n : 1) * sizeof *remap);
+	int same = 1;
 	for (size_t i = 0; i < p->names.n; i++) {
 		const char *nm = VEC_AT(&p->names, const char *, i);
 		remap[i] = arm_intern(a, nm, strlen(nm));
+		same &= remap[i] == i;
 	}
+	struct cmd *c = vec_append(&a->cmds, &p->cmds, sizeof(struct cmd));
 	for (size_t i = 0; i < p->cmds.n; i++) {
-		struct cmd c = VEC_AT(&p->cmds, struct cmd, i);
-		c.name = remap[c.name];
-		if (c.flags & CF_KV)
-			c.kv += (uint32_t)kv0;
-		*(struct cmd *)vec_push(&a->cmds, sizeof c) = c;
+		if (!same)
+			c[i].name = remap[c[i].name];
+		if (c[i].flags & CF_KV)
+			c[i].kv += kv0;
 	}
 	free(remap);
-	for (size_t i = 0; i < p->cmps.n; i++)
-		*(struct cmp *)vec_push(&a->cmps, sizeof(struct cmp)) = VEC_AT(&p->cmps, struct cmp, i);
+	vec_append(&a->cmps, &p->cmps, sizeof(struct cmp));
 	a->cq_overflow += p->cq_overflow;
 	a->anchors += p->anchors;
 	if (p->has_drops) {
@@ -516,6 +532,17 @@ static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const 
 	}
 	struct arm part = {0};
 	struct file_stats pfs = *fs;
+	if (ft == F_EBPF && size > 0) {
+		/* reserve for the whole file at once (a device line is >= 90 bytes):
+		 * no growth copies, and pages stay untouched until used */
+		int64_t lines = size / 90 + 16;
+		vec_reserve(&a->cmds, (size_t)(mid > 0 ? lines / 2 + lines / 8 : lines), sizeof(struct cmd));
+		vec_reserve(&a->cmps, (size_t)(mid > 0 ? lines / 2 + lines / 8 : lines), sizeof(struct cmp));
+		if (mid > 0) {
+			vec_reserve(&part.cmds, (size_t)(lines / 2 + lines / 8), sizeof(struct cmd));
+			vec_reserve(&part.cmps, (size_t)(lines / 2 + lines / 8), sizeof(struct cmp));
+		}
+	}
 	struct reader r[2] = {
 		{.a = a, .ft = ft, .fs = fs, .o = o, .fd = fd, .start = 0, .end = mid},
 		{.a = &part, .ft = ft, .fs = &pfs, .o = o, .fd = fd, .start = mid, .end = -1},

@@ -28,6 +28,11 @@ const char kvio_schema_sql[] =
 	"CREATE TABLE kvio_slice(id INTEGER PRIMARY KEY, ts INT NOT NULL, dur INT NOT NULL,"
 	" track_id INT NOT NULL, category TEXT, name TEXT, depth INT NOT NULL DEFAULT 0,"
 	" parent_id INT, arg_set_id INT);\n"
+	/* the args of object slices, typed (one row per object); columns without
+	 * declared types keep each value's own type */
+	"CREATE TABLE kvio_obj(id INTEGER PRIMARY KEY, trace_id, op, part, bytes, slot_offset, rank, fmt,"
+	" chunk, tp_rank, tp_world, tp_chunk, n_cmds, op_latency_ms, error, instance, producer_pid, key,"
+	" occurrence);\n"
 	"CREATE TABLE kvio_arg(arg_set_id INT NOT NULL, key TEXT NOT NULL, int_value INT,"
 	" string_value TEXT, real_value REAL, value_type TEXT NOT NULL, display_value TEXT,"
 	" PRIMARY KEY(arg_set_id, key)) WITHOUT ROWID;\n"
@@ -80,12 +85,23 @@ const char kvio_schema_sql[] =
 	CMD_ARG("trace_id", "uint", "trace_id", "NULL", "CAST(trace_id AS TEXT)")
 	CMD_ARG("role", "string", "NULL", "role", "role")
 	CMD_ARG("real_dur", "bool", "real_dur", "NULL", "CASE real_dur WHEN 0 THEN 'false' ELSE 'true' END")
+#define OBJ_ARG(col)                                                                               \
+	" SELECT id, 'debug." col "', 'debug." col "', CASE WHEN typeof(" col ") = 'integer' THEN " col  \
+	" END, CASE WHEN typeof(" col ") = 'text' THEN " col " END, CASE WHEN typeof(" col ") = 'real'"   \
+	" THEN " col " END, CASE typeof(" col ") WHEN 'integer' THEN CASE WHEN " col " < 0 THEN 'int'"   \
+	" ELSE 'uint' END WHEN 'real' THEN 'real' ELSE 'string' END, CAST(" col " AS TEXT)"               \
+	" FROM kvio_obj WHERE " col " IS NOT NULL UNION ALL"
+	OBJ_ARG("trace_id") OBJ_ARG("op") OBJ_ARG("part") OBJ_ARG("bytes") OBJ_ARG("slot_offset")
+	OBJ_ARG("rank") OBJ_ARG("fmt") OBJ_ARG("chunk") OBJ_ARG("tp_rank") OBJ_ARG("tp_world")
+	OBJ_ARG("tp_chunk") OBJ_ARG("n_cmds") OBJ_ARG("op_latency_ms") OBJ_ARG("error")
+	OBJ_ARG("instance") OBJ_ARG("producer_pid") OBJ_ARG("key") OBJ_ARG("occurrence")
 	" SELECT arg_set_id, key, key, int_value, string_value, real_value, value_type,"
 	" COALESCE(display_value, CASE value_type WHEN 'string' THEN string_value"
 	" WHEN 'real' THEN CAST(real_value AS TEXT) WHEN 'bool' THEN"
 	" CASE int_value WHEN 0 THEN 'false' ELSE 'true' END ELSE CAST(int_value AS TEXT) END)"
 	" FROM kvio_arg;\n";
 #undef CMD_ARG
+#undef OBJ_ARG
 
 int db_exec(sqlite3 *db, const char *sql, const char *what)
 {

@@ -232,6 +232,7 @@ static void object_slice(struct dbw *w, const struct obj *ob,
 	sqlite3_bind_int64(st, 6, id);
 	dbw_step(w, st);
 
+	dbw_obj_begin(w, id);
 	dbw_arg_i(w, id, "trace_id", (int64_t)ob->trace_id);
 	dbw_arg_s(w, id, "op", ob->op);
 	dbw_arg_s(w, id, "part", ob->part);
@@ -310,6 +311,7 @@ static void object_slice(struct dbw *w, const struct obj *ob,
 	}
 	if (ob->occurrence >= 0)
 		dbw_arg_i(w, id, "occurrence", ob->occurrence);
+	dbw_obj_end(w);
 }
 
 static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_opts *o)

@@ -57,6 +57,15 @@ void *vec_push(struct vec *a, size_t itemsz)
 	return (char *)a->v + a->n++ * a->sz;
 }
 
+void vec_reserve(struct vec *a, size_t n, size_t itemsz)
+{
+	a->sz = itemsz;
+	if (n > a->cap) {
+		a->cap = n;
+		a->v = xrealloc(a->v, a->cap * a->sz);
+	}
+}
+
 void vec_free(struct vec *a)
 {
 	free(a->v);

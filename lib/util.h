@@ -12,6 +12,8 @@ struct vec {
 };
 void *vec_push(struct vec *a, size_t itemsz); /* returns an uninitialized slot; aborts on OOM */
 void vec_free(struct vec *a);
+/* Make room for at least n items in total. */
+void vec_reserve(struct vec *a, size_t n, size_t itemsz);
 #define VEC_AT(a, T, i) (((T *)(a)->v)[i])
 
 /* String arena: strings live until arena_free. */

@@ -422,7 +422,7 @@ static int export_tracks(sqlite3 *db, struct exporter *x)
 /* Generic slices (objects, serving, capture info, overview) with their args. */
 static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl)
 {
-	sqlite3_stmt *s, *a;
+	sqlite3_stmt *s, *a, *ob;
 	if (sqlite3_prepare_v2(db, "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", -1, &s, NULL))
 		return -1;
 	if (sqlite3_prepare_v2(db, "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
@@ -430,7 +430,12 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 		sqlite3_finalize(s);
 		return -1;
 	}
-	int arc = sqlite3_step(a);
+	if (sqlite3_prepare_v2(db, "SELECT * FROM kvio_obj ORDER BY id", -1, &ob, NULL)) {
+		sqlite3_finalize(s);
+		sqlite3_finalize(a);
+		return -1;
+	}
+	int arc = sqlite3_step(a), orc = sqlite3_step(ob);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1),
 			dur = sqlite3_column_int64(s, 2);
@@ -466,6 +471,30 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 			}
 			nk++;
 		}
+		/* object args: typed columns of kvio_obj, each value with its own type */
+		while (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) < id)
+			orc = sqlite3_step(ob);
+		if (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) == id)
+			for (int c = 1; c < sqlite3_column_count(ob) && nk < MAXANN; c++) {
+				int t = sqlite3_column_type(ob, c);
+				if (t == SQLITE_NULL)
+					continue;
+				keys[nk] = xstrdup(sqlite3_column_name(ob, c));
+				vals[nk] = NULL;
+				if (t == SQLITE_INTEGER) {
+					int64_t v = sqlite3_column_int64(ob, c);
+					if (v < 0)
+						ann_int(x, keys[nk], v);
+					else
+						ann_uint(x, keys[nk], (uint64_t)v);
+				} else if (t == SQLITE_FLOAT) {
+					ann_double(x, keys[nk], sqlite3_column_double(ob, c));
+				} else {
+					vals[nk] = xstrdup((const char *)sqlite3_column_text(ob, c));
+					ann_str(x, keys[nk], vals[nk], 0);
+				}
+				nk++;
+			}
 		ev_flows(x, fl, id);
 		ev_emit(x);
 		for (int k = 0; k < nk; k++) {
@@ -477,6 +506,7 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 	}
 	sqlite3_finalize(s);
 	sqlite3_finalize(a);
+	sqlite3_finalize(ob);
 	return 0;
 }
 

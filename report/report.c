@@ -330,7 +330,7 @@ int cmd_report(int argc, char **argv)
 	/* labels: those with commands or objects, in string order */
 	{
 		sqlite3_stmt *st;
-		sqlite3_prepare_v2(db, "SELECT label FROM kvio_cmd UNION SELECT label FROM kvio_obj ORDER BY 1",
+		sqlite3_prepare_v2(db, "SELECT label FROM kvio_command UNION SELECT label FROM kvio_object ORDER BY 1",
 				   -1, &st, NULL);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			const char *name = (const char *)sqlite3_column_text(st, 0);

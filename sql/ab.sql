@@ -3,23 +3,23 @@
 -- and their order by begin time (the k-th store of a key in one arm with the
 -- k-th in the other); delta = other span - base span (ns, negative = other
 -- faster), p50 and p95 per (other label, op).
--- Inputs: kvio_obj, kvio_sample, kvio_pct (prelude.sql).
+-- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample
 WITH k AS (
   SELECT label, key, op, dur,
     row_number() OVER (PARTITION BY label, key, op ORDER BY ts, id) AS nth
-  FROM kvio_obj
+  FROM kvio_object
   WHERE key IS NOT NULL AND key <> '' AND op IN ('store', 'load')
 ), base AS (
-  SELECT min(label) AS label FROM kvio_obj
+  SELECT min(label) AS label FROM kvio_object
 )
 SELECT o.label, o.op, o.dur - b.dur
 FROM k b JOIN base ON b.label = base.label
 JOIN k o ON o.key = b.key AND o.op = b.op AND o.nth = b.nth AND o.label <> b.label;
 SELECT
   label,
-  (SELECT min(label) FROM kvio_obj) AS vs,          -- base label
+  (SELECT min(label) FROM kvio_object) AS vs,          -- base label
   grp AS op,                                        -- store | load
   n,                                                -- paired objects
   p50 AS delta_p50,                                 -- ns

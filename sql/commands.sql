@@ -1,5 +1,5 @@
 -- commands.sql — NVMe command counts, bytes, wall time and throughput per label.
--- Inputs: kvio_cmd, kvio_pool (prelude.sql).
+-- Inputs: kvio_command, kvio_pool (prelude.sql).
 SELECT
   c.label,
   count(*) AS n,                                   -- commands
@@ -11,7 +11,7 @@ SELECT
   CASE WHEN max(c.ts + c.dur) > min(c.ts)
     THEN coalesce(p.bytes, 0) * 1.0 / (max(c.ts + c.dur) - min(c.ts))
   END AS throughput_gbs                            -- tagged_bytes / wall_ns (bytes/ns = GB/s)
-FROM kvio_cmd c
+FROM kvio_command c
 LEFT JOIN (SELECT label, sum(dlen) AS bytes FROM kvio_pool GROUP BY label) p USING (label)
 GROUP BY c.label
 ORDER BY c.label;

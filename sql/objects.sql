@@ -6,14 +6,14 @@
 --   presubmit_p50  first tagged command of the object's trace_id - object begin
 --                  (ns): the producer's time before the device sees any IO
 -- (Objects with an error: failed.sql.)
--- Inputs: kvio_obj, kvio_cmd, kvio_sample, kvio_pct (prelude.sql).
+-- Inputs: kvio_object, kvio_command, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample
 WITH ok AS (
-  SELECT * FROM kvio_obj
+  SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
 ), first_cmd AS (
-  SELECT label, tid, min(ts) AS t0 FROM kvio_cmd WHERE tagged GROUP BY label, tid
+  SELECT label, tid, min(ts) AS t0 FROM kvio_command WHERE tagged GROUP BY label, tid
 )
 SELECT label, 'span:' || op, dur FROM ok
 UNION ALL

@@ -13,9 +13,9 @@
 -- kvio_pct below is the one place that computes it.
 
 DROP TABLE IF EXISTS temp.kvio_proc;
-DROP TABLE IF EXISTS temp.kvio_cmd;
+DROP TABLE IF EXISTS temp.kvio_command;
 DROP TABLE IF EXISTS temp.kvio_pool_all;
-DROP TABLE IF EXISTS temp.kvio_obj;
+DROP TABLE IF EXISTS temp.kvio_object;
 DROP TABLE IF EXISTS temp.kvio_sample;
 DROP VIEW IF EXISTS temp.kvio_pool;
 DROP VIEW IF EXISTS temp.kvio_pct;
@@ -34,8 +34,8 @@ SELECT
 FROM process
 WHERE name IS NOT NULL;
 
--- kvio_cmd: one row per NVMe command slice
-CREATE TEMP TABLE kvio_cmd AS
+-- kvio_command: one row per NVMe command slice
+CREATE TEMP TABLE kvio_command AS
 SELECT
   p.label,
   s.id,
@@ -56,15 +56,15 @@ WHERE pt.name LIKE 'writes%' OR pt.name LIKE 'reads%'
 
 -- kvio_pool_all: labels whose pool is all commands (none tagged)
 CREATE TEMP TABLE kvio_pool_all AS
-SELECT label FROM kvio_cmd GROUP BY label HAVING sum(tagged) = 0;
+SELECT label FROM kvio_command GROUP BY label HAVING sum(tagged) = 0;
 
 -- kvio_pool: the commands the per-command analyses run over
 CREATE TEMP VIEW kvio_pool AS
-SELECT * FROM kvio_cmd
+SELECT * FROM kvio_command
 WHERE tagged OR label IN (SELECT label FROM kvio_pool_all);
 
--- kvio_obj: one row per KV object span (slices on objects* tracks)
-CREATE TEMP TABLE kvio_obj AS
+-- kvio_object: one row per KV object span (slices on objects* tracks)
+CREATE TEMP TABLE kvio_object AS
 SELECT
   p.label,
   s.id,

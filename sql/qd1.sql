@@ -7,7 +7,7 @@
 -- Verdict: "QD~1 (gap ~= service time — serialized)" when gap_p50 >= 0.5 x
 -- service, else "pipelined"; without completions "QD~1 suspicious (gap >=
 -- 40us)" when gap_p50 >= 40 us.
--- Inputs: kvio_cmd, kvio_sample, kvio_pct (prelude.sql).
+-- Inputs: kvio_command, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample
 WITH tagged_cmd AS (
@@ -15,7 +15,7 @@ WITH tagged_cmd AS (
     ts - lag(ts) OVER w AS gap,                    -- ns since the previous submit of the object
     first_value(op) OVER w AS first_op,
     count(*) OVER (PARTITION BY label, tid) AS n_cmds
-  FROM kvio_cmd
+  FROM kvio_command
   WHERE tagged
   WINDOW w AS (PARTITION BY label, tid ORDER BY ts, id)
 ), obj_gap AS (
@@ -27,7 +27,7 @@ SELECT label, op, gap FROM obj_gap WHERE gap IS NOT NULL              -- submit 
 UNION ALL
 SELECT label, 'objects:' || op, 1 FROM obj_gap WHERE gap IS NULL      -- one row per object
 UNION ALL
-SELECT label, 'svc:' || op, dur FROM kvio_cmd WHERE tagged AND real AND op IN ('read', 'write');
+SELECT label, 'svc:' || op, dur FROM kvio_command WHERE tagged AND real AND op IN ('read', 'write');
 WITH pct AS MATERIALIZED (SELECT * FROM kvio_pct)
 SELECT
   g.label,

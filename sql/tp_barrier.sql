@@ -3,11 +3,11 @@
 -- key's second field). When a label's objects have more than one distinct fmt
 -- (= shards): per (op, chunk) over store/load objects without error, the
 -- spread of object ends, max - min (ns); only chunks seen on every shard.
--- Inputs: kvio_obj, kvio_sample, kvio_pct (prelude.sql).
+-- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample
 WITH ok AS (
-  SELECT * FROM kvio_obj WHERE error IS NULL OR error = '' OR error = 0
+  SELECT * FROM kvio_object WHERE error IS NULL OR error = '' OR error = 0
 ), shards AS (
   SELECT label, count(DISTINCT fmt) AS n FROM ok WHERE fmt IS NOT NULL AND fmt <> '' GROUP BY label
 ), chunk_end AS (
@@ -21,7 +21,7 @@ FROM chunk_end c JOIN shards s ON s.label = c.label
 WHERE s.n > 1 AND c.n = s.n;
 SELECT
   p.label,
-  (SELECT count(DISTINCT fmt) FROM kvio_obj o WHERE o.label = p.label AND fmt IS NOT NULL AND fmt <> ''
+  (SELECT count(DISTINCT fmt) FROM kvio_object o WHERE o.label = p.label AND fmt IS NOT NULL AND fmt <> ''
      AND (error IS NULL OR error = '' OR error = 0)) AS shards,
   p.p50 AS gap_p50,                                -- ns
   p.p99 AS gap_p99,                                -- ns

@@ -5,11 +5,11 @@
 -- model@0xKVRANK[@group]@chunkhex (world_size<<24 | global_rank<<16 | ...).
 -- Per (op, tp_chunk) over store/load objects without error: max - min of the
 -- object ends (ns), for chunks seen on every rank of the label's world size.
--- Inputs: kvio_obj, kvio_sample, kvio_pct (prelude.sql).
+-- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample
 WITH ok AS (
-  SELECT * FROM kvio_obj
+  SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND tp_rank IS NOT NULL AND op IN ('store', 'load')
 ), world AS (
   SELECT label, max(tp_world) AS ws, count(DISTINCT tp_rank) AS ranks FROM ok GROUP BY label
@@ -22,8 +22,8 @@ FROM chunk_end c JOIN world w ON w.label = c.label
 WHERE w.ranks > 1 AND c.r = w.ranks;
 SELECT
   p.label,
-  (SELECT max(tp_world) FROM kvio_obj o WHERE o.label = p.label) AS world_size,
-  (SELECT count(DISTINCT tp_rank) FROM kvio_obj o WHERE o.label = p.label AND tp_rank IS NOT NULL
+  (SELECT max(tp_world) FROM kvio_object o WHERE o.label = p.label) AS world_size,
+  (SELECT count(DISTINCT tp_rank) FROM kvio_object o WHERE o.label = p.label AND tp_rank IS NOT NULL
      AND (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load')) AS ranks,
   p.p50 AS gap_p50,                                -- ns
   p.p99 AS gap_p99,                                -- ns
