@@ -215,6 +215,7 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 	{
 		/* values are command index + 1; 0 = empty stack */
 		struct u64map top = {0};
+		map_reserve(&top, nc);
 		uint32_t *below = xmalloc((nc ? nc : 1) * sizeof *below);
 		size_t x = 0;
 		for (size_t y = 0; y < np; y++) {

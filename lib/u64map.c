@@ -72,3 +72,16 @@ void map_free(struct u64map *m)
 	memset(m, 0, sizeof *m);
 }
 
+
+void map_reserve(struct u64map *m, size_t n)
+{
+	if (m->cap || !n)
+		return;
+	size_t cap = 64;
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	m->cap = cap;
+	m->k = xmalloc(cap * sizeof *m->k);
+	m->v = xmalloc(cap * sizeof *m->v);
+	memset(m->v, 0xff, cap * sizeof *m->v);
+}

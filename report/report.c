@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- query results --------------------------------------------------------- */
 
@@ -82,6 +83,7 @@ static const char *cstr(const struct cell *c)
 
 struct report_opts {
 	int64_t batch_gap_ns;
+	int progress; /* stderr is a terminal: say which file runs */
 };
 
 /* Run every statement of sql/<name>; the rows of the last one that returns
@@ -89,6 +91,8 @@ struct report_opts {
 static int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out)
 {
 	const char *sql = sql_text(name);
+	if (o->progress)
+		fprintf(stderr, "\r%s: running sql/%-16s", kvio_prog, name);
 	memset(out, 0, sizeof *out);
 	if (!sql) {
 		kvio_err("internal: sql/%s is not built in", name);
@@ -227,7 +231,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *dbpath = NULL, *json_file = NULL;
 	int json_only = 0, json = 0, fail_qd1 = 0;
-	struct report_opts o = {.batch_gap_ns = 50000};
+	struct report_opts o = {.batch_gap_ns = 50000, .progress = isatty(2)};
 	const char *only[64], *rows_of = NULL;
 	int nonly = 0;
 	for (int i = 1; i < argc; i++) {
@@ -653,6 +657,8 @@ int cmd_report(int argc, char **argv)
 		*(char **)vec_push(&ab_text, sizeof(char *)) = xstrdup(line);
 	}
 
+	if (o.progress)
+		fprintf(stderr, "\r%*s\r", 40, "");
 	/* output */
 	struct jnode *root = jn_obj();
 	for (int li = 0; li < nl; li++) {
