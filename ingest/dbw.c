@@ -278,8 +278,8 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 {
 	static const char *const sql[] = {
 		"INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)",
-		"INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
-		" sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)",
+		("INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
+		 " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"),
 		"INSERT INTO kvio_cmd_chunk(id, n, data) VALUES(?,?,?)",
 		"INSERT INTO kvio_cmd_name(id, name) VALUES(?,?)",
 		"INSERT INTO kvio_cmd_kv(id, key_hex, key_len, value_len) VALUES(?,?,?,?)",
