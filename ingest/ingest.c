@@ -234,23 +234,20 @@ cleanup:
 	return status;
 }
 
-int cmd_ingest(int argc, char **argv)
+int ingest_cmdline(struct ingest_args *a, int argc, char **argv, const char *help, const char *out_what)
 {
-	struct ingest_args a;
-	ingest_defaults(&a);
+	ingest_defaults(a);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf(ingest_help, ingest_options_help);
+			printf(help, ingest_options_help);
 			return 0;
 		}
 		if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
-			const char *v = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out");
-			if (!v)
+			if (!(a->out = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out")))
 				return 2;
-			a.out = v;
 			continue;
 		}
-		int r = ingest_parse_opt(&a, argc, argv, &i);
+		int r = ingest_parse_opt(a, argc, argv, &i);
 		if (r < 0)
 			return 2;
 		if (r == 0) {
@@ -258,11 +255,18 @@ int cmd_ingest(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!a.out) {
-		kvio_err("need -o trace.db (see --help)");
+	if (!a->out) {
+		kvio_err("need -o %s (see --help)", out_what);
 		return 2;
 	}
-	if (ingest_finish_args(&a))
-		return 2;
+	return ingest_finish_args(a) ? 2 : -1;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	struct ingest_args a;
+	int rc = ingest_cmdline(&a, argc, argv, ingest_help, "trace.db");
+	if (rc >= 0)
+		return rc;
 	return ingest_to_db(&a, a.out);
 }

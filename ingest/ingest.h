@@ -25,6 +25,10 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i);
 void ingest_defaults(struct ingest_args *a);
 /* After parsing: fold the single-arm form into arms[], check. 0 or -1 (reported). */
 int ingest_finish_args(struct ingest_args *a);
+/* A whole command line of ingest options plus -o (help: a printf format that
+ * takes ingest_options_help). Returns -1 to go on, else the exit status (0
+ * after --help, 2 after a reported usage error). */
+int ingest_cmdline(struct ingest_args *a, int argc, char **argv, const char *help, const char *out_what);
 /* Build the database at path (atomically: temp file + rename). Exit status. */
 int ingest_to_db(struct ingest_args *a, const char *path);
 extern const char ingest_options_help[];

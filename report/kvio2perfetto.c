@@ -24,39 +24,18 @@ static const char help[] =
 int cmd_kvio2perfetto(int argc, char **argv)
 {
 	struct ingest_args a;
-	ingest_defaults(&a);
-	const char *out = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf(help, ingest_options_help);
-			return 0;
-		}
-		if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
-			if (!(out = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out")))
-				return 2;
-			continue;
-		}
-		int r = ingest_parse_opt(&a, argc, argv, &i);
-		if (r < 0)
-			return 2;
-		if (r == 0) {
-			kvio_err("unknown option '%s' (see --help)", argv[i]);
-			return 2;
-		}
-	}
-	if (!out) {
-		kvio_err("need -o kv.pftrace (see --help)");
-		return 2;
-	}
-	if (ingest_finish_args(&a) || a.pftrace) {
-		if (a.pftrace)
-			kvio_err("--pftrace belongs to kvio-ingest");
+	int rc = ingest_cmdline(&a, argc, argv, help, "kv.pftrace");
+	if (rc >= 0)
+		return rc;
+	const char *out = a.out;
+	if (a.pftrace) {
+		kvio_err("--pftrace belongs to kvio-ingest");
 		return 2;
 	}
 	size_t n = strlen(out) + 32;
 	char *dbpath = xmalloc(n);
 	snprintf(dbpath, n, "%s.db-%d", out, (int)getpid());
-	int rc = ingest_to_db(&a, dbpath);
+	rc = ingest_to_db(&a, dbpath);
 	if (!rc) {
 		sqlite3 *db = db_open_ro(dbpath);
 		struct export_stats s;

@@ -25,3 +25,17 @@ ok() {
 q() {
 	sqlite3 -batch -noheader -separator '|' -cmd ".load $BUILD/kvio" "$1" "$2" 2>&1
 }
+
+# unit NAME SOURCES...: compile a C unit test with the project's warnings, run
+# it, and count its "ok - " / "FAIL - " lines
+unit() {
+	name=$1; shift
+	if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -o "$T/$name" "$@" 2>"$T/$name.err"; then
+		"$T/$name" > "$T/$name.out"
+		cat "$T/$name.out"
+		PASS=$((PASS + $(grep -c '^ok - ' "$T/$name.out")))
+		FAIL=$((FAIL + $(grep -c '^FAIL - ' "$T/$name.out")))
+	else
+		cat "$T/$name.err"; FAIL=$((FAIL + 1)); echo "FAIL - $name: compile"
+	fi
+}
