@@ -126,6 +126,20 @@ static uint64_t intern(struct intern *t, const char *s, int *fresh)
 	return t->iid[j];
 }
 
+/* iid of s if interned already, else 0. */
+static uint64_t intern_find(const struct intern *t, const char *s)
+{
+	if (!t->cap)
+		return 0;
+	size_t j = hash_str(s) & (t->cap - 1);
+	while (t->key[j]) {
+		if (!strcmp(t->key[j], s))
+			return t->iid[j];
+		j = (j + 1) & (t->cap - 1);
+	}
+	return 0;
+}
+
 static void intern_free(struct intern *t)
 {
 	for (size_t i = 0; i < t->cap; i++)
@@ -284,25 +298,126 @@ static void ev_emit(struct exporter *x)
 	x->packets++;
 }
 
+/* ---- the hot path: packets encoded directly -------------------------------
+ * Commands are the volume; their packets (and every END and counter packet)
+ * are encoded here without building protobuf-c messages. The field numbers are
+ * read from the protoc-c descriptors of report/kvio.proto, which stays the one
+ * place they are written down; the tests decode every file with protoc against
+ * that .proto, and import it back. */
+static struct {
+	unsigned pk_ts, pk_seq, pk_te, pk_flags;
+	unsigned te_ann, te_type, te_name_iid, te_track, te_counter, te_dcounter, te_flow, te_tflow;
+	unsigned an_name_iid, an_bool, an_uint, an_str_iid;
+} F;
+
+static unsigned fnum(const ProtobufCMessageDescriptor *d, const char *name)
+{
+	return protobuf_c_message_descriptor_get_field_by_name(d, name)->id;
+}
+
+static void fieldnums_init(void)
+{
+	const ProtobufCMessageDescriptor *pk = &kvio__pf__trace_packet__descriptor,
+		*te = &kvio__pf__track_event__descriptor, *an = &kvio__pf__debug_annotation__descriptor;
+	F.pk_ts = fnum(pk, "timestamp");
+	F.pk_seq = fnum(pk, "trusted_packet_sequence_id");
+	F.pk_te = fnum(pk, "track_event");
+	F.pk_flags = fnum(pk, "sequence_flags");
+	F.te_ann = fnum(te, "debug_annotations");
+	F.te_type = fnum(te, "type");
+	F.te_name_iid = fnum(te, "name_iid");
+	F.te_track = fnum(te, "track_uuid");
+	F.te_counter = fnum(te, "counter_value");
+	F.te_dcounter = fnum(te, "double_counter_value");
+	F.te_flow = fnum(te, "flow_ids");
+	F.te_tflow = fnum(te, "terminating_flow_ids");
+	F.an_name_iid = fnum(an, "name_iid");
+	F.an_bool = fnum(an, "bool_value");
+	F.an_uint = fnum(an, "uint_value");
+	F.an_str_iid = fnum(an, "string_value_iid");
+}
+
+static unsigned char *pv(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static unsigned char *ptag(unsigned char *p, unsigned field, unsigned wire)
+{
+	return pv(p, (uint64_t)field << 3 | wire);
+}
+
+static unsigned char *pfv(unsigned char *p, unsigned field, uint64_t v)
+{
+	return pv(ptag(p, field, 0), v);
+}
+
+static unsigned char *pf64(unsigned char *p, unsigned field, uint64_t v)
+{
+	p = ptag(p, field, 1);
+	for (int i = 0; i < 8; i++)
+		*p++ = (unsigned char)(v >> (8 * i));
+	return p;
+}
+
+/* A debug annotation (name iid, then one varint value field) as a TrackEvent field. */
+static unsigned char *pann(unsigned char *p, uint64_t name_iid, unsigned value_field, uint64_t v)
+{
+	unsigned char b[24], *q = pfv(pfv(b, F.an_name_iid, name_iid), value_field, v);
+	p = pv(ptag(p, F.te_ann, 2), (uint64_t)(q - b));
+	memcpy(p, b, (size_t)(q - b));
+	return p + (q - b);
+}
+
+/* One packet: timestamp, sequence, the encoded TrackEvent te[0..tn), flags. */
+static void fast_packet(struct exporter *x, int64_t ts, unsigned flags, const unsigned char *te, size_t tn)
+{
+	unsigned char hdr[48], *p = hdr;
+	p = pfv(p, F.pk_ts, ts < 0 ? 0 : (uint64_t)ts);
+	p = pfv(p, F.pk_seq, SEQ_ID);
+	p = pv(ptag(p, F.pk_te, 2), tn);
+	unsigned char tail[8], *t = tail;
+	if (flags)
+		t = pfv(t, F.pk_flags, flags);
+	size_t body = (size_t)(p - hdr) + tn + (size_t)(t - tail);
+	unsigned char *o = out_reserve(&x->o, body + 11), *q = pv(o, 0x0a);
+	q = pv(q, body);
+	memcpy(q, hdr, (size_t)(p - hdr));
+	q += p - hdr;
+	memcpy(q, te, tn);
+	q += tn;
+	memcpy(q, tail, (size_t)(t - tail));
+	q += t - tail;
+	x->o.n += (size_t)(q - o);
+	x->packets++;
+}
+
 static void emit_end(struct exporter *x, int64_t ts, uint64_t track)
 {
-	ev_reset(x, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_END, ts, track);
-	x->e.p.has_sequence_flags = 0;
-	ev_emit(x);
+	unsigned char te[32], *p = te;
+	p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_END);
+	p = pfv(p, F.te_track, track);
+	fast_packet(x, ts, 0, te, (size_t)(p - te));
 }
 
 static void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double v)
 {
-	ev_reset(x, KVIO__PF__TRACK_EVENT__TYPE__TYPE_COUNTER, ts, track);
-	x->e.p.has_sequence_flags = 0;
+	unsigned char te[48], *p = te;
+	p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_COUNTER);
+	p = pfv(p, F.te_track, track);
 	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
-		x->e.te.has_counter_value = 1;
-		x->e.te.counter_value = (int64_t)v;
+		p = pfv(p, F.te_counter, (uint64_t)(int64_t)v); /* int64: two's complement varint */
 	} else {
-		x->e.te.has_double_counter_value = 1;
-		x->e.te.double_counter_value = v;
+		uint64_t bits;
+		memcpy(&bits, &v, 8);
+		p = pf64(p, F.te_dcounter, bits);
 	}
-	ev_emit(x);
+	fast_packet(x, ts, 0, te, (size_t)(p - te));
 }
 
 /* ---- flows: slice id -> its flow ids (in, out) ------------------------------- */
@@ -345,9 +460,10 @@ static int load_flows(sqlite3 *db, struct flows *f)
 
 /* Put slice id's flow ids on the current event: a source continues the flow,
  * a slice that only receives it terminates it. */
-static void ev_flows(struct exporter *x, const struct flows *f, int64_t id)
+static void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, uint64_t *tfl, size_t *ntf)
 {
 	size_t lo = 0, hi = f->n;
+	*nf = *ntf = 0;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		if (f->r[mid].slice < id)
@@ -355,19 +471,78 @@ static void ev_flows(struct exporter *x, const struct flows *f, int64_t id)
 		else
 			hi = mid;
 	}
-	struct ev *e = &x->e;
 	for (size_t i = lo; i < f->n && f->r[i].slice == id; i++) {
 		const struct flowref *r = &f->r[i];
 		int out_too = 0;
 		for (size_t k = lo; k < f->n && f->r[k].slice == id; k++)
 			out_too |= f->r[k].fid == r->fid && f->r[k].out;
 		if (r->out) {
-			if (e->te.n_flow_ids < 4)
-				e->flows[e->te.n_flow_ids++] = r->fid;
-		} else if (!out_too && e->te.n_terminating_flow_ids < 4) {
-			e->tflows[e->te.n_terminating_flow_ids++] = r->fid;
+			if (*nf < 4)
+				fl[(*nf)++] = r->fid;
+		} else if (!out_too && *ntf < 4) {
+			tfl[(*ntf)++] = r->fid;
 		}
 	}
+}
+
+static void ev_flows(struct exporter *x, const struct flows *f, int64_t id)
+{
+	struct ev *e = &x->e;
+	slice_flows(f, id, e->flows, &e->te.n_flow_ids, e->tflows, &e->te.n_terminating_flow_ids);
+}
+
+/* iids the command fast path needs; 0 = not interned yet (the slow path does it) */
+struct cmd_iids {
+	uint64_t *name;  /* by kvio_cmd_name id */
+	uint64_t slba, data_len, trace_id, role, real_dur, header, payload;
+};
+
+static uint64_t known(const struct intern *t, uint64_t *cache, const char *s)
+{
+	if (!*cache)
+		*cache = intern_find(t, s);
+	return *cache;
+}
+
+/* The BEGIN packet of a plain (non-KV) command, when every name it uses is
+ * interned already. Returns 0 when done, -1 to take the slow path. */
+static int fast_cmd_begin(struct exporter *x, struct cmd_iids *c, const struct chunk_view *v, uint32_t i,
+			  const char *name, const struct flows *fl, int64_t id)
+{
+	uint8_t f = v->flags[i];
+	if (f & CHF_KV)
+		return -1;
+	uint64_t niid = known(&x->names, &c->name[v->name[i]], name);
+	if (!niid || !known(&x->ann_names, &c->data_len, "data_len") || !known(&x->ann_names, &c->real_dur, "real_dur") ||
+	    ((f & CHF_SLBA) && !known(&x->ann_names, &c->slba, "slba")) ||
+	    (v->trace_id[i] && !known(&x->ann_names, &c->trace_id, "trace_id")) ||
+	    ((f & (CHF_HEADER | CHF_PAYLOAD)) && !known(&x->ann_names, &c->role, "role")) ||
+	    ((f & CHF_HEADER) && !known(&x->str_values, &c->header, "header")) ||
+	    ((f & CHF_PAYLOAD) && !known(&x->str_values, &c->payload, "payload")))
+		return -1;
+	unsigned char te[320], *p = te;
+	if (f & CHF_SLBA)
+		p = pann(p, c->slba, F.an_uint, (uint64_t)v->slba[i]);
+	p = pann(p, c->data_len, F.an_uint, v->data_len[i]);
+	if (v->trace_id[i])
+		p = pann(p, c->trace_id, F.an_uint, v->trace_id[i]);
+	if (f & CHF_HEADER)
+		p = pann(p, c->role, F.an_str_iid, c->header);
+	else if (f & CHF_PAYLOAD)
+		p = pann(p, c->role, F.an_str_iid, c->payload);
+	p = pann(p, c->real_dur, F.an_bool, (f & CHF_REAL) != 0);
+	p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
+	p = pfv(p, F.te_name_iid, niid);
+	p = pfv(p, F.te_track, v->track[i]);
+	uint64_t fs[4], tf[4];
+	size_t nf, ntf;
+	slice_flows(fl, id, fs, &nf, tf, &ntf);
+	for (size_t k = 0; k < nf; k++)
+		p = pf64(p, F.te_flow, fs[k]);
+	for (size_t k = 0; k < ntf; k++)
+		p = pf64(p, F.te_tflow, tf[k]);
+	fast_packet(x, v->ts[i], SEQ_NEEDS_INCREMENTAL_STATE, te, (size_t)(p - te));
+	return 0;
 }
 
 /* ---- the export ------------------------------------------------------------ */
@@ -536,6 +711,9 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 		return -1;
 	}
 	int rc = 0;
+	struct cmd_iids ci;
+	memset(&ci, 0, sizeof ci);
+	ci.name = xcalloc(nnames ? nnames : 1, sizeof *ci.name);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t first = sqlite3_column_int64(st, 0);
 		struct chunk_view v;
@@ -546,8 +724,11 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 		}
 		for (uint32_t i = 0; i < v.n; i++) {
 			uint8_t f = v.flags[i];
+			const char *cname = v.name[i] < nnames && names[v.name[i]] ? names[v.name[i]] : "cmd";
+			if (v.name[i] < nnames && fast_cmd_begin(x, &ci, &v, i, cname, fl, first + i) == 0)
+				goto end;
 			ev_reset(x, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, v.ts[i], v.track[i]);
-			ev_name(x, v.name[i] < nnames && names[v.name[i]] ? names[v.name[i]] : "cmd");
+			ev_name(x, cname);
 			if (f & CHF_SLBA)
 				ann_uint(x, "slba", (uint64_t)v.slba[i]);
 			ann_uint(x, "data_len", v.data_len[i]);
@@ -576,6 +757,7 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 			ev_flows(x, fl, first + i);
 			ev_emit(x);
 			free(khex);
+		end:
 			emit_end(x, v.ts[i] + v.dur[i], v.track[i]);
 			if (v.slba_track[i])
 				emit_counter(x, v.ts[i], v.slba_track[i], (f & CHF_SLBA) ? (double)v.slba[i] : 0);
@@ -586,6 +768,7 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	for (size_t i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);
+	free(ci.name);
 	return rc;
 }
 
@@ -608,6 +791,7 @@ int export_db(sqlite3 *db, const char *path, struct export_stats *stats)
 	snprintf(tmp, n, "%s.tmp-%d", path, (int)getpid());
 	struct exporter x;
 	memset(&x, 0, sizeof x);
+	fieldnums_init();
 	size_t pl = strlen(path);
 	int gz = pl > 3 && !strcmp(path + pl - 3, ".gz");
 	int rc = 0;
