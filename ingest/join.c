@@ -209,39 +209,60 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 	sort_by_key(pi, np, key);
 	free(key);
 
-	/* 2. completion pairing: sweeping in time, each completion takes the
-	 * latest not-yet-paired command of its user_data with cmd.ts <= cmp.ts
-	 * (a stack of unpaired commands per user_data) */
-	{
-		/* values are command index + 1; 0 = empty stack */
-		struct u64map top = {0};
-		map_reserve(&top, nc);
-		uint32_t *below = xmalloc((nc ? nc : 1) * sizeof *below);
-		size_t x = 0;
-		for (size_t y = 0; y < np; y++) {
-			const struct cmp *p = &cmps[pi[y]];
-			for (; x < nc && cmds[ci[x]].ts <= p->ts; x++) {
-				int fresh;
-				uint32_t *t = map_slot(&top, cmds[ci[x]].user_data, &fresh);
-				below[ci[x]] = fresh ? 0 : *t;
-				*t = ci[x] + 1;
-			}
-			uint32_t c1;
-			int fresh;
-			if (map_get(&top, p->user_data, &c1) && c1 != 0) {
-				uint32_t c = c1 - 1;
-				*map_slot(&top, p->user_data, &fresh) = below[c];
-				int64_t d = p->ts - cmds[c].ts;
-				cmds[c].dur = d < 1 ? 1 : d;
-				cmds[c].flags |= CF_REAL;
-			} else {
-				a->cmp_unpaired++;
+	/* 2. completion pairing: per user_data, each completion (in time order)
+	 * takes the latest not-yet-paired command with cmd.ts <= cmp.ts. Both
+	 * sides are put in (user_data, time) order by a stable radix sort of the
+	 * time orders above, then merged with a stack per user_data: sequential
+	 * memory access only, and no table as large as the capture. */
+	if (np) {
+		uint32_t *cu = xmalloc((nc ? nc : 1) * sizeof *cu), *pu = xmalloc(np * sizeof *pu);
+		int64_t *uk = xmalloc((nc > np ? nc : np) * sizeof *uk);
+		memcpy(cu, ci, nc * sizeof *cu);
+		memcpy(pu, pi, np * sizeof *pu);
+		/* unsigned order as signed order: flip the top bit */
+		for (size_t i = 0; i < nc; i++)
+			uk[i] = (int64_t)(cmds[i].user_data ^ (1ull << 63));
+		sort_by_key(cu, nc, uk);
+		for (size_t i = 0; i < np; i++)
+			uk[i] = (int64_t)(cmps[i].user_data ^ (1ull << 63));
+		sort_by_key(pu, np, uk);
+		free(uk);
+		uint32_t *stack = xmalloc((nc ? nc : 1) * sizeof *stack);
+		size_t x = 0, y = 0;
+		while (y < np) {
+			uint64_t ud = cmps[pu[y]].user_data;
+			while (x < nc && cmds[cu[x]].user_data < ud)
+				x++;
+			size_t sp = 0;
+			for (; y < np && cmps[pu[y]].user_data == ud; y++) {
+				int64_t cts = cmps[pu[y]].ts;
+				while (x < nc && cmds[cu[x]].user_data == ud && cmds[cu[x]].ts <= cts)
+					stack[sp++] = cu[x++];
+				if (sp) {
+					struct cmd *c = &cmds[stack[--sp]];
+					int64_t d = cts - c->ts;
+					c->dur = d < 1 ? 1 : d;
+					c->flags |= CF_REAL;
+				} else {
+					a->cmp_unpaired++;
+				}
 			}
 		}
-		free(below);
-		map_free(&top);
+		free(stack);
+		free(cu);
+		free(pu);
 	}
 	free(pi);
+	/* completions are spent: keep their earliest time (for the rebase) and
+	 * their count, give their memory back before the rest of the join */
+	int64_t cmp_min = INT64_MAX;
+	for (size_t i = 0; i < np; i++)
+		if (cmps[i].ts < cmp_min)
+			cmp_min = cmps[i].ts;
+	free(a->cmps.v);
+	a->cmps.v = NULL;
+	a->cmps.cap = 0; /* .n stays: the count of nvme_cmp lines */
+	cmps = NULL;
 
 	/* 3. occurrence segmentation: a tagged command belongs to the first
 	 * occurrence whose op end is >= its submit time (else the last); commands
@@ -338,8 +359,8 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 	int64_t mn = INT64_MAX;
 	for (size_t i = 0; i < nc; i++)
 		if (cmds[i].ts < mn) mn = cmds[i].ts;
-	for (size_t i = 0; i < np; i++)
-		if (cmps[i].ts < mn) mn = cmps[i].ts;
+	if (cmp_min < mn)
+		mn = cmp_min;
 	for (size_t i = 0; i < no; i++) {
 		if (objs[i].end < mn) mn = objs[i].end;
 		if (objs[i].start != NO_TS && objs[i].start < mn) mn = objs[i].start;
