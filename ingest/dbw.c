@@ -293,7 +293,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	 * derives points whose id is their command's slice id */
 	memset(w, 0, sizeof *w);
 	w->db = db;
-	w->next_id = w->next_track = w->next_flow = w->next_kv = 1;
+	w->next_id = w->next_track = w->next_flow = w->next_kv = w->next_utid = 1;
 	w->next_counter = (int64_t)1 << 40;
 	w->obj_id = -1;
 	w->cb = xmalloc(sizeof *w->cb);
@@ -363,4 +363,20 @@ void dbw_stat(struct dbw *w, const char *label, const char *name, int64_t value)
 	sqlite3_bind_int64(st, 3, value);
 	dbw_step(w, st);
 	sqlite3_finalize(st);
+}
+
+int64_t dbw_thread(struct dbw *w, int64_t tid, const char *name)
+{
+	sqlite3_stmt *st;
+	int64_t utid = w->next_utid++;
+	if (w->rc != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->db, "INSERT INTO thread(id, utid, tid, name) VALUES(?1, ?1, ?2, ?3)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return utid;
+	sqlite3_bind_int64(st, 1, utid);
+	sqlite3_bind_int64(st, 2, tid);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	dbw_step(w, st);
+	sqlite3_finalize(st);
+	return utid;
 }

@@ -27,7 +27,7 @@ struct dbw {
 	struct vec names;    /* global command names (char*, owned), index = kvio_cmd_name.id */
 	int64_t next_kv;
 	int64_t next_id;     /* slices (and their arg sets) */
-	int64_t next_track, next_upid, next_counter, next_flow;
+	int64_t next_track, next_upid, next_counter, next_flow, next_utid;
 	int rc;
 };
 
@@ -51,6 +51,8 @@ int dbw_end(struct dbw *w, int narms);
 
 void dbw_step(struct dbw *w, sqlite3_stmt *st);
 int64_t dbw_process(struct dbw *w, int64_t pid, const char *name);
+/* A thread row (utid assigned here; no process). */
+int64_t dbw_thread(struct dbw *w, int64_t tid, const char *name);
 /* A track; parent < 0 for none, upid < 0 for none; unit != NULL makes it a
  * counter track; order < 0: no sibling_order_rank. */
 int64_t dbw_track(struct dbw *w, const char *name, int64_t parent, int64_t upid, const char *unit,

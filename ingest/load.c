@@ -163,6 +163,33 @@ static void note_meta(struct arm *a, struct jline *j, struct scratch *sc)
 	get_jv(a, j, JL_FIND(j, "max_data_transfer_size"), sc, &a->meta_mdts);
 }
 
+/* Remember the submitting thread (pid, tid, comm) of an nvme_cmd line; the
+ * comm is unescaped only when it differs from the last one of that thread. */
+static void note_thread(struct reader *r, struct jline *j)
+{
+	struct arm *a = r->a;
+	int tp = JL_FIND(j, "pid"), tt = JL_FIND(j, "tid"), tc = JL_FIND(j, "comm");
+	uint64_t pid = 0, tid = 0;
+	if (tt < 0 || tc < 0 || !jl_is_str(j, tc) || jl_u64(j, tt, &tid) || tid > UINT32_MAX ||
+	    (tp >= 0 && (jl_u64(j, tp, &pid) || pid > UINT32_MAX)))
+		return;
+	const char *raw = j->s + j->tok[tc].start;
+	uint32_t rawlen = (uint32_t)(j->tok[tc].end - j->tok[tc].start);
+	int fresh;
+	uint32_t *ix = map_slot(&a->thread_ix, pid << 32 | tid, &fresh);
+	if (!fresh) {
+		const struct thread_name *t = &VEC_AT(&a->threads, struct thread_name, *ix);
+		if (t->rawlen == rawlen && !memcmp(t->raw, raw, rawlen))
+			return;
+	}
+	struct thread_name t = {(uint32_t)pid, (uint32_t)tid, NULL, NULL, rawlen};
+	if (!(t.comm = tok_str(a, j, tc, &r->sc, NULL)))
+		return;
+	t.raw = arena_dup(&a->strs, raw, rawlen);
+	*ix = (uint32_t)a->threads.n;
+	*(struct thread_name *)vec_push(&a->threads, sizeof t) = t;
+}
+
 /* Returns NULL when used, else the reason the record is malformed; *other set
  * when the line is valid but of another kind. */
 static const char *ebpf_line(struct reader *r, int *other)
@@ -230,6 +257,7 @@ static const char *ebpf_line(struct reader *r, int *other)
 			c.role = ROLE_OTHER;
 		c.obj = -1;
 		*(struct cmd *)vec_push(&a->cmds, sizeof c) = c;
+		note_thread(r, j);
 		return NULL;
 	}
 	if (JL_STREQ(j, et, "nvme_cmp")) {
@@ -389,7 +417,7 @@ static void *read_range(void *arg)
 	struct reader *r = arg;
 	size_t cap = 4 << 20, have = 0;
 	char *buf = xmalloc(cap);
-	uint64_t lineno = 0, next_progress = 4000000;
+	uint64_t lineno = 0, next_progress = 1000000;
 	int64_t off = r->start;
 	int to_eof = r->end < 0;
 	double t0 = now_s();
@@ -426,12 +454,12 @@ static void *read_range(void *arg)
 		if (r->o->progress && to_eof && lineno >= next_progress) {
 			fprintf(stderr, "\r%s: %s: %llu lines (%.1fs)", kvio_prog, r->fs->path,
 				(unsigned long long)lineno, now_s() - t0);
-			next_progress += 4000000;
+			next_progress += 1000000;
 		}
 	}
 	if (have && !r->rc)
 		one_line(r, buf, have, ++lineno, to_eof);
-	if (r->o->progress && next_progress > 4000000)
+	if (r->o->progress && next_progress > 1000000)
 		fputc('\n', stderr);
 	free(buf);
 	return NULL;
@@ -474,6 +502,18 @@ static void merge_part(struct arm *a, struct arm *p)
 	}
 	free(remap);
 	vec_append(&a->cmps, &p->cmps, sizeof(struct cmp));
+	for (size_t i = 0; i < p->threads.n; i++) {
+		const struct thread_name *t = &VEC_AT(&p->threads, struct thread_name, i);
+		int fresh;
+		uint32_t *ix = map_slot(&a->thread_ix, (uint64_t)t->pid << 32 | t->tid, &fresh);
+		if (!fresh) {
+			const struct thread_name *o = &VEC_AT(&a->threads, struct thread_name, *ix);
+			if (o->rawlen == t->rawlen && !memcmp(o->raw, t->raw, t->rawlen))
+				continue;
+		}
+		*ix = (uint32_t)a->threads.n;
+		*(struct thread_name *)vec_push(&a->threads, sizeof *t) = *t;
+	}
 	a->cq_overflow += p->cq_overflow;
 	a->anchors += p->anchors;
 	if (p->has_drops) {
@@ -612,6 +652,8 @@ void arm_free(struct arm *a)
 	vec_free(&a->kv);
 	vec_free(&a->names);
 	vec_free(&a->warnings);
+	vec_free(&a->threads);
+	map_free(&a->thread_ix);
 	arena_free(&a->strs);
 	for (size_t i = 0; i < a->parts.n; i++)
 		arena_free(&VEC_AT(&a->parts, struct arena, i));

@@ -7,6 +7,7 @@
 #ifndef KVIO_MODEL_H
 #define KVIO_MODEL_H
 #include "../lib/util.h"
+#include "../lib/u64map.h"
 #include <stdint.h>
 
 #define NO_TS INT64_MIN
@@ -84,6 +85,14 @@ struct serving {
 	struct jv op, name, tokens, request_id;
 };
 
+/* A submitting thread as the tracer saw it. */
+struct thread_name {
+	uint32_t pid, tid;
+	const char *comm;  /* unescaped (arena) */
+	const char *raw;   /* as written in the line, to skip unescaping it again */
+	uint32_t rawlen;
+};
+
 /* Per-file ingest counters. */
 struct file_stats {
 	const char *path;   /* "-" when absent */
@@ -95,6 +104,8 @@ struct arm {
 	struct file_stats sem_f, ebpf_f, serving_f;
 	struct vec cmds, cmps, objs, serving, kv; /* struct cmd / cmp / obj / serving / cmd_kv */
 	struct vec names;   /* const char* interned op names */
+	struct vec threads; /* struct thread_name: each (pid, tid, comm) seen on nvme_cmd lines */
+	struct u64map thread_ix; /* pid << 32 | tid -> index of its latest entry */
 	struct arena strs;
 	struct vec parts;   /* struct arena: strings of merged parallel parts */
 	/* kvio_meta header (first one seen; sem first) */

@@ -500,6 +500,15 @@ static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_
 	rate_counter(w, a, ctr_mbs, 10000000, 1e-4);
 }
 
+/* The submitting threads the tracer saw: one thread row per (tid, comm). */
+static void write_threads(struct dbw *w, const struct arm *a)
+{
+	for (size_t i = 0; i < a->threads.n; i++) {
+		const struct thread_name *t = &VEC_AT(&a->threads, struct thread_name, i);
+		dbw_thread(w, t->tid, t->comm);
+	}
+}
+
 static void write_stats(struct dbw *w, const struct arm *a)
 {
 	sqlite3_stmt *st;
@@ -569,6 +578,7 @@ int db_write_arms(sqlite3 *db, struct arm *arms, int n, const struct ingest_opts
 	if (dbw_begin(&w, db) == SQLITE_OK)
 		for (int i = 0; i < n && w.rc == SQLITE_OK; i++) {
 			write_arm(&w, &arms[i], i, o);
+			write_threads(&w, &arms[i]);
 			write_stats(&w, &arms[i]);
 		}
 	return dbw_end(&w, n);

@@ -86,3 +86,6 @@ eq "tiny: cookbook 2 (real read latency)" "1|100000|100000" \
 	            where pt.name like 'reads%' and extract_arg(s.arg_set_id,'debug.real_dur')=1;")"
 eq "tiny: cookbook 3 (everything of trace_id 2)" "load kv 0.2MiB read read" \
 	"$(q "$DB" "select name from slice where extract_arg(arg_set_id,'debug.trace_id')=2;" | sort | tr '\n' ' ' | sed 's/ $//')"
+# the submitting threads (pid/tid/comm of nvme_cmd lines), the escaped comm decoded once
+eq "tiny: threads (tid, comm), comm escapes decoded" '4321|python3 4322|python3 78|a"b\cé 79|fio' \
+	"$(q "$DB" "select tid || '|' || name from thread where utid > 0 order by utid" | tr '\n' ' ' | sed 's/ $//')"

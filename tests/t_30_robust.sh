@@ -53,3 +53,6 @@ KVIO_SPLIT_MIN=100 "$BUILD/kvio-ingest" -q -o "$T/tiny2.db" --sem fixtures/tiny/
 eq "tiny, split read: same slices" \
 	"$(q "$T/tiny.db" "select ts, dur, name, track_id, arg_set_id from slice order by id")" \
 	"$(q "$T/tiny2.db" "select ts, dur, name, track_id, arg_set_id from slice order by id")"
+eq "tiny, split read: same threads" \
+	"$(q "$T/tiny.db" "select tid, name from thread order by tid, name")" \
+	"$(q "$T/tiny2.db" "select tid, name from thread order by tid, name")"
