@@ -639,6 +639,20 @@ static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	lookup(ctx, s, q->arg, q->obj, id, key, klen);
 }
 
+/* kvio_uint_text(x): an integer arg of value_type 'uint' as text, unsigned
+ * (the args view's display_value: a slba above 2^63 prints as itself). */
+static void uint_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
+		sqlite3_result_value(ctx, argv[0]);
+		return;
+	}
+	char buf[24];
+	sqlite3_snprintf(sizeof buf, buf, "%llu", (unsigned long long)sqlite3_value_int64(argv[0]));
+	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
 int kvio_register_functions(sqlite3 *db)
 {
 	struct store *s = sqlite3_malloc(sizeof *s);
@@ -651,6 +665,10 @@ int kvio_register_functions(sqlite3 *db)
 		s->cache[i].id = INT64_MIN;
 	/* the module owns the store; extract_arg borrows it */
 	int rc = sqlite3_create_module_v2(db, "kvio_cmds", &cmd_module, s, store_free);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_create_function_v2(db, "kvio_uint_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+					uint_text, NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return rc;
 	return sqlite3_create_function_v2(db, "extract_arg", 2, SQLITE_UTF8, s, extract_arg, NULL, NULL,

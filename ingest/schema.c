@@ -77,12 +77,12 @@ const char kvio_schema_sql[] =
 	" AS int_value, " sval " AS string_value, NULL AS real_value, '" vt "' AS value_type, "   \
 	disp " AS display_value FROM kvio_cmd WHERE " col " IS NOT NULL UNION ALL"
 	"CREATE VIEW args AS"
-	CMD_ARG("slba", "uint", "slba", "NULL", "CAST(slba AS TEXT)")
-	CMD_ARG("data_len", "uint", "data_len", "NULL", "CAST(data_len AS TEXT)")
+	CMD_ARG("slba", "uint", "slba", "NULL", "kvio_uint_text(slba)")
+	CMD_ARG("data_len", "uint", "data_len", "NULL", "kvio_uint_text(data_len)")
 	CMD_ARG("key_hex", "string", "NULL", "key_hex", "key_hex")
-	CMD_ARG("key_len", "uint", "key_len", "NULL", "CAST(key_len AS TEXT)")
-	CMD_ARG("value_len", "uint", "value_len", "NULL", "CAST(value_len AS TEXT)")
-	CMD_ARG("trace_id", "uint", "trace_id", "NULL", "CAST(trace_id AS TEXT)")
+	CMD_ARG("key_len", "uint", "key_len", "NULL", "kvio_uint_text(key_len)")
+	CMD_ARG("value_len", "uint", "value_len", "NULL", "kvio_uint_text(value_len)")
+	CMD_ARG("trace_id", "uint", "trace_id", "NULL", "kvio_uint_text(trace_id)")
 	CMD_ARG("role", "string", "NULL", "role", "role")
 	CMD_ARG("real_dur", "bool", "real_dur", "NULL", "CASE real_dur WHEN 0 THEN 'false' ELSE 'true' END")
 #define OBJ_ARG(col)                                                                               \

@@ -56,3 +56,10 @@ eq "tiny, split read: same slices" \
 eq "tiny, split read: same threads" \
 	"$(q "$T/tiny.db" "select tid, name from thread order by tid, name")" \
 	"$(q "$T/tiny2.db" "select tid, name from thread order by tid, name")"
+
+# a uint above 2^63 keeps value_type 'uint' and prints unsigned (extract_arg gives
+# the int64 bit pattern, as trace_processor does)
+printf '%s\n' '{"event_type":"nvme_cmd","user_data":1,"op_name":"write","slba":18446744073709551615,"data_len":4096,"ts":5}' > "$T/big.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/big.db" --ebpf "$T/big.jsonl"
+eq "uint above 2^63: args row" "uint|-1|18446744073709551615" \
+	"$(q "$T/big.db" "select value_type, int_value, display_value from args where key = 'debug.slba'")"
