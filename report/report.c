@@ -11,6 +11,7 @@
 #include "../lib/cli.h"
 #include "../lib/util.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -159,8 +160,6 @@ static int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, s
 static const char *us(double ns, char *b) { sprintf(b, "%.1fus", ns / 1e3); return b; }
 static const char *ms(double ns, char *b) { sprintf(b, "%.2fms", ns / 1e6); return b; }
 
-/* Python's f"{x:.0f}": round half to even, as printf does. */
-
 struct label {
 	char *name;
 	struct jnode *R;
@@ -168,7 +167,6 @@ struct label {
 };
 
 static void say(struct label *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
 static void say(struct label *L, const char *fmt, ...)
 {
 	char buf[2048];
