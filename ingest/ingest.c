@@ -220,6 +220,8 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 		printf("kvio-ingest: wrote %s\n", path);
 		for (int i = 0; i < a->narms; i++)
 			summary(&arms[i]);
+	} else if (!status && !a->quiet) {
+		printf("kvio-ingest: wrote %s (from %s)\n", path, a->pftrace);
 	}
 cleanup:
 	if (db)

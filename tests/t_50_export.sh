@@ -86,3 +86,17 @@ eq "import junk: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/nope.db" -o "$T/x.pftrace" 2>/dev/null; eq "export missing db: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" 2>/dev/null; eq "export without -o: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" -o "$T/no/such/dir/x.pftrace" 2>/dev/null; eq "export to an unwritable path: exit 2" 2 $?
+
+# the generated two-arm capture, checked against what the generator knows: every
+# command has its completion (some written a few lines before their command),
+# no line is unusable, every trace_id joins an object
+eq "generated capture: every command paired, nothing unusable" "1.0 0 0" \
+	"$("$BUILD/kvio-report" "$T/g.db" --json --label g | python3 -c 'import json,sys; d=json.load(sys.stdin)["g"]; print(d["commands"]["real_cover"], d["capture"]["malformed_lines"], d["capture"]["truncated_tail"])')"
+eq "generated capture: no unpaired completion, no clock anomaly" "0|0" \
+	"$(q "$T/g.db" "select max(case name when 'cmp_unpaired' then value end) || '|' || max(case name when 'clock_anomalies' then value end) from kvio_stats where label = 'g'")"
+eq "generated capture: every tagged command belongs to an object of its arm" "0" \
+	"$(q "$T/g.db" "with cmd as (select c.trace_id from kvio_cmd c join process_track pt on pt.id = c.track_id
+	                 join process p using (upid) where p.name = 'NVMe ng g' and c.trace_id is not null),
+	            obj as (select extract_arg(s.arg_set_id, 'debug.trace_id') tid from slice s join process_track pt on pt.id = s.track_id
+	                 join process p using (upid) where p.name = 'LMCache g')
+	            select count(*) from cmd where trace_id not in (select tid from obj)")"
