@@ -5,7 +5,7 @@
 -- faster), p50 and p95 per (other label, op).
 -- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
-INSERT INTO kvio_sample
+INSERT INTO kvio_sample(label, grp, v)
 WITH k AS (
   SELECT label, key, op, dur,
     row_number() OVER (PARTITION BY label, key, op ORDER BY ts, id) AS nth
@@ -16,7 +16,8 @@ WITH k AS (
 )
 SELECT o.label, o.op, o.dur - b.dur
 FROM k b JOIN base ON b.label = base.label
-JOIN k o ON o.key = b.key AND o.op = b.op AND o.nth = b.nth AND o.label <> b.label;
+JOIN k o ON o.key = b.key AND o.op = b.op AND o.nth = b.nth AND o.label <> b.label
+ORDER BY 1, 2, 3;
 SELECT
   label,
   (SELECT min(label) FROM kvio_object) AS vs,          -- base label

@@ -3,7 +3,7 @@
 -- submit exceeds :batch_gap_ns (default 50000 ns = kvio-report --batch-gap-us 50).
 -- Inputs: kvio_pool, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
-INSERT INTO kvio_sample
+INSERT INTO kvio_sample(label, grp, v)
 WITH sub AS (
   SELECT label, ts, id,
     CASE WHEN ts - lag(ts) OVER w > coalesce(:batch_gap_ns, 50000) THEN 1 ELSE 0 END AS starts
@@ -13,7 +13,8 @@ WITH sub AS (
   SELECT label, sum(starts) OVER (PARTITION BY label ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS batch
   FROM sub
 )
-SELECT label, 'size', count(*) FROM numbered GROUP BY label, batch;
+SELECT label, 'size', count(*) FROM numbered GROUP BY label, batch
+ORDER BY 1, 2, 3;
 SELECT
   label,
   n,                                               -- batches

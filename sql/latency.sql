@@ -3,8 +3,9 @@
 -- the tracer's nvme_uring_cmd_end_io probe); ops read and write only.
 -- Inputs: kvio_pool, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
-INSERT INTO kvio_sample
-SELECT label, op, dur FROM kvio_pool WHERE real AND op IN ('read', 'write');
+INSERT INTO kvio_sample(label, grp, v)
+SELECT label, op, dur FROM kvio_pool WHERE real AND op IN ('read', 'write')
+ORDER BY 1, 2, 3;
 SELECT
   label,
   grp AS op,                                       -- read | write

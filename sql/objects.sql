@@ -8,7 +8,7 @@
 -- (Objects with an error: failed.sql.)
 -- Inputs: kvio_object, kvio_command, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
-INSERT INTO kvio_sample
+INSERT INTO kvio_sample(label, grp, v)
 WITH ok AS (
   SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
@@ -19,7 +19,8 @@ SELECT label, 'span:' || op, dur FROM ok
 UNION ALL
 SELECT label, 'mbs:' || op, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 FROM ok WHERE dur <> 0
 UNION ALL
-SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid;
+SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid
+ORDER BY 1, 2, 3;
 WITH pct AS MATERIALIZED (SELECT * FROM kvio_pct)
 SELECT
   s.label,

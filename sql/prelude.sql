@@ -87,25 +87,24 @@ JOIN process_track pt ON s.track_id = pt.id
 JOIN kvio_proc p USING (upid)
 WHERE pt.name LIKE 'objects%';
 
--- kvio_sample: values to take percentiles of, by (label, grp)
-CREATE TEMP TABLE kvio_sample(label TEXT, grp TEXT, v);
+-- kvio_sample: values to take percentiles of, by (label, grp). Fill it with
+-- DELETE, then one INSERT ... ORDER BY label, grp, v: its rows are then numbered
+-- (pos) in sorted order, each group contiguous, and a percentile is one lookup
+-- by position (no window function: SQLite's sorter runs once per analysis).
+CREATE TEMP TABLE kvio_sample(pos INTEGER PRIMARY KEY, label TEXT, grp TEXT, v);
 
--- kvio_pct: the percentiles of kvio_sample
+-- kvio_pct: the percentiles of kvio_sample, pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))]
 CREATE TEMP VIEW kvio_pct AS
-WITH ranked AS (
-  SELECT label, grp, v,
-    row_number() OVER (PARTITION BY label, grp ORDER BY v) - 1 AS i,
-    count(*) OVER (PARTITION BY label, grp) AS n
-  FROM kvio_sample
+WITH grp AS (
+  SELECT label, grp, min(pos) AS first, count(*) AS n FROM kvio_sample GROUP BY label, grp
 )
 SELECT
   label,
   grp,
   n,                                                                    -- samples
-  max(CASE WHEN i = min(n - 1, CAST(0.25 * n AS INTEGER)) THEN v END) AS p25,
-  max(CASE WHEN i = min(n - 1, CAST(0.50 * n AS INTEGER)) THEN v END) AS p50,
-  max(CASE WHEN i = min(n - 1, CAST(0.95 * n AS INTEGER)) THEN v END) AS p95,
-  max(CASE WHEN i = min(n - 1, CAST(0.99 * n AS INTEGER)) THEN v END) AS p99,
-  max(v) AS max
-FROM ranked
-GROUP BY label, grp;
+  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.25 * n AS INTEGER))) AS p25,
+  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.50 * n AS INTEGER))) AS p50,
+  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.95 * n AS INTEGER))) AS p95,
+  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.99 * n AS INTEGER))) AS p99,
+  (SELECT v FROM kvio_sample WHERE pos = first + n - 1) AS max
+FROM grp;

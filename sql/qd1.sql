@@ -9,7 +9,7 @@
 -- 40us)" when gap_p50 >= 40 us.
 -- Inputs: kvio_command, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
-INSERT INTO kvio_sample
+INSERT INTO kvio_sample(label, grp, v)
 WITH tagged_cmd AS (
   SELECT label, tid, ts, op,
     ts - lag(ts) OVER w AS gap,                    -- ns since the previous submit of the object
@@ -27,7 +27,8 @@ SELECT label, op, gap FROM obj_gap WHERE gap IS NOT NULL              -- submit 
 UNION ALL
 SELECT label, 'objects:' || op, 1 FROM obj_gap WHERE gap IS NULL      -- one row per object
 UNION ALL
-SELECT label, 'svc:' || op, dur FROM kvio_command WHERE tagged AND real AND op IN ('read', 'write');
+SELECT label, 'svc:' || op, dur FROM kvio_command WHERE tagged AND real AND op IN ('read', 'write')
+ORDER BY 1, 2, 3;
 WITH pct AS MATERIALIZED (SELECT * FROM kvio_pct)
 SELECT
   g.label,

@@ -5,7 +5,7 @@
 -- spread of object ends, max - min (ns); only chunks seen on every shard.
 -- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
-INSERT INTO kvio_sample
+INSERT INTO kvio_sample(label, grp, v)
 WITH ok AS (
   SELECT * FROM kvio_object WHERE error IS NULL OR error = '' OR error = 0
 ), shards AS (
@@ -18,7 +18,8 @@ WITH ok AS (
 )
 SELECT c.label, 'gap', c.gap
 FROM chunk_end c JOIN shards s ON s.label = c.label
-WHERE s.n > 1 AND c.n = s.n;
+WHERE s.n > 1 AND c.n = s.n
+ORDER BY 1, 2, 3;
 SELECT
   p.label,
   (SELECT count(DISTINCT fmt) FROM kvio_object o WHERE o.label = p.label AND fmt IS NOT NULL AND fmt <> ''

@@ -7,7 +7,7 @@
 -- object ends (ns), for chunks seen on every rank of the label's world size.
 -- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
 DELETE FROM kvio_sample;
-INSERT INTO kvio_sample
+INSERT INTO kvio_sample(label, grp, v)
 WITH ok AS (
   SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND tp_rank IS NOT NULL AND op IN ('store', 'load')
@@ -19,7 +19,8 @@ WITH ok AS (
 )
 SELECT c.label, 'gap', c.gap
 FROM chunk_end c JOIN world w ON w.label = c.label
-WHERE w.ranks > 1 AND c.r = w.ranks;
+WHERE w.ranks > 1 AND c.r = w.ranks
+ORDER BY 1, 2, 3;
 SELECT
   p.label,
   (SELECT max(tp_world) FROM kvio_object o WHERE o.label = p.label) AS world_size,
