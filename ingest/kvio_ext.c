@@ -302,6 +302,8 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER)");
 	if (rc != SQLITE_OK)
 		return rc;
+	/* read-only and side-effect free: usable from views under trusted_schema=OFF */
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
 	struct cmd_vtab *v = sqlite3_malloc(sizeof *v);
 	if (!v)
 		return SQLITE_NOMEM;
@@ -667,12 +669,12 @@ int kvio_register_functions(sqlite3 *db)
 	int rc = sqlite3_create_module_v2(db, "kvio_cmds", &cmd_module, s, store_free);
 	if (rc != SQLITE_OK)
 		return rc;
-	rc = sqlite3_create_function_v2(db, "kvio_uint_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	rc = sqlite3_create_function_v2(db, "kvio_uint_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
 					uint_text, NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return rc;
-	return sqlite3_create_function_v2(db, "extract_arg", 2, SQLITE_UTF8, s, extract_arg, NULL, NULL,
-					  NULL);
+	return sqlite3_create_function_v2(db, "extract_arg", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, s, extract_arg,
+					  NULL, NULL, NULL);
 }
 
 #ifndef SQLITE_CORE

@@ -89,3 +89,5 @@ eq "tiny: cookbook 3 (everything of trace_id 2)" "load kv 0.2MiB read read" \
 # the submitting threads (pid/tid/comm of nvme_cmd lines), the escaped comm decoded once
 eq "tiny: threads (tid, comm), comm escapes decoded" '4321|python3 4322|python3 78|a"b\cé 79|fio' \
 	"$(q "$DB" "select tid || '|' || name from thread where utid > 0 order by utid" | tr '\n' ' ' | sed 's/ $//')"
+eq "tiny: views and extract_arg work under trusted_schema=OFF" "13|2" \
+	"$(sqlite3 -batch -cmd ".load $BUILD/kvio" -cmd "pragma trusted_schema=OFF" "$DB" "select (select count(*) from slice), (select extract_arg(arg_set_id, 'debug.n_cmds') from slice where name like 'store%')")"
