@@ -173,6 +173,20 @@ static void summary(const struct arm *a)
 
 int pftrace_import(const char *path, sqlite3 *db);
 
+/* VmHWM of this process, KB (for KVIO_TIMING), or -1. */
+static long peak_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 int ingest_to_db(struct ingest_args *a, const char *path)
 {
 	/* temp file next to the target, renamed into place only when complete */
@@ -198,6 +212,8 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 			arms[i].label = a->arms[i].label;
 			status = arm_load(&arms[i], a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving, &a->o);
 			t1 = now_s();
+			if (timing)
+				kvio_err("timing: after load, peak RSS %ld KB", peak_rss_kb());
 			if (!status)
 				arm_join(&arms[i], &a->o);
 			t2 = now_s();
@@ -205,7 +221,8 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 		if (!status && db_write_arms(db, arms, a->narms, &a->o) != SQLITE_OK)
 			status = 2;
 		if (timing)
-			kvio_err("timing: load %.3fs join %.3fs write %.3fs", t1 - t0, t2 - t1, now_s() - t2);
+			kvio_err("timing: load %.3fs join %.3fs write %.3fs (peak RSS %ld KB)", t1 - t0, t2 - t1,
+				 now_s() - t2, peak_rss_kb());
 	}
 	if (!status && sqlite3_close(db) != SQLITE_OK) {
 		kvio_err("%s: closing the database failed", tmp);
