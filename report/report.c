@@ -220,6 +220,8 @@ static const char report_help[] =
 	"  --fail-on qd1     exit 3 when any label's load or store verdict is QD~1\n"
 	"  --rows FILE.sql   print the rows of one sql/ file as kvio-report runs it\n"
 	"                    ('|'-separated, like sqlite3), after prelude.sql\n\n"
+	"The sql/ files are built into kvio; KVIO_SQL_DIR=DIR runs the ones in DIR instead\n"
+	"(to try an edited metric without rebuilding).\n\n"
 	"EXAMPLES\n"
 	"  kvio-report trace.db\n"
 	"  kvio-report ab.db --json metrics.json --label stock --label batched\n\n"
@@ -716,10 +718,43 @@ done:
 	return status;
 }
 
+/* The text of sql/<name>: from $KVIO_SQL_DIR when set (to try an edited
+ * metric without rebuilding), else the copy built into kvio. */
 const char *sql_text(const char *name)
 {
+	static char *loaded[64];
+	static const char *loaded_name[64];
+	const char *dir = getenv("KVIO_SQL_DIR");
+	const char *builtin = NULL;
 	for (const struct sql_file *f = kvio_sql_files; f->name; f++)
 		if (!strcmp(f->name, name))
-			return f->text;
-	return NULL;
+			builtin = f->text;
+	if (!dir || !*dir || !builtin)
+		return builtin;
+	for (int i = 0; i < 64 && loaded_name[i]; i++)
+		if (!strcmp(loaded_name[i], name))
+			return loaded[i];
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		kvio_err("KVIO_SQL_DIR: %s: cannot open; using the built-in sql/%s", path, name);
+		return builtin;
+	}
+	size_t cap = 1 << 16, n = 0, got;
+	char *text = xmalloc(cap);
+	while ((got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 == cap)
+			text = xrealloc(text, cap *= 2);
+	}
+	fclose(f);
+	text[n] = 0;
+	for (int i = 0; i < 64; i++)
+		if (!loaded_name[i]) {
+			loaded_name[i] = name;
+			loaded[i] = text;
+			return text;
+		}
+	return text;
 }

@@ -89,3 +89,9 @@ eq "report: non-kvio message" 1 "$(grep -c 'not a kvio database' "$T/o.err")"
 "$BUILD/kvio-report" 2>/dev/null; eq "report: no args exits 2" 2 $?
 "$BUILD/kvio-report" "$DB" --fail-on nothing 2>/dev/null; eq "report: bad --fail-on exits 2" 2 $?
 eq "report: opened read-only (db unchanged)" "$(md5sum < "$DB")" "$("$BUILD/kvio-report" "$DB" >/dev/null; md5sum < "$DB")"
+
+# KVIO_SQL_DIR: an edited copy of a metric runs without rebuilding
+mkdir -p "$T/sqldir" && cp sql/*.sql "$T/sqldir/"
+sed -i 's/count(\*) AS n,                                   -- commands/count(*) + 1000 AS n,                            -- commands/' "$T/sqldir/commands.sql"
+eq "KVIO_SQL_DIR: the edited commands.sql is used" "1006" \
+	"$(KVIO_SQL_DIR="$T/sqldir" "$BUILD/kvio-report" "$T/tiny.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["capture"]["commands"]["n"])')"
