@@ -510,6 +510,11 @@ void arm_join(struct arm *a, const struct ingest_opts *o)
 		sv[i].lane = vl[i];
 	free(vb); free(ve); free(vl);
 
+	if (strcmp(a->ebpf_f.path, "-") && !nc)
+		arm_warn(a, "%s has no nvme_cmd lines: was the tracer attached (its stderr says which probes were on)?",
+			 a->ebpf_f.path);
+	if (strcmp(a->sem_f.path, "-") && !no)
+		arm_warn(a, "%s has no semantic records (was LMCACHE_KVIO_TRACE set for the run?)", a->sem_f.path);
 	if (a->clock_anomalies)
 		arm_warn(a, "%llu semantic op end(s) earlier than their last device command: impossible on "
 			    "one host/boot; check inputs", (unsigned long long)a->clock_anomalies);

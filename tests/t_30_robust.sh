@@ -63,3 +63,10 @@ printf '%s\n' '{"event_type":"nvme_cmd","user_data":1,"op_name":"write","slba":1
 "$BUILD/kvio-ingest" -q -o "$T/big.db" --ebpf "$T/big.jsonl"
 eq "uint above 2^63: args row" "uint|-1|18446744073709551615" \
 	"$(q "$T/big.db" "select value_type, int_value, display_value from args where key = 'debug.slba'")"
+
+# empty inputs: a database all the same, and a warning that says what is likely wrong
+: > "$T/empty.jsonl"
+"$BUILD/kvio-ingest" -o "$T/empty.db" --sem "$T/empty.jsonl" --ebpf "$T/empty.jsonl" > "$T/empty.out" 2>&1
+eq "empty inputs: exit 0" 0 $?
+eq "empty inputs: both warnings" 2 "$(grep -c 'WARNING: .*empty.jsonl has no' "$T/empty.out")"
+eq "empty inputs: warnings kept in the database" 2 "$(q "$T/empty.db" "select count(*) from kvio_warning")"
