@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define arg_i dbw_arg_i
-#define arg_b dbw_arg_b
-#define arg_d dbw_arg_d
-#define arg_s dbw_arg_s
 
 /* A JSON-typed value; absent and null are skipped (as the reference does). */
 static void arg_jv(struct dbw *w, int64_t set, const char *key, const struct jv *v)
