@@ -8,7 +8,10 @@
  * then 128 KiB payload commands), stored then loaded; serialized loads submit
  * one command after the previous completes (~83 us gaps), batched ones submit
  * an object's commands together. Every 97th object fails, slots are reused,
- * a few untagged metadata reads, completions a few lines early now and then. */
+ * a few untagged metadata reads, completions a few lines early now and then.
+ * --faults N: every Nth payload command alternately hits -EAGAIN (a first
+ * attempt without completion, then a re-issue) or loses its completion; the
+ * counts go to stderr as the ground truth for tests. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,9 +71,11 @@ static void dev_line(int64_t ts, int early, const char *fmt, ...)
 }
 
 static int64_t base_ts = 5000000000000ll; /* ~83 min of uptime */
+static uint64_t n_cmds;
 
 static void cmd(int64_t ts, uint64_t ud, int write, uint64_t slba, uint32_t len)
 {
+	n_cmds++;
 	dev_line(ts, 0,
 		 "{\"event_type\":\"nvme_cmd\",\"pid\":4242,\"tid\":%d,\"user_data\":%" PRIu64
 		 ",\"nvme_opcode\":%d,\"op_name\":\"%s\",\"nsid\":1,\"slba\":%" PRIu64 ",\"nlb\":%u,"
@@ -87,6 +92,8 @@ static void cmp(int64_t ts, int64_t lat, uint64_t ud, int early)
 }
 
 static int completions = 1;
+static uint64_t faults_every;             /* --faults N: every Nth payload command misbehaves */
+static uint64_t n_eagain, n_lost, n_payload;
 
 /* one object op; returns the op-end time */
 static int64_t object_io(int64_t t, uint32_t tid, int write, int64_t slot, int64_t bytes, int serialized)
@@ -107,8 +114,19 @@ static int64_t object_io(int64_t t, uint32_t tid, int write, int64_t slot, int64
 	for (int64_t k = 0; k < ncmds; k++) {
 		uint64_t ud = (uint64_t)tid << 32 | ctr++;
 		int64_t lat = serialized ? jitter(80000, 4000) : jitter(90000 + 15000 * (k % 8), 5000);
+		n_payload++;
+		if (faults_every && n_payload % faults_every == 0 && (n_payload / faults_every) % 2 == 1) {
+			/* -EAGAIN: the first attempt never completes; the re-issue (same
+			 * user_data, 2 us later) takes the completion */
+			cmd(t, ud, write, slba, CMD_BYTES);
+			n_eagain++;
+			t += 2000;
+		}
 		cmd(t, ud, write, slba, CMD_BYTES);
-		if (completions) cmp(t + lat, lat, ud, rnd() % 50 == 0);
+		if (faults_every && n_payload % faults_every == 0 && (n_payload / faults_every) % 2 == 0)
+			n_lost++; /* a completion the tracer never saw */
+		else if (completions)
+			cmp(t + lat, lat, ud, rnd() % 50 == 0);
 		if (t + lat > last_end) last_end = t + lat;
 		slba += CMD_BYTES / LBA;
 		t += serialized ? lat + 3000 : jitter(1500, 500);
@@ -130,7 +148,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng ^= strtoull(argv[++i], NULL, 10) * 0x2545f4914f6cdd1dull;
 		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) serialized = !strcmp(argv[++i], "serialized");
 		else if (!strcmp(argv[i], "--no-completions")) completions = 0;
-		else { fprintf(stderr, "usage: kvio-gen --sem S --ebpf E [--lines N] [--mode serialized|batched] [--ranks R] [--seed X] [--no-completions] [--serving V]\n"); return 2; }
+		else if (!strcmp(argv[i], "--faults") && i + 1 < argc) faults_every = strtoull(argv[++i], NULL, 10);
+		else { fprintf(stderr, "usage: kvio-gen --sem S --ebpf E [--lines N] [--mode serialized|batched] [--ranks R] [--seed X] [--no-completions] [--faults N] [--serving V]\n"); return 2; }
 	}
 	if (!sem || !ebpf || ranks < 1 || ranks > 8) { fprintf(stderr, "kvio-gen: need --sem and --ebpf (ranks 1..8)\n"); return 2; }
 	FILE *fs = fopen(sem, "w");
@@ -203,5 +222,8 @@ int main(int argc, char **argv)
 	fclose(fs);
 	fclose(fe);
 	if (fv) fclose(fv);
+	/* the ground truth a test can hold the join against */
+	fprintf(stderr, "kvio-gen: cmds=%llu eagain=%llu lost=%llu\n", (unsigned long long)n_cmds,
+		(unsigned long long)n_eagain, (unsigned long long)n_lost);
 	return 0;
 }

@@ -100,3 +100,16 @@ eq "generated capture: every tagged command belongs to an object of its arm" "0"
 	            obj as (select extract_arg(s.arg_set_id, 'debug.trace_id') tid from slice s join process_track pt on pt.id = s.track_id
 	                 join process p using (upid) where p.name = 'LMCache g')
 	            select count(*) from cmd where trace_id not in (select tid from obj)")"
+
+# completion pairing held against the generator's ground truth: every 37th payload
+# command alternately hits -EAGAIN (first attempt without completion, re-issue with
+# the same user_data 2 us later) or loses its completion
+"$BUILD/kvio-gen" --sem "$T/f.sem.jsonl" --ebpf "$T/f.ebpf.jsonl" --lines 20000 --mode batched --faults 37 2>"$T/f.truth"
+truth_cmds=$(sed -n 's/.*cmds=\([0-9]*\).*/\1/p' "$T/f.truth"); truth_eagain=$(sed -n 's/.*eagain=\([0-9]*\).*/\1/p' "$T/f.truth")
+truth_lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' "$T/f.truth")
+"$BUILD/kvio-ingest" -q -o "$T/f.db" --sem "$T/f.sem.jsonl" --ebpf "$T/f.ebpf.jsonl"
+eq "faults: commands, paired, unpaired completions" "$truth_cmds $((truth_cmds - truth_eagain - truth_lost)) 0" \
+	"$(q "$T/f.db" "select (select count(*) from kvio_cmd) || ' ' || (select sum(real_dur) from kvio_cmd) || ' ' || (select value from kvio_stats where name = 'cmp_unpaired')")"
+eq "faults: each -EAGAIN first attempt is the one left without a completion" "$truth_eagain" \
+	"$(q "$T/f.db" "select count(*) from kvio_cmd a where real_dur = 0 and exists (select 1 from kvio_cmd b where b.trace_id = a.trace_id and b.slba = a.slba and b.ts = a.ts + 2000 and b.real_dur = 1)")"
+eq "faults: the ground truth is not empty" "yes" "$([ "${truth_eagain:-0}" -gt 10 ] && [ "${truth_lost:-0}" -gt 10 ] && echo yes)"
