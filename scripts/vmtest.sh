@@ -106,7 +106,7 @@ rm -f "$VM/nvme.img" && truncate -s 1G "$VM/nvme.img"
 log=$VM/serial.log
 timeout 600 qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 -smp 2 -nographic -no-reboot \
 	-nodefaults -serial stdio -display none -kernel "$K/vmlinux" -initrd "$VM/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=1 rdinit=/init" \
 	-drive file="$VM/nvme.img",if=none,id=nvm,format=raw -device nvme,serial=deadbeef,drive=nvm \
 	< /dev/null > "$log" 2>&1
 grep -q KVIO-DONE "$log"
