@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -465,8 +466,10 @@ static void *read_range(void *arg)
 	return NULL;
 }
 
-/* Append the items of src to dst in one copy (same item size). */
-static void *vec_append(struct vec *dst, const struct vec *src, size_t itemsz)
+/* Append the items of src to dst (same item size). src is consumed: its
+ * pages are given back block by block as they are copied, so the two halves
+ * of a large file are never resident twice. */
+static void *vec_append(struct vec *dst, struct vec *src, size_t itemsz)
 {
 	if (!src->n)
 		return (char *)dst->v + dst->n * itemsz;
@@ -475,9 +478,20 @@ static void *vec_append(struct vec *dst, const struct vec *src, size_t itemsz)
 		dst->v = xrealloc(dst->v, dst->cap * itemsz);
 	}
 	dst->sz = itemsz;
-	void *at = (char *)dst->v + dst->n * itemsz;
-	memcpy(at, src->v, src->n * itemsz);
+	char *at = (char *)dst->v + dst->n * itemsz, *from = src->v;
+	size_t bytes = src->n * itemsz, block = 4u << 20;
+	uintptr_t released = ((uintptr_t)from + 4095) & ~(uintptr_t)4095;
+	for (size_t o = 0; o < bytes; o += block) {
+		size_t n = bytes - o < block ? bytes - o : block;
+		memcpy(at + o, from + o, n);
+		uintptr_t done = ((uintptr_t)from + o + n) & ~(uintptr_t)4095;
+		if (done > released) {
+			madvise((void *)released, done - released, MADV_DONTNEED);
+			released = done;
+		}
+	}
 	dst->n += src->n;
+	vec_free(src);
 	return at;
 }
 
@@ -485,6 +499,7 @@ static void *vec_append(struct vec *dst, const struct vec *src, size_t itemsz)
 static void merge_part(struct arm *a, struct arm *p)
 {
 	uint32_t kv0 = (uint32_t)a->kv.n;
+	size_t ncmd = p->cmds.n;
 	vec_append(&a->kv, &p->kv, sizeof(struct cmd_kv));
 	uint16_t *remap = xmalloc((p->names.n ? p->names.n : 1) * sizeof *remap);
 	int same = 1;
@@ -494,7 +509,7 @@ static void merge_part(struct arm *a, struct arm *p)
 		same &= remap[i] == i;
 	}
 	struct cmd *c = vec_append(&a->cmds, &p->cmds, sizeof(struct cmd));
-	for (size_t i = 0; i < p->cmds.n; i++) {
+	for (size_t i = 0; i < ncmd; i++) {
 		if (!same)
 			c[i].name = remap[c[i].name];
 		if (c[i].flags & CF_KV)
