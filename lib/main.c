@@ -3,6 +3,7 @@
  * argument (`kvio ingest ...`). */
 #include "cli.h"
 #include "util.h"
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,6 +49,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* no global memory statistics: they take a process-wide mutex on every
+	 * allocation, which serializes the report's two connections */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
 	for (size_t i = 0; i < NBUILTIN; i++)

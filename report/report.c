@@ -11,6 +11,7 @@
 #include "../lib/cli.h"
 #include "../lib/util.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,123 @@ static void py_list(char *out, size_t n, const char *joined)
 		snprintf(out + o, n - o, "]");
 }
 
+/* ---- running the analyses on both cores ------------------------------------
+ * Each sql/ file is independent once prelude.sql has run, so the files are
+ * split over two connections (the second on its own thread), each with its own
+ * prelude; the rows are kept and formatted afterwards in a fixed order. */
+static const char *const analyses[] = {"info.sql", "commands.sql", "latency.sql", "qd1.sql", "qd.sql",
+	"batches.sql", "objects.sql", "failed.sql", "tp_barrier.sql", "space.sql", "serving.sql", "tp_ranks.sql",
+	"capture.sql", "ab.sql"};
+#define NANALYSES (int)(sizeof analyses / sizeof analyses[0])
+/* which connection runs each file: balanced on measured times (qd1, latency,
+ * space, batches against the second connection's own prelude, qd, commands,
+ * objects, serving) */
+static const int on_second[NANALYSES] = {0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0};
+
+struct result {
+	struct rows rows;
+	int done;
+};
+
+struct worker {
+	sqlite3 *db;           /* NULL: open dbpath (the second connection) */
+	const char *dbpath;
+	struct report_opts o;
+	struct result *res;
+	int which;             /* runs the files with on_second[i] == which */
+	int rc;
+};
+
+static int prepare_conn(sqlite3 *db, const char *dbpath, const struct report_opts *o)
+{
+	struct rows r = {0};
+	int rc = db_exec(db, "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-262144; PRAGMA threads=0;", dbpath) != SQLITE_OK ||
+		 run_sql(db, "prelude.sql", o, &r) != 0;
+	rows_free(&r);
+	return rc ? -1 : 0;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	sqlite3 *db = w->db;
+	w->rc = 0;
+	if (!db && (!(db = db_open_ro(w->dbpath)) || prepare_conn(db, w->dbpath, &w->o))) {
+		w->rc = -1;
+		goto out;
+	}
+	for (int i = 0; i < NANALYSES && !w->rc; i++) {
+		if (on_second[i] != w->which)
+			continue;
+		double t0 = now_s();
+		if (getenv("KVIO_TIMING"))
+			kvio_err("timing: conn %d starts %s", w->which, analyses[i]);
+		if (run_sql(db, analyses[i], &w->o, &w->res[i].rows))
+			w->rc = -1;
+		else if (getenv("KVIO_TIMING"))
+			kvio_err("timing: conn %d %s %.2fs", w->which, analyses[i], now_s() - t0);
+		if (!w->rc)
+			w->res[i].done = 1;
+	}
+out:
+	if (!w->db && db)
+		sqlite3_close(db);
+	return NULL;
+}
+
+/* The second connection starts at once (its own prelude, then its files);
+ * the first runs its files when the caller has its labels. */
+struct runner {
+	struct worker b;
+	pthread_t th;
+	int threaded, started;
+};
+
+static void analyses_start(struct runner *rn, const char *dbpath, const struct report_opts *o, struct result *res)
+{
+	sql_text("prelude.sql");
+	for (int i = 0; i < NANALYSES; i++)
+		sql_text(analyses[i]); /* load KVIO_SQL_DIR copies before the thread starts */
+	rn->b = (struct worker){NULL, dbpath, *o, res, 1, 0};
+	rn->b.o.progress = 0;
+	rn->threaded = pthread_create(&rn->th, NULL, work, &rn->b) == 0;
+	rn->started = 1;
+}
+
+/* Run the first connection's files on main (prelude.sql already run there),
+ * then wait for the second. 0, or -1 after an error (reported). */
+static int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
+{
+	int rc = 0;
+	if (run_main) {
+		struct worker a = {main, rn->b.dbpath, rn->b.o, rn->b.res, 0, 0};
+		a.o.progress = 0;
+		work(&a);
+		rc = a.rc;
+	}
+	if (!rn->started)
+		return rc;
+	if (rn->threaded)
+		pthread_join(rn->th, NULL);
+	else
+		work(&rn->b);
+	rn->started = 0;
+	return rc || rn->b.rc ? -1 : 0;
+}
+
+/* Move the rows of analysis name into r; -1 if it did not run. */
+static int take(struct result *res, const char *name, struct rows *r)
+{
+	rows_free(r);
+	for (int i = 0; i < NANALYSES; i++)
+		if (!strcmp(analyses[i], name) && res[i].done) {
+			*r = res[i].rows;
+			memset(&res[i].rows, 0, sizeof res[i].rows);
+			return 0;
+		}
+	return -1;
+}
+
 static const char report_help[] =
 	"usage: kvio-report trace.db [--json [FILE]] [--batch-gap-us 50] [--label L ...]\n"
 	"                   [--fail-on qd1]\n\n"
@@ -304,9 +422,12 @@ int cmd_report(int argc, char **argv)
 	struct rows r = {0};
 	struct label *ls = NULL;
 	int nl = 0;
-	if (db_exec(db, "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-262144; PRAGMA threads=2;",
-		    dbpath) != SQLITE_OK ||
-	    run_sql(db, "prelude.sql", &o, &r) != 0) {
+	struct result res[NANALYSES];
+	memset(res, 0, sizeof res);
+	struct runner rn = {0};
+	if (!rows_of)
+		analyses_start(&rn, dbpath, &o, res);
+	if (prepare_conn(db, dbpath, &o)) {
 		status = 2;
 		goto done;
 	}
@@ -357,10 +478,16 @@ int cmd_report(int argc, char **argv)
 		status = 2;
 		goto done;
 	}
+	if (o.progress)
+		fprintf(stderr, "\r%s: running the analyses on two connections...", kvio_prog);
+	if (analyses_finish(&rn, db, 1)) {
+		status = 2;
+		goto done;
+	}
 	char b1[64], b2[64], b3[64], b4[64];
 
 	/* info */
-	if (run_sql(db, "info.sql", &o, &r)) { status = 2; goto done; }
+	if (take(res, "info.sql", &r)) { status = 2; goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L || jn_get(L->R, "info"))
@@ -382,7 +509,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* commands, throughput */
-	if (run_sql(db, "commands.sql", &o, &r)) { status = 2; goto done; }
+	if (take(res, "commands.sql", &r)) { status = 2; goto done; }
 	for (int li = 0; li < nl; li++) {
 		struct label *L = &ls[li];
 		size_t k;
@@ -413,7 +540,7 @@ int cmd_report(int argc, char **argv)
 	memset(&r, 0, sizeof r);
 
 	/* latency */
-	if (run_sql(db, "latency.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "latency.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -434,7 +561,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* QD1 detector: the qd1 object is always present */
-	if (run_sql(db, "qd1.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "qd1.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	int qd1_tripped = 0;
 	for (int li = 0; li < nl; li++) {
 		struct label *L = &ls[li];
@@ -458,7 +585,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* achieved QD */
-	if (run_sql(db, "qd.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "qd.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -472,7 +599,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* inferred batches */
-	if (run_sql(db, "batches.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "batches.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -488,7 +615,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* objects: always present */
-	if (run_sql(db, "objects.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "objects.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	for (int li = 0; li < nl; li++) {
 		struct label *L = &ls[li];
 		say(L, "  --- objects (span = op-start..op-end when schema-2) ---");
@@ -515,7 +642,7 @@ int cmd_report(int argc, char **argv)
 			say(L, "%s", line);
 		}
 	}
-	if (run_sql(db, "failed.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "failed.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -527,7 +654,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* TP barrier (fmt heuristic) */
-	if (run_sql(db, "tp_barrier.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "tp_barrier.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -542,7 +669,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* space axis */
-	if (run_sql(db, "space.sql", &o, &r)) { status = 2; rows_free(&tput); goto done; }
+	if (take(res, "space.sql", &r)) { status = 2; rows_free(&tput); goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -574,7 +701,7 @@ int cmd_report(int argc, char **argv)
 	rows_free(&tput);
 
 	/* serving spans */
-	if (run_sql(db, "serving.sql", &o, &r)) { status = 2; goto done; }
+	if (take(res, "serving.sql", &r)) { status = 2; goto done; }
 	for (int li = 0; li < nl; li++) {
 		struct label *L = &ls[li];
 		struct jnode *S = NULL;
@@ -596,7 +723,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	/* kvio additions: decoded TP ranks, ingest bookkeeping, A/B */
-	if (run_sql(db, "tp_ranks.sql", &o, &r)) { status = 2; goto done; }
+	if (take(res, "tp_ranks.sql", &r)) { status = 2; goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -615,7 +742,7 @@ int cmd_report(int argc, char **argv)
 		    ms(cnum(cell(&r, k, "gap_p50")), b1), ms(cnum(cell(&r, k, "gap_p99")), b2),
 		    (long long)cell(&r, k, "chunks")->i);
 	}
-	if (run_sql(db, "capture.sql", &o, &r)) { status = 2; goto done; }
+	if (take(res, "capture.sql", &r)) { status = 2; goto done; }
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
 		if (!L)
@@ -634,7 +761,7 @@ int cmd_report(int argc, char **argv)
 		}
 		say(L, "%s", line);
 	}
-	if (run_sql(db, "ab.sql", &o, &r)) { status = 2; goto done; }
+	if (take(res, "ab.sql", &r)) { status = 2; goto done; }
 	struct vec ab_text = {0};
 	for (size_t k = 0; k < r.nrow; k++) {
 		struct label *L = find_label(ls, nl, cstr(cell(&r, k, "label")));
@@ -704,7 +831,10 @@ int cmd_report(int argc, char **argv)
 		status = 3;
 	}
 done:
+	analyses_finish(&rn, NULL, 0); /* an early exit still waits for the second connection */
 	rows_free(&r);
+	for (int i = 0; i < NANALYSES; i++)
+		rows_free(&res[i].rows);
 	for (int li = 0; li < nl; li++) {
 		jn_free(ls[li].R);
 		for (size_t q = 0; q < ls[li].text.n; q++)
