@@ -306,17 +306,6 @@ int jl_f64(const struct jline *j, int t, double *out)
 	return isfinite(*out) ? 0 : -1;
 }
 
-int jl_bool(const struct jline *j, int t, int *out)
-{
-	if (t < 0 || j->tok[t].type != JSMN_PRIMITIVE)
-		return -1;
-	char c = j->s[j->tok[t].start];
-	if (c != 't' && c != 'f')
-		return -1;
-	*out = c == 't';
-	return 0;
-}
-
 int jl_streq(const struct jline *j, int t, const char *lit, size_t litlen)
 {
 	if (t < 0 || j->tok[t].type != JSMN_STRING)

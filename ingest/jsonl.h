@@ -58,7 +58,6 @@ int jl_is_num(const struct jline *j, int t);
 int jl_u64(const struct jline *j, int t, uint64_t *out);
 int jl_i64(const struct jline *j, int t, int64_t *out);
 int jl_f64(const struct jline *j, int t, double *out);
-int jl_bool(const struct jline *j, int t, int *out);
 /* Unescape a string token into buf (UTF-8, NUL-terminated). Returns the length,
  * or -1 on a bad escape / not a string. buf must hold token length + 1 bytes. */
 long jl_str(const struct jline *j, int t, char *buf);

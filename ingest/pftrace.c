@@ -12,59 +12,13 @@
 #include "dbw.h"
 #include "schema.h"
 #include "kvio.pb-c.h"
+#include "../lib/strpool.h"
 #include "../lib/u64map.h"
 #include "../lib/util.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-
-/* ---- a string pool: id <-> string -------------------------------------- */
-struct pool {
-	struct arena a;
-	struct vec s;   /* const char* by id; id 0 = "" */
-	struct u64map h; /* hash -> first id (collisions chained through next) */
-	struct vec next; /* uint32 */
-};
-
-static uint64_t fnv(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-static uint32_t pool_id(struct pool *p, const char *s, size_t n)
-{
-	uint64_t h = fnv(s, n);
-	int fresh;
-	uint32_t *head = map_slot(&p->h, h, &fresh);
-	if (!fresh)
-		for (uint32_t i = *head; i != UINT32_MAX - 1; i = VEC_AT(&p->next, uint32_t, i)) {
-			const char *x = VEC_AT(&p->s, const char *, i);
-			if (strlen(x) == n && !memcmp(x, s, n))
-				return i;
-		}
-	uint32_t id = (uint32_t)p->s.n;
-	*(const char **)vec_push(&p->s, sizeof(char *)) = arena_dup(&p->a, s, n);
-	*(uint32_t *)vec_push(&p->next, sizeof(uint32_t)) = fresh ? UINT32_MAX - 1 : *head;
-	*head = id;
-	return id;
-}
-
-static const char *pool_str(const struct pool *p, uint32_t id)
-{
-	return VEC_AT(&p->s, const char *, id);
-}
-
-static void pool_free(struct pool *p)
-{
-	arena_free(&p->a);
-	vec_free(&p->s);
-	vec_free(&p->next);
-	map_free(&p->h);
-}
 
 /* ---- what the file holds ------------------------------------------------ */
 struct tdesc {
@@ -103,7 +57,7 @@ struct seqstate {
 };
 
 struct imp {
-	struct pool p;
+	struct strpool p;
 	struct vec td;    /* struct tdesc */
 	struct u64map tdi; /* uuid -> td index */
 	struct vec ev;    /* struct iev */
@@ -136,7 +90,7 @@ static void seq_clear(struct seqstate *s)
 
 static uint32_t str_id(struct imp *m, const char *s)
 {
-	return s ? pool_id(&m->p, s, strlen(s)) : 0;
+	return s ? strpool_id(&m->p, s, strlen(s), NULL) : 0;
 }
 
 static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
@@ -185,7 +139,7 @@ static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
 		for (size_t i = 0; i < d->n_debug_annotation_string_values; i++) {
 			const Kvio__Pf__InternedString *s = d->debug_annotation_string_values[i];
 			*map_slot(&sq->strs, s->iid, &fresh) =
-				pool_id(&m->p, (const char *)s->str.data, s->has_str ? s->str.len : 0);
+				strpool_id(&m->p, (const char *)s->str.data, s->has_str ? s->str.len : 0, NULL);
 		}
 	}
 	const Kvio__Pf__TrackEvent *te = pk->track_event;
@@ -212,7 +166,7 @@ static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
 			continue;
 		}
 		char key[256];
-		snprintf(key, sizeof key, "debug.%s", pool_str(&m->p, nm));
+		snprintf(key, sizeof key, "debug.%s", strpool_str(&m->p, nm));
 		struct iarg g;
 		memset(&g, 0, sizeof g);
 		g.key = str_id(m, key);
@@ -347,11 +301,11 @@ static int64_t write_track(struct dbw *w, struct imp *m, size_t k, int depth)
 		upid = VEC_AT(&m->td, struct tdesc, pk).upid;
 	}
 	if (t->has_proc) {
-		upid = dbw_process(w, t->pid, t->pname ? pool_str(&m->p, t->pname) : NULL);
+		upid = dbw_process(w, t->pid, t->pname ? strpool_str(&m->p, t->pname) : NULL);
 	}
 	t->upid = upid;
-	t->id = dbw_track(w, t->name ? pool_str(&m->p, t->name) : NULL, parent, upid,
-			  t->is_counter ? (t->unit ? pool_str(&m->p, t->unit) : "") : NULL,
+	t->id = dbw_track(w, t->name ? strpool_str(&m->p, t->name) : NULL, parent, upid,
+			  t->is_counter ? (t->unit ? strpool_str(&m->p, t->unit) : "") : NULL,
 			  t->has_order ? t->order : -1, t->explicit_order);
 	return t->id;
 }
@@ -377,15 +331,15 @@ static int as_cmd(const struct imp *m, const struct iev *e, struct cmd_row *r)
 	memset(r, 0, sizeof *r);
 	for (uint32_t i = 0; i < e->nargs; i++) {
 		const struct iarg *g = &VEC_AT(&m->args, struct iarg, e->arg0 + i);
-		const char *k = pool_str(&m->p, g->key) + 6;
+		const char *k = strpool_str(&m->p, g->key) + 6;
 		int isint = g->vt == V_UINT || g->vt == V_INT;
 		if (!strcmp(k, "slba") && g->vt == V_UINT) { r->slba = g->i; r->flags |= CHF_SLBA; }
 		else if (!strcmp(k, "data_len") && isint && g->i >= 0 && g->i <= UINT32_MAX) r->data_len = (uint32_t)g->i;
 		else if (!strcmp(k, "trace_id") && isint && g->i > 0 && g->i <= UINT32_MAX) r->trace_id = (uint32_t)g->i;
 		else if (!strcmp(k, "real_dur") && g->vt == V_BOOL) { if (g->i) r->flags |= CHF_REAL; }
-		else if (!strcmp(k, "role") && g->vt == V_STR && !strcmp(pool_str(&m->p, g->s), "header")) r->flags |= CHF_HEADER;
-		else if (!strcmp(k, "role") && g->vt == V_STR && !strcmp(pool_str(&m->p, g->s), "payload")) r->flags |= CHF_PAYLOAD;
-		else if (!strcmp(k, "key_hex") && g->vt == V_STR) { r->flags |= CHF_KV; r->key_hex = pool_str(&m->p, g->s); }
+		else if (!strcmp(k, "role") && g->vt == V_STR && !strcmp(strpool_str(&m->p, g->s), "header")) r->flags |= CHF_HEADER;
+		else if (!strcmp(k, "role") && g->vt == V_STR && !strcmp(strpool_str(&m->p, g->s), "payload")) r->flags |= CHF_PAYLOAD;
+		else if (!strcmp(k, "key_hex") && g->vt == V_STR) { r->flags |= CHF_KV; r->key_hex = strpool_str(&m->p, g->s); }
 		else if (!strcmp(k, "key_len") && isint) { r->flags |= CHF_KV; r->has_key_len = 1; r->key_len = g->i; }
 		else if (!strcmp(k, "value_len") && isint) { r->flags |= CHF_KV; r->has_value_len = 1; r->value_len = g->i; }
 		else return 0;
@@ -397,7 +351,7 @@ static void write_args(struct dbw *w, const struct imp *m, const struct iev *e, 
 {
 	for (uint32_t i = 0; i < e->nargs; i++) {
 		const struct iarg *g = &VEC_AT(&m->args, struct iarg, e->arg0 + i);
-		const char *key = pool_str(&m->p, g->key) + 6; /* dbw adds "debug." */
+		const char *key = strpool_str(&m->p, g->key) + 6; /* dbw adds "debug." */
 		char disp[32];
 		switch (g->vt) {
 		case V_INT: dbw_arg_row(w, id, key, 0, g->i, NULL, 0, NULL); break;
@@ -407,7 +361,7 @@ static void write_args(struct dbw *w, const struct imp *m, const struct iev *e, 
 			break;
 		case V_BOOL: dbw_arg_b(w, id, key, (int)g->i); break;
 		case V_REAL: dbw_arg_d(w, id, key, g->d); break;
-		default: dbw_arg_s(w, id, key, pool_str(&m->p, g->s)); break;
+		default: dbw_arg_s(w, id, key, strpool_str(&m->p, g->s)); break;
 		}
 	}
 }
@@ -421,7 +375,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 {
 	struct imp m;
 	memset(&m, 0, sizeof m);
-	pool_id(&m.p, "", 0); /* id 0 */
+	strpool_id(&m.p, "", 0, NULL); /* id 0 */
 	int rc = read_trace(&m, path);
 	if (!rc && !m.packets) {
 		kvio_err("%s: no trace packets (not a Perfetto trace?)", path);
@@ -505,7 +459,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 			const char *tname = NULL;
 			if (map_get(&m.tdi, e->track, &tk)) {
 				const struct tdesc *t = &VEC_AT(&m.td, struct tdesc, tk);
-				tname = t->name ? pool_str(&m.p, t->name) : NULL;
+				tname = t->name ? strpool_str(&m.p, t->name) : NULL;
 			}
 			struct cmd_row r;
 			sl[s].is_cmd = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && sl[s].depth == 0 &&
@@ -520,7 +474,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 			int64_t track = 0;
 			if (map_get(&m.tdi, e->track, &tk))
 				track = VEC_AT(&m.td, struct tdesc, tk).id;
-			const char *name = e->name ? pool_str(&m.p, e->name) : NULL;
+			const char *name = e->name ? strpool_str(&m.p, e->name) : NULL;
 			if (sl[s].is_cmd) {
 				struct cmd_row r;
 				as_cmd(&m, e, &r);
@@ -542,7 +496,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 			if (map_get(&m.tdi, e->track, &tk))
 				track = VEC_AT(&m.td, struct tdesc, tk).id;
 			sl[s].id = dbw_reserve(&w, 1);
-			dbw_slice_id(&w, sl[s].id, e->ts, sl[s].dur, track, e->name ? pool_str(&m.p, e->name) : "");
+			dbw_slice_id(&w, sl[s].id, e->ts, sl[s].dur, track, e->name ? strpool_str(&m.p, e->name) : "");
 			if (sl[s].depth)
 				dbw_set_depth(&w, sl[s].id, sl[s].depth);
 			write_args(&w, &m, e, sl[s].id);
@@ -580,7 +534,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 	vec_free(&m.ev);
 	vec_free(&m.args);
 	vec_free(&m.flowv);
-	pool_free(&m.p);
+	strpool_free(&m.p);
 	if (m.bad_packets)
 		kvio_err("%s: %llu packets could not be decoded (skipped)", path, (unsigned long long)m.bad_packets);
 	return rc || wrc != SQLITE_OK ? 2 : 0;

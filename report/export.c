@@ -13,6 +13,7 @@
 #include "../ingest/cmdchunk.h"
 #include "../ingest/schema.h"
 #include "../lib/cli.h"
+#include "../lib/strpool.h"
 #include "../lib/util.h"
 #include <errno.h>
 #include <math.h>
@@ -79,73 +80,18 @@ static void out_packet(struct out *o, const Kvio__Pf__TracePacket *p)
 }
 
 /* ---- interning: string -> iid ---------------------------------------------- */
-struct intern {
-	char **key;
-	uint64_t *iid;
-	size_t cap, n;
-};
 
-static size_t hash_str(const char *s)
+/* iid of s (pool id + 1: iid 0 means "none"); *fresh when s is new (the caller
+ * emits its InternedData entry). */
+static uint64_t intern(struct strpool *t, const char *s, int *fresh)
 {
-	size_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* iid of s; *fresh set when s was not interned before (the caller emits it). */
-static uint64_t intern(struct intern *t, const char *s, int *fresh)
-{
-	if ((t->n + 1) * 2 > t->cap) {
-		struct intern o = *t;
-		t->cap = o.cap ? o.cap * 2 : 64;
-		t->key = xcalloc(t->cap, sizeof *t->key);
-		t->iid = xcalloc(t->cap, sizeof *t->iid);
-		for (size_t i = 0; i < o.cap; i++)
-			if (o.key[i]) {
-				size_t j = hash_str(o.key[i]) & (t->cap - 1);
-				while (t->key[j])
-					j = (j + 1) & (t->cap - 1);
-				t->key[j] = o.key[i];
-				t->iid[j] = o.iid[i];
-			}
-		free(o.key);
-		free(o.iid);
-	}
-	size_t j = hash_str(s) & (t->cap - 1);
-	while (t->key[j]) {
-		if (!strcmp(t->key[j], s)) {
-			*fresh = 0;
-			return t->iid[j];
-		}
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->key[j] = xstrdup(s);
-	t->iid[j] = ++t->n;
-	*fresh = 1;
-	return t->iid[j];
+	return (uint64_t)strpool_id(t, s, strlen(s), fresh) + 1;
 }
 
 /* iid of s if interned already, else 0. */
-static uint64_t intern_find(const struct intern *t, const char *s)
+static uint64_t intern_find(const struct strpool *t, const char *s)
 {
-	if (!t->cap)
-		return 0;
-	size_t j = hash_str(s) & (t->cap - 1);
-	while (t->key[j]) {
-		if (!strcmp(t->key[j], s))
-			return t->iid[j];
-		j = (j + 1) & (t->cap - 1);
-	}
-	return 0;
-}
-
-static void intern_free(struct intern *t)
-{
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->key[i]);
-	free(t->key);
-	free(t->iid);
+	return (uint64_t)(strpool_find(t, s, strlen(s)) + 1);
 }
 
 /* ---- one event packet under construction ------------------------------------- */
@@ -168,7 +114,7 @@ struct ev {
 
 struct exporter {
 	struct out o;
-	struct intern names, ann_names, str_values;
+	struct strpool names, ann_names, str_values;
 	struct ev e;
 	uint64_t packets;
 };
@@ -497,7 +443,7 @@ struct cmd_iids {
 	uint64_t slba, data_len, trace_id, role, real_dur, header, payload;
 };
 
-static uint64_t known(const struct intern *t, uint64_t *cache, const char *s)
+static uint64_t known(const struct strpool *t, uint64_t *cache, const char *s)
 {
 	if (!*cache)
 		*cache = intern_find(t, s);
@@ -844,9 +790,9 @@ int export_db(sqlite3 *db, const char *path, struct export_stats *stats)
 	}
 	free(fl.r);
 	free(x.o.buf);
-	intern_free(&x.names);
-	intern_free(&x.ann_names);
-	intern_free(&x.str_values);
+	strpool_free(&x.names);
+	strpool_free(&x.ann_names);
+	strpool_free(&x.str_values);
 	free(tmp);
 	return rc;
 }

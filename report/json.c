@@ -1,5 +1,6 @@
 /* json.c — see json.h. */
 #include "json.h"
+#include "../ingest/jsonl.h"
 #include "../lib/util.h"
 #include <math.h>
 #include <stdlib.h>
@@ -81,20 +82,10 @@ void fmt_double(char *buf, size_t n, double v)
 
 static void put_str(FILE *f, const char *s)
 {
-	char *esc = xmalloc(strlen(s) * 6 + 1);
+	size_t n = strlen(s);
+	char *esc = xmalloc(n * 6 + 1);
+	json_escape(s, n, esc);
 	fputc('"', f);
-	/* json_escape lives in ingest/jsonl.c; a local copy keeps report/ standalone */
-	const unsigned char *p = (const unsigned char *)s;
-	char *o = esc;
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\') { *o++ = '\\'; *o++ = *p; }
-		else if (*p == '\n') { *o++ = '\\'; *o++ = 'n'; }
-		else if (*p == '\r') { *o++ = '\\'; *o++ = 'r'; }
-		else if (*p == '\t') { *o++ = '\\'; *o++ = 't'; }
-		else if (*p < 0x20) o += sprintf(o, "\\u%04x", *p);
-		else *o++ = *p;
-	}
-	*o = 0;
 	fputs(esc, f);
 	fputc('"', f);
 	free(esc);
