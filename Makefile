@@ -9,7 +9,7 @@ DESTDIR ?=
 B       := build
 
 LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c
-INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c \
+INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c \
               ingest/ingest.c
 REPORT_SRC := report/report.c report/json.c report/export.c report/kvio2perfetto.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))

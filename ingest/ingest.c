@@ -153,7 +153,7 @@ static void summary(const struct arm *a)
 	       a->objs.n, (unsigned long long)a->sem_f.malformed,
 	       (unsigned long long)a->sem_f.truncated_tail, (unsigned long long)a->dup_trace_id);
 	printf("  device  : %zu nvme_cmd, %zu nvme_cmp (%llu unpaired), %llu malformed, %llu truncated tail,"
-	       " %llu other", a->cmds.n, a->cmps.n, (unsigned long long)a->cmp_unpaired,
+	       " %llu other", (size_t)a->n_cmd_lines, (size_t)a->n_cmp_lines, (unsigned long long)a->cmp_unpaired,
 	       (unsigned long long)a->ebpf_f.malformed, (unsigned long long)a->ebpf_f.truncated_tail,
 	       (unsigned long long)a->ebpf_f.other);
 	if (a->has_drops)
@@ -206,23 +206,45 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 			status = 2;
 	} else {
 		int timing = getenv("KVIO_TIMING") != NULL;
-		double t0 = now_s(), t1 = t0, t2 = t0;
-		arms = xcalloc(a->narms, sizeof *arms);
+		double t0 = now_s();
+		/* every input must be readable before anything is written */
 		for (int i = 0; i < a->narms && !status; i++) {
-			arms[i].label = a->arms[i].label;
-			status = arm_load(&arms[i], a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving, &a->o);
-			t1 = now_s();
-			if (timing)
-				kvio_err("timing: after load, peak RSS %ld KB", peak_rss_kb());
-			if (!status)
-				arm_join(&arms[i], &a->o);
-			t2 = now_s();
+			const char *p[3] = {a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving};
+			for (int k = 0; k < 3 && !status; k++)
+				if (p[k] && access(p[k], R_OK) != 0) {
+					kvio_err("%s: cannot open: %s", p[k], strerror(errno));
+					status = 2;
+				}
 		}
-		if (!status && db_write_arms(db, arms, a->narms, &a->o) != SQLITE_OK)
+		arms = xcalloc(a->narms, sizeof *arms);
+		struct dbw w;
+		if (!status && dbw_begin(&w, db) != SQLITE_OK)
 			status = 2;
+		else if (!status) {
+			for (int i = 0; i < a->narms && !status && w.rc == SQLITE_OK; i++) {
+				struct arm *arm = &arms[i];
+				struct arm_out t;
+				arm->label = a->arms[i].label;
+				status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
+				arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
+				if (status)
+					break;
+				arm_prepare(arm);
+				write_arm_begin(&w, arm, i, &a->o, &t);
+				if (a->arms[i].ebpf)
+					status = arm_stream(arm, &w, &t, a->arms[i].ebpf, &a->o);
+				arm_finish(arm, &a->o);
+				write_arm_end(&w, arm, &a->o, &t);
+				write_threads(&w, arm);
+				write_stats(&w, arm);
+			}
+			if (status)
+				w.rc = status == 2 ? SQLITE_ERROR : w.rc;
+			if (dbw_end(&w, a->narms) != SQLITE_OK && !status)
+				status = 2;
+		}
 		if (timing)
-			kvio_err("timing: load %.3fs join %.3fs write %.3fs (peak RSS %ld KB)", t1 - t0, t2 - t1,
-				 now_s() - t2, peak_rss_kb());
+			kvio_err("timing: ingest %.3fs (peak RSS %ld KB)", now_s() - t0, peak_rss_kb());
 	}
 	if (!status && sqlite3_close(db) != SQLITE_OK) {
 		kvio_err("%s: closing the database failed", tmp);

@@ -412,28 +412,25 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 	}
 }
 
-/* Parse the reader's byte range line by line (line numbers relative to it). */
-static void *read_range(void *arg)
+/* Parse the lines that start in the reader's byte range [start, end) (end < 0:
+ * to the end of the file, whose last line may then be unterminated); line
+ * numbers are relative to the range. A range starting mid-file begins after
+ * the first newline at or after start - 1. */
+static void read_range(struct reader *r)
 {
-	struct reader *r = arg;
 	size_t cap = 4 << 20, have = 0;
 	char *buf = xmalloc(cap);
-	uint64_t lineno = 0, next_progress = 1000000;
-	int64_t off = r->start;
-	int to_eof = r->end < 0;
-	double t0 = now_s();
+	uint64_t lineno = 0;
+	int64_t off = r->start > 0 ? r->start - 1 : 0; /* file offset of buf + have */
+	int64_t line_at = r->start > 0 ? -1 : 0;      /* file offset of buf[0] once lines begin */
+	int to_eof = r->end < 0, done = 0;
 	r->rc = 0;
-	for (;;) {
+	while (!done) {
 		if (have == cap) {
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
-		size_t want = cap - have;
-		if (!to_eof && (int64_t)want > r->end - off)
-			want = (size_t)(r->end - off);
-		if (want == 0)
-			break;
-		ssize_t got = pread(r->fd, buf + have, want, off);
+		ssize_t got = pread(r->fd, buf + have, cap - have, off);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -444,79 +441,56 @@ static void *read_range(void *arg)
 		if (got == 0)
 			break;
 		off += got;
-		have += got;
+		have += (size_t)got;
 		char *p = buf, *end = buf + have, *nl;
-		while ((nl = memchr(p, '\n', end - p))) {
-			one_line(r, p, nl - p, ++lineno, 0);
+		if (line_at < 0) { /* skip the tail of the previous range's last line */
+			if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {
+				have = 0; /* a very long line: keep skipping */
+				continue;
+			}
+			line_at = off - (int64_t)have;
 			p = nl + 1;
 		}
-		memmove(buf, p, end - p);
-		have = end - p;
-		if (r->o->progress && to_eof && lineno >= next_progress) {
-			fprintf(stderr, "\r%s: %s: %llu lines (%.1fs)", kvio_prog, r->fs->path,
-				(unsigned long long)lineno, now_s() - t0);
-			next_progress += 1000000;
+		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+			if (!to_eof && line_at + (p - buf) >= r->end) {
+				done = 1;
+				break;
+			}
+			one_line(r, p, (size_t)(nl - p), ++lineno, 0);
+			p = nl + 1;
 		}
+		if (!done && !to_eof && line_at + (p - buf) >= r->end)
+			done = 1;
+		line_at += p - buf;
+		memmove(buf, p, (size_t)(end - p));
+		have = (size_t)(end - p);
 	}
-	if (have && !r->rc)
-		one_line(r, buf, have, ++lineno, to_eof);
-	if (r->o->progress && next_progress > 1000000)
-		fputc('\n', stderr);
+	if (!done && have && line_at >= 0 && !r->rc)
+		one_line(r, buf, have, ++lineno, 1);
 	free(buf);
-	return NULL;
 }
 
-/* Append the items of src to dst (same item size). src is consumed: its
- * pages are given back block by block as they are copied, so the two halves
- * of a large file are never resident twice. */
-static void *vec_append(struct vec *dst, struct vec *src, size_t itemsz)
+/* Take a parsed block's names, threads, counters and meta into the arm.
+ * The block keeps its commands, completions and KV strings (stream.c uses
+ * them); strings the arm keeps are copied into the arm's arena. */
+static const char *dup_str(struct arm *a, const char *s)
 {
-	if (!src->n)
-		return (char *)dst->v + dst->n * itemsz;
-	if (dst->n + src->n > dst->cap) {
-		dst->cap = dst->n + src->n;
-		dst->v = xrealloc(dst->v, dst->cap * itemsz);
-	}
-	dst->sz = itemsz;
-	char *at = (char *)dst->v + dst->n * itemsz, *from = src->v;
-	size_t bytes = src->n * itemsz, block = 4u << 20;
-	uintptr_t released = ((uintptr_t)from + 4095) & ~(uintptr_t)4095;
-	for (size_t o = 0; o < bytes; o += block) {
-		size_t n = bytes - o < block ? bytes - o : block;
-		memcpy(at + o, from + o, n);
-		uintptr_t done = ((uintptr_t)from + o + n) & ~(uintptr_t)4095;
-		if (done > released) {
-			madvise((void *)released, done - released, MADV_DONTNEED);
-			released = done;
-		}
-	}
-	dst->n += src->n;
-	vec_free(src);
-	return at;
+	return s ? arena_dup(&a->strs, s, strlen(s)) : NULL;
 }
 
-/* Append part p (a later byte range of the same file) to arm a. */
-static void merge_part(struct arm *a, struct arm *p)
+static struct jv dup_jv(struct arm *a, struct jv v)
 {
-	uint32_t kv0 = (uint32_t)a->kv.n;
-	size_t ncmd = p->cmds.n;
-	vec_append(&a->kv, &p->kv, sizeof(struct cmd_kv));
-	uint16_t *remap = xmalloc((p->names.n ? p->names.n : 1) * sizeof *remap);
-	int same = 1;
+	if (v.t == JV_STR)
+		v.s = dup_str(a, v.s);
+	return v;
+}
+
+void arm_absorb(struct arm *a, struct arm *p, uint16_t *remap)
+{
 	for (size_t i = 0; i < p->names.n; i++) {
 		const char *nm = VEC_AT(&p->names, const char *, i);
 		remap[i] = arm_intern(a, nm, strlen(nm));
-		same &= remap[i] == i;
 	}
-	struct cmd *c = vec_append(&a->cmds, &p->cmds, sizeof(struct cmd));
-	for (size_t i = 0; i < ncmd; i++) {
-		if (!same)
-			c[i].name = remap[c[i].name];
-		if (c[i].flags & CF_KV)
-			c[i].kv += kv0;
-	}
-	free(remap);
-	vec_append(&a->cmps, &p->cmps, sizeof(struct cmp));
 	for (size_t i = 0; i < p->threads.n; i++) {
 		const struct thread_name *t = &VEC_AT(&p->threads, struct thread_name, i);
 		int fresh;
@@ -526,8 +500,11 @@ static void merge_part(struct arm *a, struct arm *p)
 			if (o->rawlen == t->rawlen && !memcmp(o->raw, t->raw, t->rawlen))
 				continue;
 		}
+		struct thread_name c = *t;
+		c.comm = dup_str(a, t->comm);
+		c.raw = arena_dup(&a->strs, t->raw, t->rawlen);
 		*ix = (uint32_t)a->threads.n;
-		*(struct thread_name *)vec_push(&a->threads, sizeof *t) = *t;
+		*(struct thread_name *)vec_push(&a->threads, sizeof c) = c;
 	}
 	a->cq_overflow += p->cq_overflow;
 	a->anchors += p->anchors;
@@ -537,30 +514,35 @@ static void merge_part(struct arm *a, struct arm *p)
 	}
 	if (!a->has_meta && p->has_meta) {
 		a->has_meta = 1;
-		a->meta_schema = p->meta_schema;
-		a->meta_hostname = p->meta_hostname;
-		a->meta_device_path = p->meta_device_path;
-		a->meta_io_engine = p->meta_io_engine;
-		a->meta_block_align = p->meta_block_align;
-		a->meta_header_bytes = p->meta_header_bytes;
-		a->meta_mdts = p->meta_mdts;
+		a->meta_schema = dup_jv(a, p->meta_schema);
+		a->meta_hostname = dup_jv(a, p->meta_hostname);
+		a->meta_device_path = dup_jv(a, p->meta_device_path);
+		a->meta_io_engine = dup_jv(a, p->meta_io_engine);
+		a->meta_block_align = dup_jv(a, p->meta_block_align);
+		a->meta_header_bytes = dup_jv(a, p->meta_header_bytes);
+		a->meta_mdts = dup_jv(a, p->meta_mdts);
 	}
-	/* the part's strings (interned names, key_hex, meta) must live on */
-	*(struct arena *)vec_push(&a->parts, sizeof(struct arena)) = p->strs;
-	memset(&p->strs, 0, sizeof p->strs);
 }
 
-/* Files smaller than this are read by one thread (KVIO_SPLIT_MIN overrides,
- * so tests can exercise the split on small fixtures). */
-static int64_t split_min(void)
+/* Print the first unusable lines of a file (absolute line numbers). */
+static void report_lines(const char *path, const struct badline *bad, uint64_t reported, uint64_t *shown)
 {
-	const char *e = getenv("KVIO_SPLIT_MIN");
-	int64_t v;
-	return e && !parse_i64(e, &v) && v > 0 ? v : 16 << 20;
+	for (uint64_t i = 0; i < reported && i < MAX_REPORTED && *shown < MAX_REPORTED; i++, (*shown)++)
+		kvio_err(bad[i].tail ? "%s:%llu: %s" : "%s:%llu: %s (line skipped)", path,
+			 (unsigned long long)bad[i].line, bad[i].why);
 }
 
-/* Read one file into arm a: the device file in two halves on two threads when
- * it is large (line numbers are made absolute when the halves are merged). */
+static void add_stats(struct file_stats *to, const struct file_stats *from)
+{
+	to->lines += from->lines;
+	to->blank += from->blank;
+	to->malformed += from->malformed;
+	to->truncated_tail += from->truncated_tail;
+	to->other += from->other;
+	to->records += from->records;
+}
+
+/* Read one whole file into arm a (the semantic and serving files). */
 static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const struct ingest_opts *o)
 {
 	int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
@@ -568,89 +550,174 @@ static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const 
 		kvio_err("%s: cannot open: %s", fs->path, strerror(errno));
 		return 2;
 	}
+	struct reader r = {.a = a, .ft = ft, .fs = fs, .o = o, .fd = fd, .start = 0, .end = -1};
+	read_range(&r);
+	uint64_t shown = 0;
+	report_lines(fs->path, r.bad, r.reported, &shown);
+	if (r.reported > shown)
+		kvio_err("%s: %llu more unusable lines not shown", fs->path, (unsigned long long)(r.reported - shown));
+	jl_free(&r.j);
+	free(r.sc.buf);
+	close(fd);
+	return r.rc;
+}
+
+/* ---- the device file: blocks of about block_bytes, parsed by worker threads
+ * (a block holds the lines that start inside its byte range; the last one
+ * reads to the end of the file, which may still be growing), handed to the
+ * caller in file order. */
+struct dblock {
+	struct arm part;
+	struct file_stats fs;
+	uint64_t reported;
+	struct badline bad[MAX_REPORTED];
+	int rc;
+	int ready;
+};
+
+#define MAX_WORKERS 4
+
+struct devread {
+	int fd;
+	const char *path;
+	int64_t bs, nblocks;
+	const struct ingest_opts *o;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int64_t next_take, next_consume;
+	int nslot, stop;
+	struct dblock *slot; /* block i in slot i % nslot */
+};
+
+static int64_t env_i64(const char *name, int64_t dflt)
+{
+	const char *e = getenv(name);
+	int64_t v;
+	return e && !parse_i64(e, &v) && v > 0 ? v : dflt;
+}
+
+static void *dev_worker(void *arg)
+{
+	struct devread *d = arg;
+	struct reader r = {.ft = F_EBPF, .o = d->o, .fd = d->fd};
+	for (;;) {
+		pthread_mutex_lock(&d->mu);
+		while (!d->stop && d->next_take < d->nblocks && d->next_take - d->next_consume >= d->nslot)
+			pthread_cond_wait(&d->cv, &d->mu);
+		if (d->stop || d->next_take >= d->nblocks) {
+			pthread_mutex_unlock(&d->mu);
+			break;
+		}
+		int64_t i = d->next_take++;
+		struct dblock *b = &d->slot[i % d->nslot];
+		pthread_mutex_unlock(&d->mu);
+		memset(&b->part, 0, sizeof b->part);
+		memset(&b->fs, 0, sizeof b->fs);
+		b->fs.path = d->path;
+		r.a = &b->part;
+		r.fs = &b->fs;
+		r.reported = 0;
+		r.start = i * d->bs;
+		r.end = i + 1 < d->nblocks ? (i + 1) * d->bs : -1;
+		read_range(&r);
+		b->rc = r.rc;
+		b->reported = r.reported;
+		memcpy(b->bad, r.bad, sizeof b->bad);
+		pthread_mutex_lock(&d->mu);
+		b->ready = 1;
+		pthread_cond_broadcast(&d->cv);
+		pthread_mutex_unlock(&d->mu);
+	}
+	jl_free(&r.j);
+	free(r.sc.buf);
+	return NULL;
+}
+
+int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o,
+		    void (*consume)(void *ctx, struct arm *part), void *ctx)
+{
+	struct file_stats *fs = &a->ebpf_f;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		kvio_err("%s: cannot open: %s", path, strerror(errno));
+		return 2;
+	}
 	struct stat st;
 	int64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : 0;
-	int64_t mid = -1;
-	if (ft == F_EBPF && size >= split_min()) {
-		/* the second half starts after the first newline past the middle */
-		char probe[65536];
-		int64_t at = size / 2;
-		while (mid < 0 && at < size) {
-			ssize_t got = pread(fd, probe, sizeof probe, at);
-			if (got <= 0)
-				break;
-			char *nl = memchr(probe, '\n', (size_t)got);
-			if (nl)
-				mid = at + (nl - probe) + 1;
-			at += got;
+	struct devread d = {.fd = fd, .path = path, .o = o};
+	d.bs = env_i64("KVIO_BLOCK_BYTES", 4 << 20);
+	d.nblocks = size / d.bs + 1;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nw = ncpu > MAX_WORKERS ? MAX_WORKERS : ncpu < 2 ? 2 : (int)ncpu;
+	if (nw > d.nblocks)
+		nw = (int)d.nblocks;
+	d.nslot = nw + 2;
+	d.slot = xcalloc((size_t)d.nslot, sizeof *d.slot);
+	pthread_mutex_init(&d.mu, NULL);
+	pthread_cond_init(&d.cv, NULL);
+	pthread_t th[MAX_WORKERS];
+	int started = 0;
+	for (int k = 0; k < nw; k++)
+		if (pthread_create(&th[k], NULL, dev_worker, &d) == 0)
+			started++;
+	if (!started)
+		dev_worker(&d); /* cannot happen in practice: then one block at a time here */
+	int rc = 0;
+	uint64_t shown = 0, total_bad = 0, next_progress = 1000000;
+	double t0 = now_s();
+	for (int64_t i = 0; i < d.nblocks; i++) {
+		struct dblock *b = &d.slot[i % d.nslot];
+		pthread_mutex_lock(&d.mu);
+		while (!b->ready)
+			pthread_cond_wait(&d.cv, &d.mu);
+		pthread_mutex_unlock(&d.mu);
+		if (b->rc && !rc)
+			rc = b->rc;
+		for (uint64_t k = 0; k < b->reported && k < MAX_REPORTED; k++)
+			b->bad[k].line += fs->lines;
+		report_lines(path, b->bad, b->reported, &shown);
+		total_bad += b->reported;
+		add_stats(fs, &b->fs);
+		if (!rc)
+			consume(ctx, &b->part); /* takes the block's contents */
+		arm_free(&b->part);
+		if (o->progress && fs->lines >= next_progress) {
+			fprintf(stderr, "\r%s: %s: %llu lines (%.1fs)", kvio_prog, path,
+				(unsigned long long)fs->lines, now_s() - t0);
+			next_progress = fs->lines + 1000000;
 		}
+		pthread_mutex_lock(&d.mu);
+		b->ready = 0;
+		d.next_consume++;
+		if (rc)
+			d.stop = 1;
+		pthread_cond_broadcast(&d.cv);
+		pthread_mutex_unlock(&d.mu);
+		if (rc)
+			break;
 	}
-	struct arm part = {0};
-	struct file_stats pfs = *fs;
-	if (ft == F_EBPF && size > 0) {
-		/* reserve for the whole file at once (a device line is >= 90 bytes):
-		 * no growth copies, and pages stay untouched until used */
-		int64_t lines = size / 90 + 16;
-		vec_reserve(&a->cmds, (size_t)(mid > 0 ? lines / 2 + lines / 8 : lines), sizeof(struct cmd));
-		vec_reserve(&a->cmps, (size_t)(mid > 0 ? lines / 2 + lines / 8 : lines), sizeof(struct cmp));
-		if (mid > 0) {
-			vec_reserve(&part.cmds, (size_t)(lines / 2 + lines / 8), sizeof(struct cmd));
-			vec_reserve(&part.cmps, (size_t)(lines / 2 + lines / 8), sizeof(struct cmp));
-		}
-	}
-	struct reader r[2] = {
-		{.a = a, .ft = ft, .fs = fs, .o = o, .fd = fd, .start = 0, .end = mid},
-		{.a = &part, .ft = ft, .fs = &pfs, .o = o, .fd = fd, .start = mid, .end = -1},
-	};
-	int n = mid > 0 ? 2 : 1;
-	pthread_t th;
-	int threaded = n == 2 && pthread_create(&th, NULL, read_range, &r[1]) == 0;
-	read_range(&r[0]);
-	if (n == 2) {
-		if (threaded)
-			pthread_join(th, NULL);
-		else
-			read_range(&r[1]);
-	}
-	int rc = r[0].rc ? r[0].rc : n == 2 ? r[1].rc : 0;
-	/* unusable lines in file order, absolute line numbers */
-	uint64_t shown = 0, total = 0, base = 0;
-	for (int k = 0; k < n; k++) {
-		for (uint64_t i = 0; i < r[k].reported && i < MAX_REPORTED && shown < MAX_REPORTED; i++, shown++)
-				kvio_err(r[k].bad[i].tail ? "%s:%llu: %s" : "%s:%llu: %s (line skipped)", fs->path,
-					 (unsigned long long)(base + r[k].bad[i].line), r[k].bad[i].why);
-		total += r[k].reported;
-		base += r[k].fs->lines;
-	}
-	if (total > shown)
-		kvio_err("%s: %llu more unusable lines not shown", fs->path,
-			 (unsigned long long)(total - shown));
-	if (n == 2) {
-		fs->lines += pfs.lines;
-		fs->blank += pfs.blank;
-		fs->malformed += pfs.malformed;
-		fs->truncated_tail += pfs.truncated_tail;
-		fs->other += pfs.other;
-		fs->records += pfs.records;
-		merge_part(a, &part);
-		arm_free(&part);
-	}
-	for (int k = 0; k < n; k++) {
-		jl_free(&r[k].j);
-		free(r[k].sc.buf);
-	}
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	if (o->progress && next_progress > 1000000)
+		fputc('\n', stderr);
+	if (total_bad > shown)
+		kvio_err("%s: %llu more unusable lines not shown", path, (unsigned long long)(total_bad - shown));
+	for (int k = 0; k < d.nslot; k++)
+		arm_free(&d.slot[k].part);
+	free(d.slot);
+	pthread_mutex_destroy(&d.mu);
+	pthread_cond_destroy(&d.cv);
 	close(fd);
 	return rc;
 }
 
-int arm_load(struct arm *a, const char *sem, const char *ebpf, const char *serving,
-	     const struct ingest_opts *o)
+int arm_load(struct arm *a, const char *sem, const char *serving, const struct ingest_opts *o)
 {
-	const char *paths[3] = {sem, ebpf, serving};
-	struct file_stats *fss[3] = {&a->sem_f, &a->ebpf_f, &a->serving_f};
-	enum ftype fts[3] = {F_SEM, F_EBPF, F_SERVING};
+	const char *paths[2] = {sem, serving};
+	struct file_stats *fss[2] = {&a->sem_f, &a->serving_f};
+	enum ftype fts[2] = {F_SEM, F_SERVING};
 	int rc = 0;
-	for (int i = 0; i < 3 && !rc; i++) {
+	for (int i = 0; i < 2 && !rc; i++) {
 		fss[i]->path = paths[i] ? paths[i] : "-";
 		if (paths[i])
 			rc = read_file(a, fts[i], fss[i], o);
@@ -670,7 +737,5 @@ void arm_free(struct arm *a)
 	vec_free(&a->threads);
 	map_free(&a->thread_ix);
 	arena_free(&a->strs);
-	for (size_t i = 0; i < a->parts.n; i++)
-		arena_free(&VEC_AT(&a->parts, struct arena, i));
-	vec_free(&a->parts);
+	map_free(&a->first_obj);
 }

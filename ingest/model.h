@@ -46,9 +46,7 @@ struct cmd {
 	uint8_t role;       /* enum role */
 	uint8_t flags;      /* CF_* */
 	uint8_t kind;       /* enum cmd_kind */
-	uint8_t flow;       /* 1 = first cmd of object (flow continues), 2 = last (terminates) */
-	uint32_t lane;
-	uint32_t kv;        /* index into arm.kv when CF_KV */
+	uint32_t kv;        /* index into arm.kv when CF_KV (of the parsed block) */
 };
 
 struct cmd_kv {
@@ -72,8 +70,11 @@ struct obj {
 	uint32_t line;      /* line in the semantic file (stable order) */
 	/* filled by the join */
 	int32_t occurrence; /* index among the trace_id's records; -1 if it is the only one */
-	int32_t first_cmd, last_cmd; /* cmd indices, -1 none */
 	uint32_t n_cmds;
+	uint64_t first_seq, last_seq; /* its first/last command in time order (stream sequence) */
+	int64_t first_ts, last_ts;    /* their submit times, raw ns */
+	int64_t first_id, last_id;    /* their slice ids, once written */
+	uint8_t lba_match;  /* bit k: a command's slba * lba candidate k == slot_offset (store objects) */
 	int64_t b, e;       /* slice begin/end (rebased) */
 	int is_span;        /* span on objects.NNN; else an instant on capture info */
 	uint32_t lane;
@@ -102,12 +103,13 @@ struct file_stats {
 struct arm {
 	const char *label;
 	struct file_stats sem_f, ebpf_f, serving_f;
+	/* cmds/cmps/kv hold one parsed block of the device file at a time (see stream.c) */
 	struct vec cmds, cmps, objs, serving, kv; /* struct cmd / cmp / obj / serving / cmd_kv */
+	uint64_t n_cmd_lines, n_cmp_lines; /* nvme_cmd / nvme_cmp records of the whole file */
 	struct vec names;   /* const char* interned op names */
 	struct vec threads; /* struct thread_name: each (pid, tid, comm) seen on nvme_cmd lines */
 	struct u64map thread_ix; /* pid << 32 | tid -> index of its latest entry */
 	struct arena strs;
-	struct vec parts;   /* struct arena: strings of merged parallel parts */
 	/* kvio_meta header (first one seen; sem first) */
 	int has_meta;
 	struct jv meta_schema, meta_hostname, meta_device_path, meta_io_engine, meta_block_align,
@@ -120,6 +122,9 @@ struct arm {
 	int64_t min_ts;     /* earliest timestamp of any kind */
 	int64_t lba_bytes;
 	int nlanes_obj, nlanes_srv, nlanes_role[NROLES];
+	int base_set;            /* base_ns fixed (at the first written command) */
+	uint64_t late_lines;     /* device records older than the stream's reorder window */
+	struct u64map first_obj; /* trace_id -> index of its first occurrence in objs */
 	uint64_t header_cmds, tagged_bytes, untagged_bytes;
 	struct vec warnings; /* const char* */
 };
@@ -132,17 +137,37 @@ struct ingest_opts {
 	int progress;            /* stderr is a terminal */
 };
 
-/* load.c: read the arm's files. Returns 0, or 2 when a file cannot be read (message printed). */
-int arm_load(struct arm *a, const char *sem, const char *ebpf, const char *serving,
-	     const struct ingest_opts *o);
-/* join.c: pair, segment, classify, rebase, lay out lanes. */
-void arm_join(struct arm *a, const struct ingest_opts *o);
+/* load.c: read the arm's semantic and serving files (the device file is
+ * streamed by stream.c). Returns 0, or 2 when a file cannot be read (message printed). */
+int arm_load(struct arm *a, const char *sem, const char *serving, const struct ingest_opts *o);
+/* load.c: parse the device file in blocks on worker threads; consume() gets
+ * each block (a part arm: cmds, cmps, kv, names, threads, counters, meta) in
+ * file order, on the calling thread, and owns it. Returns 0 or 2. */
+int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o,
+		    void (*consume)(void *ctx, struct arm *part), void *ctx);
+/* load.c: take a block's names, threads, counters and meta into the arm;
+ * remap[] gets the arm's name id of each of the part's names. */
+void arm_absorb(struct arm *a, struct arm *part, uint16_t *remap);
+/* join.c: before the device stream: occurrences of the semantic records,
+ * earliest semantic/serving time. */
+void arm_prepare(struct arm *a);
+/* join.c: after it: object spans and lanes, serving lanes, warnings. */
+void arm_finish(struct arm *a, const struct ingest_opts *o);
 void arm_free(struct arm *a);
 uint16_t arm_intern(struct arm *a, const char *s, size_t n);
+/* A JSON value as an integer (1), else dflt (0). */
+int jv_int(const struct jv *v, int64_t dflt, int64_t *out);
 void arm_warn(struct arm *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Greedy interval colouring (first free lane, strictly ended before begin).
- * b/e: begin/end per item in the order to colour; lane_out gets each lane.
+/* Greedy interval colouring, one interval at a time in (begin, end) order:
+ * the first lane whose last end is strictly before begin, else a new lane. */
+struct lanes {
+	int64_t *mn;   /* segment tree of each lane's last end */
+	size_t cap, n; /* leaves, lanes in use */
+};
+uint32_t lanes_add(struct lanes *l, int64_t begin, int64_t end);
+void lanes_free(struct lanes *l);
+/* The same over n items given in any order (sorted by (b, e, index) here).
  * Returns the number of lanes. */
 int assign_lanes(size_t n, const int64_t *b, const int64_t *e, uint32_t *lane_out);
 

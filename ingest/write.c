@@ -39,38 +39,31 @@ static int pair_cmp(const void *x, const void *y)
 	return a->d < b->d ? -1 : a->d > b->d;
 }
 
-struct bucket {
-	int64_t k, n, bytes;
-};
 static int bucket_cmp(const void *x, const void *y)
 {
 	const struct bucket *a = x, *b = y;
 	return a->k < b->k ? -1 : a->k > b->k;
 }
 
-/* Bucket commands by floor(ts / width): returns sorted buckets with counts and bytes. */
-static struct bucket *bucketize(const struct arm *a, int64_t width, size_t *nb)
+static int64_t floor_div(int64_t x, int64_t d)
 {
-	const struct cmd *cmds = a->cmds.v;
-	size_t nc = a->cmds.n;
-	int64_t *keys = xmalloc((nc ? nc : 1) * sizeof *keys);
-	for (size_t i = 0; i < nc; i++) {
-		int64_t t = cmds[i].ts - a->base_ns;
-		keys[i] = t >= 0 ? t / width : -((-t + width - 1) / width);
+	return x >= 0 ? x / d : -((-x + d - 1) / d);
+}
+
+/* 1 ms runs -> buckets of `factor` ms, sorted, one per key. */
+static struct bucket *bucketize(const struct vec *ms, int64_t factor, size_t *nb)
+{
+	size_t n = ms->n;
+	struct bucket *b = xmalloc((n ? n : 1) * sizeof *b);
+	int sorted = 1;
+	for (size_t i = 0; i < n; i++) {
+		b[i] = VEC_AT(ms, struct bucket, i);
+		b[i].k = floor_div(b[i].k, factor);
+		if (i && b[i].k < b[i - 1].k)
+			sorted = 0;
 	}
-	/* commands are nearly sorted by ts: count runs, then merge equal keys */
-	struct bucket *b = xmalloc((nc ? nc : 1) * sizeof *b);
-	size_t n = 0;
-	for (size_t i = 0; i < nc; i++) {
-		if (n && b[n - 1].k == keys[i]) {
-			b[n - 1].n++;
-			b[n - 1].bytes += cmds[i].data_len;
-		} else {
-			b[n++] = (struct bucket){keys[i], 1, cmds[i].data_len};
-		}
-	}
-	free(keys);
-	qsort(b, n, sizeof *b, bucket_cmp);
+	if (!sorted)
+		qsort(b, n, sizeof *b, bucket_cmp);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (m && b[m - 1].k == b[i].k) {
@@ -85,11 +78,11 @@ static struct bucket *bucketize(const struct arm *a, int64_t width, size_t *nb)
 }
 
 /* A rate counter: one point per bucket, 0 after every run of buckets. */
-static void rate_counter(struct dbw *w, const struct arm *a, int64_t track, int64_t width,
-			 double bytes_scale)
+static void rate_counter(struct dbw *w, const struct vec *ms, int64_t track, int64_t factor, double bytes_scale)
 {
 	size_t nb;
-	struct bucket *b = bucketize(a, width, &nb);
+	struct bucket *b = bucketize(ms, factor, &nb);
+	int64_t width = factor * 1000000;
 	for (size_t i = 0; i < nb; i++) {
 		if (i && b[i].k > b[i - 1].k + 1)
 			dbw_counter(w, (b[i - 1].k + 1) * width, track, 0);
@@ -102,11 +95,11 @@ static void rate_counter(struct dbw *w, const struct arm *a, int64_t track, int6
 }
 
 /* IO activity overview: one slice per run of consecutive 100 ms buckets. */
-static void overview(struct dbw *w, const struct arm *a, int64_t track)
+static void overview(struct dbw *w, const struct vec *ms, int64_t track)
 {
 	const int64_t B = 100000000;
 	size_t nb;
-	struct bucket *b = bucketize(a, B, &nb);
+	struct bucket *b = bucketize(ms, 100, &nb);
 	for (size_t i = 0; i < nb;) {
 		size_t j = i;
 		int64_t n = 0, bytes = 0;
@@ -310,28 +303,76 @@ static void object_slice(struct dbw *w, const struct obj *ob,
 	dbw_obj_end(w);
 }
 
-static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_opts *o)
+static const int role_rank[NROLES] = {10, 40, 70, 80};
+
+void write_arm_begin(struct dbw *w, struct arm *a, int ai, const struct ingest_opts *o, struct arm_out *t)
+{
+	char name[512];
+	const char *L = a->label;
+	memset(t, 0, sizeof *t);
+	t->ai = ai;
+	snprintf(name, sizeof name, "LMCache %s", L);
+	t->lm_upid = dbw_process(w, 1000 + 3 * ai, name);
+	snprintf(name, sizeof name, "NVMe %s %s", o->device, L);
+	t->nv_upid = dbw_process(w, 1001 + 3 * ai, name);
+	t->lm_proc = dbw_track(w, NULL, -1, t->lm_upid, NULL, -1, 0);
+	t->nv_proc = dbw_track(w, NULL, -1, t->nv_upid, NULL, -1, 0);
+	t->meta_trk = dbw_track(w, "capture info", t->lm_proc, t->lm_upid, NULL, 0, 0);
+	t->obj_ctr = dbw_track(w, "objects in flight", t->lm_proc, t->lm_upid, "objects", 1, 0);
+	t->nv_root = dbw_track(w, "IO activity", t->nv_proc, t->nv_upid, NULL, -1, 1);
+	t->ctr_cmds = dbw_track(w, "cmds/ms", t->nv_root, t->nv_upid, "cmds", 90, 0);
+	t->ctr_mbs = dbw_track(w, "MB/s", t->nv_root, t->nv_upid, "MB/s", 91, 0);
+	t->ctr_wslba = dbw_track(w, "writes slba", t->nv_root, t->nv_upid, "LBA", 92, 0);
+	t->ctr_rslba = dbw_track(w, "reads slba", t->nv_root, t->nv_upid, "LBA", 93, 0);
+	for (int r = 0; r < NROLES; r++)
+		t->role_grp[r] = -1;
+}
+
+/* A role's lanes are the group track's children "<role>.NNN"; a role that
+ * ends with one lane gets a single track "<role>" instead (write_arm_end). */
+int64_t write_lane_track(struct dbw *w, struct arm_out *t, int role, uint32_t lane)
+{
+	struct vec *v = &t->role_lane[role];
+	while (lane >= v->n) {
+		if (t->role_grp[role] < 0)
+			t->role_grp[role] = dbw_track(w, role_name[role], t->nv_root, t->nv_upid, NULL,
+						      role_rank[role], 1);
+		char name[64];
+		snprintf(name, sizeof name, "%s.%03zu", role_name[role], v->n);
+		*(int64_t *)vec_push(v, sizeof(int64_t)) =
+			dbw_track(w, name, t->role_grp[role], t->nv_upid, NULL, (int)v->n, 0);
+	}
+	return VEC_AT(v, int64_t, lane);
+}
+
+void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, struct arm_out *t)
 {
 	char name[512];
 	const char *L = a->label;
 	int64_t base = a->base_ns;
 
-	snprintf(name, sizeof name, "LMCache %s", L);
-	int64_t lm_upid = dbw_process(w, 1000 + 3 * ai, name);
-	snprintf(name, sizeof name, "NVMe %s %s", o->device, L);
-	int64_t nv_upid = dbw_process(w, 1001 + 3 * ai, name);
-	int64_t lm_proc = dbw_track(w, NULL, -1, lm_upid, NULL, -1, 0);
-	int64_t nv_proc = dbw_track(w, NULL, -1, nv_upid, NULL, -1, 0);
-	int64_t meta_trk = dbw_track(w, "capture info", lm_proc, lm_upid, NULL, 0, 0);
-	int64_t obj_ctr = dbw_track(w, "objects in flight", lm_proc, lm_upid, "objects", 1, 0);
-	int64_t nv_root = dbw_track(w, "IO activity", nv_proc, nv_upid, NULL, -1, 1);
-	int64_t ctr_cmds = dbw_track(w, "cmds/ms", nv_root, nv_upid, "cmds", 90, 0);
-	int64_t ctr_mbs = dbw_track(w, "MB/s", nv_root, nv_upid, "MB/s", 91, 0);
-	int64_t ctr_wslba = dbw_track(w, "writes slba", nv_root, nv_upid, "LBA", 92, 0);
-	int64_t ctr_rslba = dbw_track(w, "reads slba", nv_root, nv_upid, "LBA", 93, 0);
+	/* a role with one lane: its single track, no group */
+	for (int r = 0; r < NROLES; r++) {
+		a->nlanes_role[r] = (int)t->role_lane[r].n;
+		if (t->role_lane[r].n != 1 || w->rc != SQLITE_OK)
+			continue;
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(w->db, "UPDATE kvio_track SET name = ?, parent_id = ?, sibling_order_rank = ?"
+				   " WHERE id = ?", -1, &st, NULL);
+		sqlite3_bind_text(st, 1, role_name[r], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, t->nv_root);
+		sqlite3_bind_int(st, 3, role_rank[r]);
+		sqlite3_bind_int64(st, 4, VEC_AT(&t->role_lane[r], int64_t, 0));
+		dbw_step(w, st);
+		sqlite3_finalize(st);
+		sqlite3_prepare_v2(w->db, "DELETE FROM kvio_track WHERE id = ?", -1, &st, NULL);
+		sqlite3_bind_int64(st, 1, t->role_grp[r]);
+		dbw_step(w, st);
+		sqlite3_finalize(st);
+	}
 
 	/* capture_info instant */
-	int64_t id = dbw_slice(w, 0, 0, meta_trk, "capture_info");
+	int64_t id = dbw_slice(w, 0, 0, t->meta_trk, "capture_info");
 	dbw_arg_s(w, id, "label", L);
 	dbw_arg_i(w, id, "base_ns", a->min_ts);
 	dbw_arg_i(w, id, "applied_base_ns", base);
@@ -354,7 +395,7 @@ static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_
 	/* serving spans */
 	if (a->serving.n) {
 		snprintf(name, sizeof name, "Serving %s", L);
-		int64_t sv_upid = dbw_process(w, 1002 + 3 * ai, name);
+		int64_t sv_upid = dbw_process(w, 1002 + 3 * t->ai, name);
 		int64_t sv_proc = dbw_track(w, NULL, -1, sv_upid, NULL, -1, 0);
 		int64_t *lanes = xmalloc(a->nlanes_srv * sizeof *lanes);
 		for (int l = 0; l < a->nlanes_srv; l++) {
@@ -374,22 +415,17 @@ static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_
 		free(lanes);
 	}
 
-	/* object spans and instants; command slice ids are reserved first so
-	 * flows can name them */
+	/* object spans and instants, flows object -> first command -> last command */
 	struct obj *objs = a->objs.v;
-	struct cmd *cmds = a->cmds.v;
-	size_t no = a->objs.n, nc = a->cmds.n;
-	int64_t cmd_base = w->next_id;
-	w->next_id += nc;
-	int64_t obj_base = w->next_id;
-	w->next_id += no;
+	size_t no = a->objs.n;
+	int64_t obj_base = dbw_reserve(w, (int64_t)no);
 	int64_t *olane = NULL;
 	if (a->nlanes_obj) {
-		int64_t grp = dbw_track(w, "objects", lm_proc, lm_upid, NULL, 10, 0);
+		int64_t grp = dbw_track(w, "objects", t->lm_proc, t->lm_upid, NULL, 10, 0);
 		olane = xmalloc(a->nlanes_obj * sizeof *olane);
 		for (int l = 0; l < a->nlanes_obj; l++) {
 			snprintf(name, sizeof name, "objects.%03d", l);
-			olane[l] = dbw_track(w, name, grp, lm_upid, NULL, l, 0);
+			olane[l] = dbw_track(w, name, grp, t->lm_upid, NULL, l, 0);
 		}
 	}
 	struct i64pair *dl = xmalloc((2 * no + 1) * sizeof *dl);
@@ -401,23 +437,15 @@ static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_
 			object_slice(w, ob, olane[ob->lane], oid);
 			dl[nd++] = (struct i64pair){ob->b, 1};
 			dl[nd++] = (struct i64pair){ob->e, -1};
-			if (ob->n_cmds) {
-				int64_t flow_id = ((int64_t)ai << 40) | (int64_t)i;
-				int64_t f = cmd_base + ob->first_cmd, l = cmd_base + ob->last_cmd;
-				dbw_flow(w, oid, f, flow_id);
-				if (f != l)
-					dbw_flow(w, f, l, flow_id);
+			if (ob->n_cmds && ob->first_id >= 0 && ob->last_id >= 0) {
+				int64_t flow_id = ((int64_t)t->ai << 40) | (int64_t)i;
+				dbw_flow(w, oid, ob->first_id, flow_id);
+				if (ob->first_id != ob->last_id)
+					dbw_flow(w, ob->first_id, ob->last_id, flow_id);
 			}
 		} else {
 			snprintf(name, sizeof name, "%s (no device cmds)", ob->op);
-			sqlite3_stmt *st = w->slice;
-			sqlite3_bind_int64(st, 1, oid);
-			sqlite3_bind_int64(st, 2, ob->e);
-			sqlite3_bind_int64(st, 3, 0);
-			sqlite3_bind_int64(st, 4, meta_trk);
-			sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 6, oid);
-			dbw_step(w, st);
+			dbw_slice_id(w, oid, ob->e, 0, t->meta_trk, name);
 			dbw_arg_i(w, oid, "trace_id", (int64_t)ob->trace_id);
 			dbw_arg_b(w, oid, "no_device_cmds", 1);
 		}
@@ -427,77 +455,23 @@ static void write_arm(struct dbw *w, struct arm *a, int ai, const struct ingest_
 	int64_t cur = 0;
 	for (size_t i = 0; i < nd; i++) {
 		cur += dl[i].d;
-		dbw_counter(w, dl[i].ts, obj_ctr, (double)cur);
+		dbw_counter(w, dl[i].ts, t->obj_ctr, (double)cur);
 	}
 	free(dl);
 
-	/* overview, then the command tracks and slices */
-	if (nc)
-		overview(w, a, nv_root);
-	static const int role_rank[NROLES] = {10, 40, 70, 80};
-	int64_t *lane_trk[NROLES] = {0};
-	int has_role[NROLES] = {0};
-	for (size_t i = 0; i < nc; i++)
-		has_role[cmds[i].role] = 1;
+	if (t->ms.n)
+		overview(w, &t->ms, t->nv_root);
+	rate_counter(w, &t->ms, t->ctr_cmds, 1, 0);
+	rate_counter(w, &t->ms, t->ctr_mbs, 10, 1e-4);
 	for (int r = 0; r < NROLES; r++) {
-		if (!has_role[r])
-			continue;
-		int n = a->nlanes_role[r];
-		lane_trk[r] = xmalloc(n * sizeof(int64_t));
-		if (n == 1) {
-			lane_trk[r][0] = dbw_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 0);
-		} else {
-			int64_t grp = dbw_track(w, role_name[r], nv_root, nv_upid, NULL, role_rank[r], 1);
-			for (int l = 0; l < n; l++) {
-				snprintf(name, sizeof name, "%s.%03d", role_name[r], l);
-				lane_trk[r][l] = dbw_track(w, name, grp, nv_upid, NULL, l, 0);
-			}
-		}
+		vec_free(&t->role_lane[r]);
+		lanes_free(&t->lanes[r]);
 	}
-	const char *const *names = a->names.v;
-	uint16_t wname = UINT16_MAX, rname = UINT16_MAX;
-	for (size_t i = 0; i < a->names.n; i++) {
-		if (!strcmp(names[i], "write")) wname = (uint16_t)i;
-		if (!strcmp(names[i], "read")) rname = (uint16_t)i;
-	}
-	for (size_t i = 0; i < nc && w->rc == SQLITE_OK; i++) {
-		const struct cmd *c = &cmds[i];
-		struct cmd_row r = {
-			.ts = c->ts - base,
-			.dur = c->dur,
-			.slba = (c->flags & CF_SLBA) ? (int64_t)c->slba : 0,
-			.track = lane_trk[c->role][c->lane],
-			/* the slba counter point of a read/write (see the counter view) */
-			.slba_track = c->name == wname ? ctr_wslba : c->name == rname ? ctr_rslba : 0,
-			.data_len = c->data_len,
-			.trace_id = c->trace_id,
-			.name = names[c->name],
-		};
-		if (c->flags & CF_SLBA) r.flags |= CHF_SLBA;
-		if (c->flags & CF_REAL) r.flags |= CHF_REAL;
-		if (c->kind == CK_HEADER) r.flags |= CHF_HEADER;
-		if (c->kind == CK_PAYLOAD) r.flags |= CHF_PAYLOAD;
-		if (c->flags & CF_KV) {
-			const struct cmd_kv *kv = &VEC_AT(&a->kv, struct cmd_kv, c->kv);
-			r.flags |= CHF_KV;
-			r.key_hex = kv->key_hex;
-			r.has_key_len = kv->has_key_len;
-			r.key_len = kv->key_len;
-			r.has_value_len = kv->has_value_len;
-			r.value_len = kv->value_len;
-		}
-		dbw_cmd(w, cmd_base + (int64_t)i, &r);
-	}
-	dbw_flush_chunk(w);
-	for (int r = 0; r < NROLES; r++)
-		free(lane_trk[r]);
-
-	rate_counter(w, a, ctr_cmds, 1000000, 0);
-	rate_counter(w, a, ctr_mbs, 10000000, 1e-4);
+	vec_free(&t->ms);
 }
 
 /* The submitting threads the tracer saw: one thread row per (tid, comm). */
-static void write_threads(struct dbw *w, const struct arm *a)
+void write_threads(struct dbw *w, const struct arm *a)
 {
 	for (size_t i = 0; i < a->threads.n; i++) {
 		const struct thread_name *t = &VEC_AT(&a->threads, struct thread_name, i);
@@ -505,7 +479,7 @@ static void write_threads(struct dbw *w, const struct arm *a)
 	}
 }
 
-static void write_stats(struct dbw *w, const struct arm *a)
+void write_stats(struct dbw *w, const struct arm *a)
 {
 	sqlite3_stmt *st;
 	const struct file_stats *fs[3] = {&a->sem_f, &a->ebpf_f, &a->serving_f};
@@ -529,8 +503,9 @@ static void write_stats(struct dbw *w, const struct arm *a)
 	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_stats VALUES(?,?,?)", -1, &st, NULL);
 	struct { const char *k; int64_t v; int present; } kv[] = {
 		{"sem_records", (int64_t)a->objs.n, 1},
-		{"nvme_cmd_lines", (int64_t)a->cmds.n, 1},
-		{"nvme_cmp_lines", (int64_t)a->cmps.n, 1},
+		{"nvme_cmd_lines", (int64_t)a->n_cmd_lines, 1},
+		{"nvme_cmp_lines", (int64_t)a->n_cmp_lines, 1},
+		{"late_lines", (int64_t)a->late_lines, 1},
 		{"serving_spans", (int64_t)a->serving.n, 1},
 		{"malformed_lines", (int64_t)(a->sem_f.malformed + a->ebpf_f.malformed + a->serving_f.malformed), 1},
 		{"truncated_tail", (int64_t)(a->sem_f.truncated_tail + a->ebpf_f.truncated_tail +
@@ -568,14 +543,3 @@ static void write_stats(struct dbw *w, const struct arm *a)
 	sqlite3_finalize(st);
 }
 
-int db_write_arms(sqlite3 *db, struct arm *arms, int n, const struct ingest_opts *o)
-{
-	struct dbw w;
-	if (dbw_begin(&w, db) == SQLITE_OK)
-		for (int i = 0; i < n && w.rc == SQLITE_OK; i++) {
-			write_arm(&w, &arms[i], i, o);
-			write_threads(&w, &arms[i]);
-			write_stats(&w, &arms[i]);
-		}
-	return dbw_end(&w, n);
-}

@@ -65,6 +65,30 @@ int map_get(const struct u64map *m, uint64_t key, uint32_t *out)
 	return 0;
 }
 
+/* Linear probing: close the gap by moving back every later entry of the
+ * cluster whose home slot is not between the gap and its position. */
+void map_del(struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return;
+	size_t mask = m->cap - 1, i = hash64(key) & mask;
+	while (m->v[i] != UINT32_MAX && m->k[i] != key)
+		i = (i + 1) & mask;
+	if (m->v[i] == UINT32_MAX)
+		return;
+	m->n--;
+	for (size_t j = (i + 1) & mask; m->v[j] != UINT32_MAX; j = (j + 1) & mask) {
+		size_t h = hash64(m->k[j]) & mask;
+		/* entry j may fill gap i unless its home h lies cyclically in (i, j] */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			m->k[i] = m->k[j];
+			m->v[i] = m->v[j];
+			i = j;
+		}
+	}
+	m->v[i] = UINT32_MAX;
+}
+
 void map_free(struct u64map *m)
 {
 	free(m->k);

@@ -15,6 +15,8 @@ struct u64map {
 uint32_t *map_slot(struct u64map *m, uint64_t key, int *fresh);
 /* 1 and *out when key is present, else 0. */
 int map_get(const struct u64map *m, uint64_t key, uint32_t *out);
+/* Remove key (no-op when absent). */
+void map_del(struct u64map *m, uint64_t key);
 void map_free(struct u64map *m);
 /* Size the table for n keys up front (no rehashing while they go in). */
 void map_reserve(struct u64map *m, size_t n);

@@ -1,0 +1,646 @@
+/* stream.c — the device file joined while it is read, in bounded memory.
+ *
+ * Blocks of parsed records arrive in file order (load.c). The device stream is
+ * nearly in time order, so records go into a reorder pool and are processed in
+ * (ts, command before completion, file order) once no later block can hold an
+ * earlier record: everything older than the newest block's earliest time.
+ * Processing a command segments it onto its semantic occurrence and pushes it
+ * on its user_data's stack of unpaired commands; a completion pairs with the
+ * top of that stack (the latest unpaired command with cmd.ts <= cmp.ts): the
+ * reference converter's rule, applied in time order.
+ *
+ * Processed commands wait in a ring (time order) until they can be written:
+ * a command is written once it is paired, or HORIZON records were processed
+ * after it (its completion is taken as lost); a nominal one also once its
+ * duration is settled (the next command of its role is known, or so far
+ * away that the 0.9 x gap cap cannot apply). Writing assigns the final
+ * duration, the header/payload role, the lane, the slice id, and the command
+ * goes into its columnar chunk: memory holds the reorder pool and the commands
+ * in flight, not the capture.
+ *
+ * What this changes against a whole-file join, and only then: a completion
+ * more than HORIZON records after its command stays unpaired (counted in
+ * cmp_unpaired); a record more than one block older than records before it is
+ * joined out of time order (counted, warned: late_lines). */
+#include "write.h"
+#include "../lib/u64map.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEQ_MASK 0x7fffffffu /* user_data map values: 31 bits of the sequence */
+#define NONE UINT64_MAX
+
+/* A record waiting in the reorder pool. */
+struct pev {
+	struct cmd c;              /* a completion uses ts and user_data */
+	const struct cmd_kv *kv;   /* KV fields (in its block), NULL if none */
+	uint32_t block;
+	uint8_t is_cmp;
+};
+
+/* A processed command waiting to be written. */
+struct rent {
+	struct cmd c;
+	const struct cmd_kv *kv;
+	int64_t next_ts;   /* submit time of the next command of its role; INT64_MAX unknown */
+	uint64_t proc;     /* records processed before it */
+	uint64_t ud_prev;  /* the unpaired command below it on its user_data's stack; NONE */
+	uint32_t block;
+	uint8_t paired;
+};
+
+/* A parsed block: alive while any of its commands is unwritten (KV strings). */
+struct blk {
+	struct arena strs;
+	struct vec kv;
+	uint64_t live;
+};
+
+struct stream {
+	struct arm *a;
+	struct dbw *w;
+	struct arm_out *t;
+	const struct ingest_opts *o;
+	/* reorder pool */
+	struct pev *pool, *spare;
+	size_t npool, cap_pool;
+	int64_t wm;        /* records older than this are processed */
+	int eof;
+	/* processed, unwritten commands: ring[seq & rmask] for seq in [head, tail) */
+	struct rent *ring;
+	uint64_t rcap, head, tail, nproc;
+	struct u64map ud;  /* user_data -> top of its unpaired stack (31-bit seq) */
+	uint64_t last_role[NROLES];
+	int64_t last_ts;   /* latest processed record time */
+	uint64_t horizon;
+	int64_t settle;    /* a nominal command is settled once wm >= ts + settle */
+	/* occurrences */
+	uint32_t *cur, *grp_n;
+	/* LBA size */
+	int64_t cand[3];
+	int ncand, lba_decided, score[3], sampled;
+	size_t lba_cursor;
+	/* blocks */
+	struct vec blocks; /* struct blk */
+	uint16_t *remap;
+	size_t nremap;
+	uint16_t wname, rname; /* arm name ids of "write" / "read"; UINT16_MAX none */
+	/* group order scratch */
+	uint64_t *grp;
+	size_t cap_grp;
+};
+
+static inline struct rent *R(struct stream *s, uint64_t seq)
+{
+	return &s->ring[seq & (s->rcap - 1)];
+}
+
+/* The sequence a user_data map value stands for, or NONE when written. */
+static uint64_t ud_seq(const struct stream *s, uint32_t v)
+{
+	uint64_t d = (v - (uint32_t)s->head) & SEQ_MASK;
+	return d < s->tail - s->head ? s->head + d : NONE;
+}
+
+static int live(const struct stream *s, uint64_t seq)
+{
+	return seq != NONE && seq >= s->head && seq < s->tail;
+}
+
+static void ring_grow(struct stream *s)
+{
+	uint64_t ncap = s->rcap ? s->rcap * 2 : 4096;
+	struct rent *nr = xmalloc(ncap * sizeof *nr);
+	for (uint64_t q = s->head; q < s->tail; q++)
+		nr[q & (ncap - 1)] = *R(s, q);
+	free(s->ring);
+	s->ring = nr;
+	s->rcap = ncap;
+}
+
+/* ---- processing, in time order ------------------------------------------- */
+
+static void process_cmd(struct stream *s, const struct pev *e)
+{
+	struct arm *a = s->a;
+	if (s->tail - s->head == s->rcap)
+		ring_grow(s);
+	uint64_t seq = s->tail++;
+	struct rent *r = R(s, seq);
+	r->c = e->c;
+	r->kv = e->kv;
+	r->block = e->block;
+	r->next_ts = INT64_MAX;
+	r->proc = s->nproc;
+	r->paired = 0;
+	r->ud_prev = NONE;
+	int64_t ts = r->c.ts;
+
+	/* the previous command of the role learns its successor's time */
+	uint64_t p = s->last_role[r->c.role];
+	if (live(s, p))
+		R(s, p)->next_ts = ts;
+	s->last_role[r->c.role] = seq;
+
+	/* occurrence: the first whose op end is >= ts, else the trace_id's last */
+	uint32_t f;
+	r->c.obj = -1;
+	if (r->c.trace_id && map_get(&a->first_obj, r->c.trace_id, &f)) {
+		struct obj *objs = a->objs.v;
+		while (s->cur[f] + 1 < s->grp_n[f] && ts > objs[f + s->cur[f]].end)
+			s->cur[f]++;
+		uint32_t oi = f + s->cur[f];
+		struct obj *ob = &objs[oi];
+		r->c.obj = (int32_t)oi;
+		if (!ob->n_cmds) {
+			ob->first_seq = seq;
+			ob->first_ts = ts;
+		}
+		ob->last_seq = seq;
+		ob->last_ts = ts;
+		ob->n_cmds++;
+		if (ob->op && !strcmp(ob->op, "store")) {
+			int64_t slot, sl = (r->c.flags & CF_SLBA) ? (int64_t)r->c.slba : 0;
+			jv_int(&ob->slot_offset, -1, &slot);
+			for (int k = 0; k < s->ncand; k++)
+				if (sl * s->cand[k] == slot)
+					ob->lba_match |= (uint8_t)(1u << k);
+		}
+	}
+
+	/* push on its user_data's stack */
+	int fresh;
+	uint32_t *top = map_slot(&s->ud, r->c.user_data, &fresh);
+	if (!fresh)
+		r->ud_prev = ud_seq(s, *top);
+	*top = (uint32_t)(seq & SEQ_MASK);
+}
+
+static void process_cmp(struct stream *s, const struct pev *e)
+{
+	uint32_t v;
+	if (!map_get(&s->ud, e->c.user_data, &v)) {
+		s->a->cmp_unpaired++;
+		return;
+	}
+	/* the latest unpaired command with cmd.ts <= cmp.ts (the top, unless
+	 * this completion was written out of time order) */
+	uint64_t q = ud_seq(s, v), above = NONE;
+	while (live(s, q) && R(s, q)->c.ts > e->c.ts) {
+		above = q;
+		q = R(s, q)->ud_prev;
+	}
+	if (!live(s, q)) {
+		if (above == NONE)
+			map_del(&s->ud, e->c.user_data); /* only written commands were left */
+		s->a->cmp_unpaired++;
+		return;
+	}
+	struct rent *r = R(s, q);
+	int64_t d = e->c.ts - r->c.ts;
+	r->c.dur = d < 1 ? 1 : d;
+	r->c.flags |= CF_REAL;
+	r->paired = 1;
+	if (above != NONE) {
+		R(s, above)->ud_prev = r->ud_prev;
+	} else if (live(s, r->ud_prev)) {
+		uint32_t *top = map_slot(&s->ud, e->c.user_data, &(int){0});
+		*top = (uint32_t)(r->ud_prev & SEQ_MASK);
+	} else {
+		map_del(&s->ud, e->c.user_data);
+	}
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+/* LBA size: the flag, else 4096 or 512, whichever makes store headers
+ * (slba * lba == slot_offset) match, sampled on the first 50 store objects
+ * with commands (in occurrence order). Decided once those objects are
+ * complete (the stream is past their op end), before the first store
+ * command is written. */
+static int lba_decide(struct stream *s)
+{
+	struct arm *a = s->a;
+	const struct obj *objs = a->objs.v;
+	while (!s->lba_decided && s->lba_cursor < a->objs.n && s->sampled < 50) {
+		const struct obj *ob = &objs[s->lba_cursor];
+		if (!ob->op || strcmp(ob->op, "store")) {
+			s->lba_cursor++;
+			continue;
+		}
+		if (!s->eof && s->wm <= ob->end)
+			return 0;
+		if (ob->n_cmds) {
+			for (int k = 0; k < s->ncand; k++)
+				if (ob->lba_match & (1u << k))
+					s->score[k]++;
+			s->sampled++;
+		}
+		s->lba_cursor++;
+	}
+	if (s->lba_decided)
+		return 1;
+	s->lba_decided = 1;
+	a->lba_bytes = s->o->lba_bytes;
+	if (s->sampled) {
+		int best = 0;
+		for (int k = 1; k < s->ncand; k++)
+			if (s->score[k] > s->score[best])
+				best = k;
+		if (s->score[best] == 0)
+			arm_warn(a, "header classification: no store command matches slot_offset under any "
+				    "candidate LBA size; headers will read as payload");
+		else if (s->cand[best] != s->o->lba_bytes) {
+			arm_warn(a, "--lba-bytes %lld matches no headers; inferred lba_bytes=%lld (matched "
+				    "%d/%d sampled stores) and using it",
+				 (long long)s->o->lba_bytes, (long long)s->cand[best], s->score[best], s->sampled);
+			a->lba_bytes = s->cand[best];
+		}
+	}
+	return 1;
+}
+
+static int is_store_cmd(const struct stream *s, const struct rent *r)
+{
+	if (r->c.obj < 0)
+		return 0;
+	const struct obj *ob = &VEC_AT(&s->a->objs, struct obj, r->c.obj);
+	return ob->op && !strcmp(ob->op, "store");
+}
+
+static int ready(struct stream *s, const struct rent *r)
+{
+	if (!r->paired && !s->eof) {
+		if (s->nproc - r->proc < s->horizon)
+			return 0;
+		if (r->next_ts == INT64_MAX && s->wm - r->c.ts < s->settle)
+			return 0;
+	}
+	if (!s->lba_decided && is_store_cmd(s, r) && !lba_decide(s))
+		return 0;
+	return 1;
+}
+
+/* Real duration, else nominal capped at 0.9 x the gap to the next command of the role. */
+static int64_t final_dur(const struct stream *s, const struct rent *r)
+{
+	if (r->paired)
+		return r->c.dur;
+	int64_t d = s->o->nominal_dur_ns;
+	if (r->next_ts != INT64_MAX) {
+		int64_t cap = (int64_t)((double)(r->next_ts - r->c.ts) * 0.9);
+		if (cap < d)
+			d = cap;
+		if (d < 1)
+			d = 1;
+	}
+	return d;
+}
+
+static void bucket_add(struct arm_out *t, int64_t ts, uint32_t bytes)
+{
+	const int64_t W = 1000000;
+	int64_t k = ts >= 0 ? ts / W : -((-ts + W - 1) / W);
+	struct bucket *b = t->ms.n ? &VEC_AT(&t->ms, struct bucket, t->ms.n - 1) : NULL;
+	if (b && b->k == k) {
+		b->n++;
+		b->bytes += bytes;
+	} else {
+		*(struct bucket *)vec_push(&t->ms, sizeof *b) = (struct bucket){k, 1, bytes};
+	}
+}
+
+static void write_one(struct stream *s, uint64_t seq)
+{
+	struct arm *a = s->a;
+	struct rent *r = R(s, seq);
+	struct cmd *c = &r->c;
+	if (!a->base_set) {
+		a->base_ns = s->o->no_rebase ? 0 : a->min_ts;
+		a->base_set = 1;
+	}
+	int64_t base = a->base_ns, ts = c->ts - base;
+	c->dur = final_dur(s, r);
+	struct cmd_row row = {
+		.ts = ts,
+		.dur = c->dur,
+		.slba = (c->flags & CF_SLBA) ? (int64_t)c->slba : 0,
+		.data_len = c->data_len,
+		.trace_id = c->trace_id,
+		.name = VEC_AT(&a->names, const char *, c->name),
+		/* the slba counter point of a read/write (see the counter view) */
+		.slba_track = c->name == s->wname ? s->t->ctr_wslba : c->name == s->rname ? s->t->ctr_rslba : 0,
+	};
+	if (c->flags & CF_SLBA) row.flags |= CHF_SLBA;
+	if (c->flags & CF_REAL) row.flags |= CHF_REAL;
+	if (is_store_cmd(s, r)) {
+		const struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
+		int64_t slot;
+		jv_int(&ob->slot_offset, -1, &slot);
+		if (row.slba * a->lba_bytes == slot) {
+			row.flags |= CHF_HEADER;
+			a->header_cmds++;
+		} else {
+			row.flags |= CHF_PAYLOAD;
+		}
+	}
+	if (c->flags & CF_KV) {
+		row.flags |= CHF_KV;
+		row.key_hex = r->kv->key_hex;
+		row.has_key_len = r->kv->has_key_len;
+		row.key_len = r->kv->key_len;
+		row.has_value_len = r->kv->has_value_len;
+		row.value_len = r->kv->value_len;
+	}
+	if (c->trace_id == 0)
+		a->untagged_bytes += c->data_len;
+	else
+		a->tagged_bytes += c->data_len;
+	uint32_t lane = lanes_add(&s->t->lanes[c->role], ts, ts + c->dur);
+	row.track = write_lane_track(s->w, s->t, c->role, lane);
+	int64_t id = s->w->next_id++;
+	dbw_cmd(s->w, id, &row);
+	if (c->obj >= 0) {
+		struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
+		if (ob->first_seq == seq)
+			ob->first_id = id;
+		if (ob->last_seq == seq)
+			ob->last_id = id;
+	}
+	bucket_add(s->t, ts, c->data_len);
+	if (!r->paired) { /* leave its user_data's stack (it is the bottom) */
+		uint32_t v;
+		if (map_get(&s->ud, c->user_data, &v) && ud_seq(s, v) == seq)
+			map_del(&s->ud, c->user_data);
+	}
+	struct blk *b = &VEC_AT(&s->blocks, struct blk, r->block);
+	if (--b->live == 0) {
+		arena_free(&b->strs);
+		vec_free(&b->kv);
+	}
+}
+
+/* Write the oldest commands while they are ready. Commands submitted at the
+ * same time go together, in (duration, sequence) order: the lane colouring's
+ * (begin, end) order. */
+static void drain(struct stream *s)
+{
+	while (s->head < s->tail) {
+		int64_t ts = R(s, s->head)->c.ts;
+		uint64_t g = s->head;
+		while (g < s->tail && R(s, g)->c.ts == ts) {
+			if (!ready(s, R(s, g)))
+				return;
+			g++;
+		}
+		size_t n = (size_t)(g - s->head);
+		if (n > s->cap_grp) {
+			s->cap_grp = n * 2;
+			s->grp = xrealloc(s->grp, s->cap_grp * sizeof *s->grp);
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t q = s->head + i;
+			int64_t d = final_dur(s, R(s, q));
+			size_t k = i;
+			while (k > 0 && final_dur(s, R(s, s->grp[k - 1])) > d) {
+				s->grp[k] = s->grp[k - 1];
+				k--;
+			}
+			s->grp[k] = q;
+		}
+		for (size_t i = 0; i < n; i++)
+			write_one(s, s->grp[i]);
+		s->head = g;
+	}
+}
+
+/* ---- the reorder pool ---------------------------------------------------- */
+
+/* Stable LSD radix sort of idx by key[idx] (non-negative keys). */
+static void sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key)
+{
+	uint64_t mx = 0;
+	int sorted = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (key[idx[i]] > mx) mx = key[idx[i]];
+		if (i && key[idx[i]] < key[idx[i - 1]]) sorted = 0;
+	}
+	if (sorted)
+		return;
+	size_t cnt[2048];
+	for (int shift = 0; shift < 64 && (mx >> shift); shift += 11) {
+		memset(cnt, 0, sizeof cnt);
+		for (size_t i = 0; i < n; i++)
+			cnt[(key[idx[i]] >> shift) & 2047]++;
+		size_t sum = 0;
+		for (int d = 0; d < 2048; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[(key[idx[i]] >> shift) & 2047]++] = idx[i];
+		memcpy(idx, tmp, n * sizeof *idx);
+	}
+}
+
+static int pev_cmp(const void *x, const void *y)
+{
+	const struct pev *a = x, *b = y;
+	if (a->c.ts != b->c.ts)
+		return a->c.ts < b->c.ts ? -1 : 1;
+	if (a->is_cmp != b->is_cmp)
+		return a->is_cmp - b->is_cmp;
+	return a < b ? -1 : a > b; /* stable: pool order */
+}
+
+/* Process the pool's records older than the watermark (all at EOF), in
+ * (ts, command first, pool order); keep the rest. */
+static void process_pool(struct stream *s)
+{
+	size_t n = s->npool;
+	if (!n)
+		return;
+	struct pev *p = s->pool;
+	int64_t mn = p[0].c.ts, mx = mn;
+	for (size_t i = 1; i < n; i++) {
+		if (p[i].c.ts < mn) mn = p[i].c.ts;
+		if (p[i].c.ts > mx) mx = p[i].c.ts;
+	}
+	uint32_t *idx = xmalloc(n * sizeof *idx);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	if ((uint64_t)mx - (uint64_t)mn < (1ull << 62)) {
+		uint64_t *key = xmalloc(n * sizeof *key);
+		uint32_t *tmp = xmalloc(n * sizeof *tmp);
+		for (size_t i = 0; i < n; i++)
+			key[i] = ((uint64_t)p[i].c.ts - (uint64_t)mn) << 1 | p[i].is_cmp;
+		sort_idx(idx, tmp, n, key);
+		free(key);
+		free(tmp);
+	} else { /* absurd time span: a comparison sort (pointer order keeps it stable) */
+		struct pev **pp = xmalloc(n * sizeof *pp);
+		for (size_t i = 0; i < n; i++)
+			pp[i] = &p[i];
+		qsort(pp, n, sizeof *pp, pev_cmp);
+		for (size_t i = 0; i < n; i++)
+			idx[i] = (uint32_t)(pp[i] - p);
+		free(pp);
+	}
+	size_t k = 0;
+	for (; k < n; k++) {
+		const struct pev *e = &p[idx[k]];
+		if (!s->eof && e->c.ts >= s->wm)
+			break;
+		if (e->c.ts < s->last_ts)
+			s->a->late_lines++;
+		else
+			s->last_ts = e->c.ts;
+		if (e->is_cmp)
+			process_cmp(s, e);
+		else
+			process_cmd(s, e);
+		s->nproc++;
+	}
+	size_t m = 0;
+	for (; k < n; k++)
+		s->spare[m++] = p[idx[k]];
+	free(idx);
+	struct pev *t = s->pool;
+	s->pool = s->spare;
+	s->spare = t;
+	s->npool = m;
+}
+
+static void pool_reserve(struct stream *s, size_t n)
+{
+	if (n <= s->cap_pool)
+		return;
+	s->cap_pool = n + n / 2;
+	s->pool = xrealloc(s->pool, s->cap_pool * sizeof *s->pool);
+	s->spare = xrealloc(s->spare, s->cap_pool * sizeof *s->spare);
+}
+
+/* One parsed block, in file order. */
+static void consume(void *ctx, struct arm *part)
+{
+	struct stream *s = ctx;
+	struct arm *a = s->a;
+	if (part->names.n > s->nremap) {
+		s->nremap = part->names.n;
+		s->remap = xrealloc(s->remap, s->nremap * sizeof *s->remap);
+	}
+	arm_absorb(a, part, s->remap);
+	if (s->wname == UINT16_MAX || s->rname == UINT16_MAX)
+		for (size_t i = 0; i < a->names.n; i++) {
+			const char *nm = VEC_AT(&a->names, const char *, i);
+			if (!strcmp(nm, "write")) s->wname = (uint16_t)i;
+			if (!strcmp(nm, "read")) s->rname = (uint16_t)i;
+		}
+	size_t nc = part->cmds.n, np = part->cmps.n;
+	a->n_cmd_lines += nc;
+	a->n_cmp_lines += np;
+	uint32_t bi = (uint32_t)s->blocks.n;
+	struct blk *b = vec_push(&s->blocks, sizeof *b);
+	memset(b, 0, sizeof *b);
+	b->live = nc;
+	pool_reserve(s, s->npool + nc + np);
+	int64_t bmin = INT64_MAX;
+	const struct cmd *cs = part->cmds.v;
+	const struct cmp *ps = part->cmps.v;
+	for (size_t i = 0; i < nc; i++) {
+		struct pev *e = &s->pool[s->npool++];
+		e->c = cs[i];
+		e->c.name = s->remap[cs[i].name];
+		e->kv = (cs[i].flags & CF_KV) ? &VEC_AT(&part->kv, struct cmd_kv, cs[i].kv) : NULL;
+		e->block = bi;
+		e->is_cmp = 0;
+		if (cs[i].ts < bmin) bmin = cs[i].ts;
+	}
+	for (size_t i = 0; i < np; i++) {
+		struct pev *e = &s->pool[s->npool++];
+		memset(&e->c, 0, sizeof e->c);
+		e->c.ts = ps[i].ts;
+		e->c.user_data = ps[i].user_data;
+		e->kv = NULL;
+		e->block = bi;
+		e->is_cmp = 1;
+		if (ps[i].ts < bmin) bmin = ps[i].ts;
+	}
+	/* the block keeps its KV strings while its commands wait */
+	if (nc) {
+		b->strs = part->strs;
+		memset(&part->strs, 0, sizeof part->strs);
+		b->kv = part->kv;
+		memset(&part->kv, 0, sizeof part->kv);
+	}
+	if (bmin < a->min_ts)
+		a->min_ts = bmin;
+	if (bmin != INT64_MAX) {
+		s->wm = bmin;
+		process_pool(s);
+		drain(s);
+	}
+}
+
+int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path, const struct ingest_opts *o)
+{
+	struct stream s;
+	memset(&s, 0, sizeof s);
+	s.a = a;
+	s.w = w;
+	s.t = t;
+	s.o = o;
+	s.wm = INT64_MIN;
+	s.last_ts = INT64_MIN;
+	s.wname = s.rname = UINT16_MAX;
+	for (int r = 0; r < NROLES; r++)
+		s.last_role[r] = NONE;
+	const char *h = getenv("KVIO_HORIZON");
+	int64_t hv;
+	s.horizon = h && !parse_i64(h, &hv) && hv > 0 ? (uint64_t)hv : 500000;
+	/* smallest gap whose 0.9 x cap is >= the nominal duration, plus margin */
+	s.settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
+	size_t no = a->objs.n;
+	s.cur = xcalloc(no ? no : 1, sizeof *s.cur);
+	s.grp_n = xcalloc(no ? no : 1, sizeof *s.grp_n);
+	for (size_t i = 0; i < no; i++) {
+		uint32_t f = 0;
+		map_get(&a->first_obj, VEC_AT(&a->objs, struct obj, i).trace_id, &f);
+		s.grp_n[f]++;
+	}
+	int64_t cl[3] = {o->lba_bytes, 4096, 512};
+	for (int i = 0; i < 3; i++) {
+		int dup = 0;
+		for (int k = 0; k < s.ncand; k++)
+			dup |= s.cand[k] == cl[i];
+		if (!dup)
+			s.cand[s.ncand++] = cl[i];
+	}
+	a->lba_bytes = o->lba_bytes;
+
+	int rc = arm_read_device(a, path, o, consume, &s);
+	if (!rc) {
+		s.eof = 1;
+		process_pool(&s);
+		drain(&s);
+		lba_decide(&s);
+		dbw_flush_chunk(w);
+	}
+	for (size_t i = 0; i < s.blocks.n; i++) {
+		struct blk *b = &VEC_AT(&s.blocks, struct blk, i);
+		arena_free(&b->strs);
+		vec_free(&b->kv);
+	}
+	vec_free(&s.blocks);
+	free(s.pool);
+	free(s.spare);
+	free(s.ring);
+	free(s.cur);
+	free(s.grp_n);
+	free(s.remap);
+	free(s.grp);
+	map_free(&s.ud);
+	return rc;
+}
