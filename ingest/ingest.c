@@ -82,9 +82,10 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 			kvio_err("--merge: at most %d arms", MAX_ARMS);
 			return -1;
 		}
-		char *spec = xstrdup(v), *eq = strchr(spec, '=');
+		/* split in place: v points into argv, whose strings the program may modify */
+		char *spec = (char *)v, *eq = strchr(spec, '=');
 		if (!eq || eq == spec) {
-			kvio_err("--merge '%s': expected LABEL=SEM,EBPF[,SERVING]", v);
+			kvio_err("--merge '%s': expected LABEL=SEM,EBPF[,SERVING]", spec);
 			return -1;
 		}
 		*eq = 0;
@@ -100,14 +101,14 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 			p = c ? c + 1 : NULL;
 		}
 		if (p) {
-			kvio_err("--merge '%s': more than three files", v);
+			kvio_err("--merge %s=...: more than three files", spec);
 			return -1;
 		}
 		s->sem = parts[0];
 		s->ebpf = parts[1];
 		s->serving = parts[2];
 		if (!s->sem && !s->ebpf && !s->serving) {
-			kvio_err("--merge '%s': no file given", v);
+			kvio_err("--merge %s=...: no file given", spec);
 			return -1;
 		}
 		return 1;
@@ -246,7 +247,7 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 		if (timing)
 			kvio_err("timing: ingest %.3fs (peak RSS %ld KB)", now_s() - t0, peak_rss_kb());
 	}
-	if (!status && sqlite3_close(db) != SQLITE_OK) {
+	if (sqlite3_close(db) != SQLITE_OK && !status) {
 		kvio_err("%s: closing the database failed", tmp);
 		status = 2;
 	}

@@ -196,7 +196,7 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 		struct obj *ob = &objs[i];
 		int64_t end = ob->end - base;
 		int has_start = ob->start != NO_TS;
-		int64_t start = ob->start - base;
+		int64_t start = has_start ? ob->start - base : 0;
 		if (ob->n_cmds) {
 			int64_t first = ob->first_ts - base, last = ob->last_ts - base;
 			ob->b = has_start && start < first ? start : first;

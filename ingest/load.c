@@ -419,6 +419,8 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 static void read_range(struct reader *r)
 {
 	size_t cap = 4 << 20, have = 0;
+	if (r->end >= 0 && (int64_t)cap > r->end - r->start + 65536)
+		cap = (size_t)(r->end - r->start) + 65536;
 	char *buf = xmalloc(cap);
 	uint64_t lineno = 0;
 	int64_t off = r->start > 0 ? r->start - 1 : 0; /* file offset of buf + have */
@@ -430,7 +432,13 @@ static void read_range(struct reader *r)
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
-		ssize_t got = pread(r->fd, buf + have, cap - have, off);
+		size_t want = cap - have;
+		/* up to the range's end, then small steps to finish its last line */
+		if (!to_eof)
+			want = off < r->end ? (size_t)(r->end - off) : 65536;
+		if (want > cap - have)
+			want = cap - have;
+		ssize_t got = pread(r->fd, buf + have, want, off);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
