@@ -19,6 +19,9 @@ const char ingest_options_help[] =
 	"  --lba-bytes N         capture-time --lba-size (default 4096; inferred from\n"
 	"                        store headers when N matches none)\n"
 	"  --nominal-dur-ns N    slice length of a command without completion (default 8000)\n"
+	"  --pair-horizon N      records after which a command's completion is given up\n"
+	"                        (default 500000; memory grows with it only while\n"
+	"                        completions are missing)\n"
 	"  --device NAME         device label in process names (default: ng)\n"
 	"  -q, --quiet           no summary on stdout\n";
 
@@ -44,6 +47,7 @@ void ingest_defaults(struct ingest_args *a)
 	memset(a, 0, sizeof *a);
 	a->o.lba_bytes = 4096;
 	a->o.nominal_dur_ns = 8000;
+	a->o.pair_horizon = 500000;
 	a->o.device = "ng";
 	a->o.progress = isatty(2);
 }
@@ -63,17 +67,16 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 	if (opt_is(arg, "--pftrace")) { VAL("--pftrace"); a->pftrace = v; return 1; }
 	if (!strcmp(arg, "--no-rebase")) { a->o.no_rebase = 1; return 1; }
 	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) { a->quiet = 1; return 1; }
-	if (opt_is(arg, "--lba-bytes") || opt_is(arg, "--nominal-dur-ns")) {
-		int lba = opt_is(arg, "--lba-bytes");
-		VAL(lba ? "--lba-bytes" : "--nominal-dur-ns");
+	static const char *const num_opts[] = {"--lba-bytes", "--nominal-dur-ns", "--pair-horizon"};
+	for (int k = 0; k < 3; k++) {
+		if (!opt_is(arg, num_opts[k]))
+			continue;
+		VAL(num_opts[k]);
 		if (parse_i64(v, &n) || n <= 0) {
-			kvio_err("%s: '%s' is not a positive integer", lba ? "--lba-bytes" : "--nominal-dur-ns", v);
+			kvio_err("%s: '%s' is not a positive integer", num_opts[k], v);
 			return -1;
 		}
-		if (lba)
-			a->o.lba_bytes = n;
-		else
-			a->o.nominal_dur_ns = n;
+		*(k == 0 ? &a->o.lba_bytes : k == 1 ? &a->o.nominal_dur_ns : &a->o.pair_horizon) = n;
 		return 1;
 	}
 	if (opt_is(arg, "--merge")) {

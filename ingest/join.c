@@ -258,6 +258,11 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	if (a->dup_trace_id)
 		arm_warn(a, "%llu duplicate trace_id(s): multiple producer instances sharing one trace file? "
 			    "spans were segmented by op-end time", (unsigned long long)a->dup_trace_id);
+	if (a->cmp_after_horizon)
+		arm_warn(a, "%llu completion(s) came more than --pair-horizon %lld records after their command (a "
+			    "stall?): left unpaired, their commands show nominal durations; ingest again with a "
+			    "larger --pair-horizon to pair them", (unsigned long long)a->cmp_after_horizon,
+			 (long long)o->pair_horizon);
 	if (a->late_lines)
 		arm_warn(a, "%llu device record(s) came more than one read block (4 MiB of the file) after "
 			    "later-stamped ones: they were joined out of time order", (unsigned long long)a->late_lines);

@@ -124,6 +124,7 @@ struct arm {
 	int nlanes_obj, nlanes_srv, nlanes_role[NROLES];
 	int base_set;            /* base_ns fixed (at the first written command) */
 	uint64_t late_lines;     /* device records older than the stream's reorder window */
+	uint64_t cmp_after_horizon; /* completions whose command was given up (stream.c) */
 	struct u64map first_obj; /* trace_id -> index of its first occurrence in objs */
 	uint64_t header_cmds, tagged_bytes, untagged_bytes;
 	struct vec warnings; /* const char* */
@@ -132,6 +133,7 @@ struct arm {
 struct ingest_opts {
 	int64_t lba_bytes;       /* --lba-bytes (default 4096) */
 	int64_t nominal_dur_ns;  /* --nominal-dur-ns (default 8000) */
+	int64_t pair_horizon;    /* --pair-horizon: records (default 500000), see stream.c */
 	const char *device;      /* --device (default "ng") */
 	int no_rebase;
 	int progress;            /* stderr is a terminal */

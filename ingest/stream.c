@@ -10,8 +10,8 @@
  * reference converter's rule, applied in time order.
  *
  * Processed commands wait in a ring (time order) until they can be written:
- * a command is written once it is paired, or HORIZON records were processed
- * after it (its completion is taken as lost); a nominal one also once its
+ * a command is written once it is paired, or --pair-horizon records were
+ * processed after it (its completion is taken as lost); a nominal one also once its
  * duration is settled (the next command of its role is known, or so far
  * away that the 0.9 x gap cap cannot apply). Writing assigns the final
  * duration, the header/payload role, the lane, the slice id, and the command
@@ -19,8 +19,8 @@
  * in flight, not the capture.
  *
  * What this changes against a whole-file join, and only then: a completion
- * more than HORIZON records after its command stays unpaired (counted in
- * cmp_unpaired); a record more than one block older than records before it is
+ * more than --pair-horizon records after its command stays unpaired (counted
+ * in cmp_unpaired and, when it is recognised, cmp_after_horizon); a record more than one block older than records before it is
  * joined out of time order (counted, warned: late_lines). */
 #include "write.h"
 #include "../lib/u64map.h"
@@ -30,6 +30,7 @@
 
 #define SEQ_MASK 0x7fffffffu /* user_data map values: 31 bits of the sequence */
 #define NONE UINT64_MAX
+#define GONE_MAX (1u << 18) /* user_data values remembered after their command was given up */
 
 /* A record waiting in the reorder pool. */
 struct pev {
@@ -71,6 +72,7 @@ struct stream {
 	struct rent *ring;
 	uint64_t rcap, head, tail, nproc;
 	struct u64map ud;  /* user_data -> top of its unpaired stack (31-bit seq) */
+	struct u64map gone; /* user_data -> commands given up before the end (bounded) */
 	uint64_t last_role[NROLES];
 	int64_t last_ts;   /* latest processed record time */
 	uint64_t horizon;
@@ -177,11 +179,26 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	*top = (uint32_t)(seq & SEQ_MASK);
 }
 
+/* A completion that pairs with nothing; counted apart when a command of its
+ * user_data was given up at the horizon (a stall longer than the horizon). */
+static void cmp_unpaired(struct stream *s, uint64_t ud)
+{
+	uint32_t n;
+	s->a->cmp_unpaired++;
+	if (map_get(&s->gone, ud, &n)) {
+		s->a->cmp_after_horizon++;
+		if (n > 1)
+			*map_slot(&s->gone, ud, &(int){0}) = n - 1;
+		else
+			map_del(&s->gone, ud);
+	}
+}
+
 static void process_cmp(struct stream *s, const struct pev *e)
 {
 	uint32_t v;
 	if (!map_get(&s->ud, e->c.user_data, &v)) {
-		s->a->cmp_unpaired++;
+		cmp_unpaired(s, e->c.user_data);
 		return;
 	}
 	/* the latest unpaired command with cmd.ts <= cmp.ts (the top, unless
@@ -194,7 +211,7 @@ static void process_cmp(struct stream *s, const struct pev *e)
 	if (!live(s, q)) {
 		if (above == NONE)
 			map_del(&s->ud, e->c.user_data); /* only written commands were left */
-		s->a->cmp_unpaired++;
+		cmp_unpaired(s, e->c.user_data);
 		return;
 	}
 	struct rent *r = R(s, q);
@@ -373,6 +390,11 @@ static void write_one(struct stream *s, uint64_t seq)
 		uint32_t v;
 		if (map_get(&s->ud, c->user_data, &v) && ud_seq(s, v) == seq)
 			map_del(&s->ud, c->user_data);
+		if (!s->eof && s->gone.n < GONE_MAX) { /* given up: remember, to name a late completion */
+			int fresh;
+			uint32_t *n = map_slot(&s->gone, c->user_data, &fresh);
+			*n = fresh ? 1 : *n + 1;
+		}
 	}
 	struct blk *b = &VEC_AT(&s->blocks, struct blk, r->block);
 	if (--b->live == 0) {
@@ -597,9 +619,7 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 	s.wname = s.rname = UINT16_MAX;
 	for (int r = 0; r < NROLES; r++)
 		s.last_role[r] = NONE;
-	const char *h = getenv("KVIO_HORIZON");
-	int64_t hv;
-	s.horizon = h && !parse_i64(h, &hv) && hv > 0 ? (uint64_t)hv : 500000;
+	s.horizon = (uint64_t)o->pair_horizon;
 	/* smallest gap whose 0.9 x cap is >= the nominal duration, plus margin */
 	s.settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
 	size_t no = a->objs.n;
@@ -642,5 +662,6 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 	free(s.remap);
 	free(s.grp);
 	map_free(&s.ud);
+	map_free(&s.gone);
 	return rc;
 }

@@ -506,6 +506,7 @@ void write_stats(struct dbw *w, const struct arm *a)
 		{"nvme_cmd_lines", (int64_t)a->n_cmd_lines, 1},
 		{"nvme_cmp_lines", (int64_t)a->n_cmp_lines, 1},
 		{"late_lines", (int64_t)a->late_lines, 1},
+		{"cmp_after_horizon", (int64_t)a->cmp_after_horizon, 1},
 		{"serving_spans", (int64_t)a->serving.n, 1},
 		{"malformed_lines", (int64_t)(a->sem_f.malformed + a->ebpf_f.malformed + a->serving_f.malformed), 1},
 		{"truncated_tail", (int64_t)(a->sem_f.truncated_tail + a->ebpf_f.truncated_tail +

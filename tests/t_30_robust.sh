@@ -45,12 +45,12 @@ done
 # the same bad file read in blocks of a line or two (KVIO_BLOCK_BYTES) by the
 # worker threads, with a horizon of 3 records: same counts, and the reported
 # line numbers are still absolute
-KVIO_BLOCK_BYTES=64 KVIO_HORIZON=3 "$BUILD/kvio-ingest" -q -o "$T/bad2.db" --sem fixtures/bad/sem.jsonl --ebpf fixtures/bad/ebpf.jsonl 2>"$T/bad2.err"
+KVIO_BLOCK_BYTES=64 "$BUILD/kvio-ingest" -q --pair-horizon 3 -o "$T/bad2.db" --sem fixtures/bad/sem.jsonl --ebpf fixtures/bad/ebpf.jsonl 2>"$T/bad2.err"
 eq "bad, tiny blocks: same per-file counts" \
 	"ebpf|12|3|1|6|1|1 sem|2|1|0|1|0|0" \
 	"$(q "$T/bad2.db" "select kind, lines, records, blank, malformed, truncated_tail, other from kvio_file order by kind" | tr '\n' ' ' | sed 's/ $//')"
 eq "bad, tiny blocks: same messages" "$(cat "$T/bad.err")" "$(cat "$T/bad2.err")"
-KVIO_BLOCK_BYTES=64 KVIO_HORIZON=3 "$BUILD/kvio-ingest" -q -o "$T/tiny2.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
+KVIO_BLOCK_BYTES=64 "$BUILD/kvio-ingest" -q --pair-horizon 3 -o "$T/tiny2.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
 eq "tiny, tiny blocks: same slices" \
 	"$(q "$T/tiny.db" "select ts, dur, name, track_id, arg_set_id from slice order by id")" \
 	"$(q "$T/tiny2.db" "select ts, dur, name, track_id, arg_set_id from slice order by id")"
@@ -73,7 +73,7 @@ eq "empty inputs: both warnings" 2 "$(grep -c 'WARNING: .*empty.jsonl has no' "$
 eq "empty inputs: warnings kept in the database" 2 "$(q "$T/empty.db" "select count(*) from kvio_warning")"
 
 # ---- the streaming join (ingest/stream.c) ----
-# The horizon: a completion more than KVIO_HORIZON records after its command
+# The horizon: a completion more than --pair-horizon records after its command
 # stays unpaired (documented). Hand-computed: command A (ud 1, ts 1000), then
 # five commands each with its completion 500 ns later, then A's completion at
 # 9000. All untagged writes, one role. Records are processed a read block at
@@ -90,9 +90,14 @@ eq "empty inputs: warnings kept in the database" 2 "$(q "$T/empty.db" "select co
 "$BUILD/kvio-ingest" -q -o "$T/hz1.db" --ebpf "$T/horizon.jsonl"
 eq "horizon, default: A paired (dur 9000 - 1000), no unpaired completion" "8000|1|0" \
 	"$(q "$T/hz1.db" "select dur, extract_arg(arg_set_id, 'debug.real_dur'), (select value from kvio_stats where name = 'cmp_unpaired') from slice where ts = 0 and name = 'write'")"
-KVIO_BLOCK_BYTES=100 KVIO_HORIZON=5 "$BUILD/kvio-ingest" -q -o "$T/hz2.db" --ebpf "$T/horizon.jsonl"
+KVIO_BLOCK_BYTES=100 "$BUILD/kvio-ingest" -q --pair-horizon 5 -o "$T/hz2.db" --ebpf "$T/horizon.jsonl"
 eq "horizon 5, one-line blocks: A nominal (0.9 x the 1000 ns gap), its completion unpaired" "900|0|1" \
 	"$(q "$T/hz2.db" "select dur, extract_arg(arg_set_id, 'debug.real_dur'), (select value from kvio_stats where name = 'cmp_unpaired') from slice where ts = 0 and name = 'write'")"
+
+eq "horizon 5: the late completion is named (cmp_after_horizon, a warning)" "1|1" \
+	"$(q "$T/hz2.db" "select (select value from kvio_stats where name = 'cmp_after_horizon'), (select count(*) from kvio_warning where message like '%more than --pair-horizon 5 records%')")"
+"$BUILD/kvio-ingest" -q --pair-horizon 0 -o "$T/hz3.db" --ebpf "$T/horizon.jsonl" 2>"$T/hz3.err"
+eq "--pair-horizon 0: usage error, exit 2" "2" "$?"
 
 # A record more than one read block late (blocks of ~2 lines here): counted,
 # warned, still written; with the default block it is simply in order.
@@ -114,7 +119,7 @@ eq "late record, small blocks: counted, warned, all 10 commands written" "1|1|10
 # trace as when the whole file is one block (the whole-file join).
 "$BUILD/kvio-gen" --sem "$T/st.sem.jsonl" --ebpf "$T/st.ebpf.jsonl" --lines 40000 --mode batched --ranks 2 --faults 40 2>/dev/null
 KVIO_BLOCK_BYTES=1000000000 "$BUILD/kvio-ingest" -q -o "$T/st1.db" --sem "$T/st.sem.jsonl" --ebpf "$T/st.ebpf.jsonl"
-KVIO_BLOCK_BYTES=262144 KVIO_HORIZON=2000 "$BUILD/kvio-ingest" -q -o "$T/st2.db" --sem "$T/st.sem.jsonl" --ebpf "$T/st.ebpf.jsonl"
+KVIO_BLOCK_BYTES=262144 "$BUILD/kvio-ingest" -q --pair-horizon 2000 -o "$T/st2.db" --sem "$T/st.sem.jsonl" --ebpf "$T/st.ebpf.jsonl"
 sqlite3 -batch -cmd ".load $BUILD/kvio" "$T/st1.db" ".read tests/canon.sql" > "$T/st1.canon"
 sqlite3 -batch -cmd ".load $BUILD/kvio" "$T/st2.db" ".read tests/canon.sql" > "$T/st2.canon"
 eq "stream: 256 KiB blocks = one block (processes, tracks, slices, args, flows, counters)" "" \
