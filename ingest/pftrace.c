@@ -4,8 +4,9 @@
  * Reading follows trace_processor's rules for what kvio's files use: track
  * descriptors (process, parent, counter), per-sequence interning (event names,
  * annotation names, string values; cleared by SEQ_INCREMENTAL_STATE_CLEARED),
- * SLICE_BEGIN/END paired per track in timestamp order, instants, counters,
- * and v2 flows (flow_ids continue a flow, terminating_flow_ids end it).
+ * per-sequence defaults (track_uuid, extra counter tracks), SLICE_BEGIN/END
+ * paired per track in timestamp order, instants, counters (TYPE_COUNTER events
+ * and extra counter values), and v2 flows (flow_ids continue a flow, terminating_flow_ids end it).
  * Commands (slices on writes*, reads*, other*, untagged* tracks whose args are
  * the command args) go to the columnar kvio_cmd; everything else to
  * kvio_slice/kvio_arg. Plain and gzip files are both read. */
@@ -54,6 +55,10 @@ struct iev {
 
 struct seqstate {
 	struct u64map names, ann, strs; /* iid -> pool id */
+	/* TracePacketDefaults.track_event_defaults (incremental state too) */
+	uint64_t def_track;
+	int has_def_track;
+	struct vec def_xuuids;          /* uint64: default extra counter tracks */
 };
 
 struct imp {
@@ -65,7 +70,7 @@ struct imp {
 	struct vec flowv; /* uint64 */
 	struct u64map seqi; /* sequence id -> seq index */
 	struct vec seqs;  /* struct seqstate */
-	uint64_t packets, bad_packets, unknown_iid;
+	uint64_t packets, bad_packets, unknown_iid, bad_counters;
 };
 
 static struct seqstate *seq_of(struct imp *m, uint32_t id)
@@ -86,6 +91,9 @@ static void seq_clear(struct seqstate *s)
 	map_free(&s->names);
 	map_free(&s->ann);
 	map_free(&s->strs);
+	vec_free(&s->def_xuuids);
+	s->has_def_track = 0;
+	s->def_track = 0;
 }
 
 static uint32_t str_id(struct imp *m, const char *s)
@@ -142,13 +150,40 @@ static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
 				strpool_id(&m->p, (const char *)s->str.data, s->has_str ? s->str.len : 0, NULL);
 		}
 	}
+	if (pk->trace_packet_defaults && pk->trace_packet_defaults->track_event_defaults) {
+		const Kvio__Pf__TrackEventDefaults *d = pk->trace_packet_defaults->track_event_defaults;
+		sq->has_def_track = d->has_track_uuid;
+		sq->def_track = d->track_uuid;
+		sq->def_xuuids.n = 0;
+		for (size_t i = 0; i < d->n_extra_counter_track_uuids; i++)
+			*(uint64_t *)vec_push(&sq->def_xuuids, sizeof(uint64_t)) = d->extra_counter_track_uuids[i];
+	}
 	const Kvio__Pf__TrackEvent *te = pk->track_event;
 	if (!te)
 		return;
 	struct iev e;
 	memset(&e, 0, sizeof e);
 	e.ts = (int64_t)pk->timestamp;
-	e.track = te->has_track_uuid ? te->track_uuid : 0;
+	e.track = te->has_track_uuid ? te->track_uuid : sq->has_def_track ? sq->def_track : 0;
+	/* extra counter values: counter points at the event's time, on the
+	 * event's extra counter tracks, else the sequence's default ones */
+	for (size_t i = 0; i < te->n_extra_counter_values; i++) {
+		uint64_t trk = te->n_extra_counter_track_uuids ? (i < te->n_extra_counter_track_uuids
+								   ? te->extra_counter_track_uuids[i] : 0)
+			     : i < sq->def_xuuids.n ? VEC_AT(&sq->def_xuuids, uint64_t, i) : 0;
+		if (!trk) {
+			m->bad_counters++;
+			continue;
+		}
+		struct iev c;
+		memset(&c, 0, sizeof c);
+		c.ts = e.ts;
+		c.track = trk;
+		c.order = (uint32_t)m->ev.n;
+		c.type = KVIO__PF__TRACK_EVENT__TYPE__TYPE_COUNTER;
+		c.ci = te->extra_counter_values[i];
+		*(struct iev *)vec_push(&m->ev, sizeof c) = c;
+	}
 	e.order = (uint32_t)m->ev.n;
 	e.type = (uint8_t)te->type;
 	if (te->name)
@@ -519,6 +554,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 		dbw_stat(&w, path, "pftrace_packets", (int64_t)m.packets);
 		dbw_stat(&w, path, "pftrace_bad_packets", (int64_t)m.bad_packets);
 		dbw_stat(&w, path, "pftrace_unknown_iids", (int64_t)m.unknown_iid);
+		dbw_stat(&w, path, "pftrace_extra_counter_without_track", (int64_t)m.bad_counters);
 		dbw_stat(&w, path, "pftrace_unmatched_end", (int64_t)unmatched_end);
 		wrc = dbw_end(&w, 0);
 	}

@@ -88,12 +88,6 @@ static uint64_t intern(struct strpool *t, const char *s, int *fresh)
 	return (uint64_t)strpool_id(t, s, strlen(s), fresh) + 1;
 }
 
-/* iid of s if interned already, else 0. */
-static uint64_t intern_find(const struct strpool *t, const char *s)
-{
-	return (uint64_t)(strpool_find(t, s, strlen(s)) + 1);
-}
-
 /* ---- one event packet under construction ------------------------------------- */
 #define MAXANN 32
 
@@ -253,7 +247,8 @@ static void ev_emit(struct exporter *x)
 static struct {
 	unsigned pk_ts, pk_seq, pk_te, pk_flags;
 	unsigned te_ann, te_type, te_name_iid, te_track, te_counter, te_dcounter, te_flow, te_tflow;
-	unsigned an_name_iid, an_bool, an_uint, an_str_iid;
+	unsigned te_xvals, te_xuuids;
+	unsigned an_name_iid, an_bool, an_uint, an_int, an_str_iid, an_str;
 } F;
 
 static unsigned fnum(const ProtobufCMessageDescriptor *d, const char *name)
@@ -277,10 +272,14 @@ static void fieldnums_init(void)
 	F.te_dcounter = fnum(te, "double_counter_value");
 	F.te_flow = fnum(te, "flow_ids");
 	F.te_tflow = fnum(te, "terminating_flow_ids");
+	F.te_xvals = fnum(te, "extra_counter_values");
+	F.te_xuuids = fnum(te, "extra_counter_track_uuids");
 	F.an_name_iid = fnum(an, "name_iid");
 	F.an_bool = fnum(an, "bool_value");
 	F.an_uint = fnum(an, "uint_value");
+	F.an_int = fnum(an, "int_value");
 	F.an_str_iid = fnum(an, "string_value_iid");
+	F.an_str = fnum(an, "string_value");
 }
 
 static unsigned char *pv(unsigned char *p, uint64_t v)
@@ -321,11 +320,12 @@ static unsigned char *pann(unsigned char *p, uint64_t name_iid, unsigned value_f
 }
 
 /* One packet: timestamp, sequence, the encoded TrackEvent te[0..tn), flags. */
-static void fast_packet(struct exporter *x, int64_t ts, unsigned flags, const unsigned char *te, size_t tn)
+static void fast_packet(struct exporter *x, uint32_t seq, int64_t ts, unsigned flags, const unsigned char *te,
+			size_t tn)
 {
 	unsigned char hdr[48], *p = hdr;
 	p = pfv(p, F.pk_ts, ts < 0 ? 0 : (uint64_t)ts);
-	p = pfv(p, F.pk_seq, SEQ_ID);
+	p = pfv(p, F.pk_seq, seq);
 	p = pv(ptag(p, F.pk_te, 2), tn);
 	unsigned char tail[8], *t = tail;
 	if (flags)
@@ -343,12 +343,14 @@ static void fast_packet(struct exporter *x, int64_t ts, unsigned flags, const un
 	x->packets++;
 }
 
-static void emit_end(struct exporter *x, int64_t ts, uint64_t track)
+/* A SLICE_END; track 0: the sequence's default track. */
+static void emit_end(struct exporter *x, uint32_t seq, int64_t ts, uint64_t track)
 {
 	unsigned char te[32], *p = te;
 	p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_END);
-	p = pfv(p, F.te_track, track);
-	fast_packet(x, ts, 0, te, (size_t)(p - te));
+	if (track)
+		p = pfv(p, F.te_track, track);
+	fast_packet(x, seq, ts, 0, te, (size_t)(p - te));
 }
 
 static void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double v)
@@ -363,7 +365,7 @@ static void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double 
 		memcpy(&bits, &v, 8);
 		p = pf64(p, F.te_dcounter, bits);
 	}
-	fast_packet(x, ts, 0, te, (size_t)(p - te));
+	fast_packet(x, SEQ_ID, ts, 0, te, (size_t)(p - te));
 }
 
 /* ---- flows: slice id -> its flow ids (in, out) ------------------------------- */
@@ -435,60 +437,6 @@ static void ev_flows(struct exporter *x, const struct flows *f, int64_t id)
 {
 	struct ev *e = &x->e;
 	slice_flows(f, id, e->flows, &e->te.n_flow_ids, e->tflows, &e->te.n_terminating_flow_ids);
-}
-
-/* iids the command fast path needs; 0 = not interned yet (the slow path does it) */
-struct cmd_iids {
-	uint64_t *name;  /* by kvio_cmd_name id */
-	uint64_t slba, data_len, trace_id, role, real_dur, header, payload;
-};
-
-static uint64_t known(const struct strpool *t, uint64_t *cache, const char *s)
-{
-	if (!*cache)
-		*cache = intern_find(t, s);
-	return *cache;
-}
-
-/* The BEGIN packet of a plain (non-KV) command, when every name it uses is
- * interned already. Returns 0 when done, -1 to take the slow path. */
-static int fast_cmd_begin(struct exporter *x, struct cmd_iids *c, const struct chunk_view *v, uint32_t i,
-			  const char *name, const struct flows *fl, int64_t id)
-{
-	uint8_t f = v->flags[i];
-	if (f & CHF_KV)
-		return -1;
-	uint64_t niid = known(&x->names, &c->name[v->name[i]], name);
-	if (!niid || !known(&x->ann_names, &c->data_len, "data_len") || !known(&x->ann_names, &c->real_dur, "real_dur") ||
-	    ((f & CHF_SLBA) && !known(&x->ann_names, &c->slba, "slba")) ||
-	    (v->trace_id[i] && !known(&x->ann_names, &c->trace_id, "trace_id")) ||
-	    ((f & (CHF_HEADER | CHF_PAYLOAD)) && !known(&x->ann_names, &c->role, "role")) ||
-	    ((f & CHF_HEADER) && !known(&x->str_values, &c->header, "header")) ||
-	    ((f & CHF_PAYLOAD) && !known(&x->str_values, &c->payload, "payload")))
-		return -1;
-	unsigned char te[320], *p = te;
-	if (f & CHF_SLBA)
-		p = pann(p, c->slba, F.an_uint, (uint64_t)v->slba[i]);
-	p = pann(p, c->data_len, F.an_uint, v->data_len[i]);
-	if (v->trace_id[i])
-		p = pann(p, c->trace_id, F.an_uint, v->trace_id[i]);
-	if (f & CHF_HEADER)
-		p = pann(p, c->role, F.an_str_iid, c->header);
-	else if (f & CHF_PAYLOAD)
-		p = pann(p, c->role, F.an_str_iid, c->payload);
-	p = pann(p, c->real_dur, F.an_bool, (f & CHF_REAL) != 0);
-	p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
-	p = pfv(p, F.te_name_iid, niid);
-	p = pfv(p, F.te_track, v->track[i]);
-	uint64_t fs[4], tf[4];
-	size_t nf, ntf;
-	slice_flows(fl, id, fs, &nf, tf, &ntf);
-	for (size_t k = 0; k < nf; k++)
-		p = pf64(p, F.te_flow, fs[k]);
-	for (size_t k = 0; k < ntf; k++)
-		p = pf64(p, F.te_tflow, tf[k]);
-	fast_packet(x, v->ts[i], SEQ_NEEDS_INCREMENTAL_STATE, te, (size_t)(p - te));
-	return 0;
 }
 
 /* ---- the export ------------------------------------------------------------ */
@@ -623,12 +571,110 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 			free(vals[k]);
 		}
 		if (dur)
-			emit_end(x, ts + dur, track);
+			emit_end(x, SEQ_ID, ts + dur, track);
 	}
 	sqlite3_finalize(s);
 	sqlite3_finalize(a);
 	sqlite3_finalize(ob);
 	return 0;
+}
+
+/* ---- commands: one trusted packet sequence per command track (lane) --------
+ * The sequence's first packet clears its incremental state and sets its
+ * defaults (the lane as track_uuid; its slba counter track as the extra
+ * counter track) and interns every name a command can use, with fixed iids:
+ * event names = kvio_cmd_name id + 1, annotation names below, the role
+ * strings 1 header / 2 payload. Every command packet is then encoded here
+ * directly: BEGIN = timestamp, sequence, flags, type, name, the args, the slba
+ * counter point as an extra counter value, flows; END = timestamp, sequence,
+ * type. */
+enum { AN_SLBA = 1, AN_DATA_LEN, AN_TRACE_ID, AN_ROLE, AN_REAL_DUR, AN_KEY_HEX, AN_KEY_LEN, AN_VALUE_LEN, AN_N };
+static const char *const an_names[AN_N] = {NULL, "slba", "data_len", "trace_id", "role", "real_dur",
+					   "key_hex", "key_len", "value_len"};
+enum { STR_HEADER = 1, STR_PAYLOAD };
+
+struct lane {
+	uint32_t seq;       /* 0: not started */
+	uint64_t slba_trk;  /* the sequence's default extra counter track; 0 none */
+};
+
+#define LANE_SEQ0 2 /* sequence ids of lanes: 2, 3, ... (1 is everything else) */
+
+static void lane_start(struct exporter *x, struct lane *l, uint32_t seq, uint64_t track, uint64_t slba_trk,
+		       char **names, size_t nnames)
+{
+	Kvio__Pf__TracePacket p = KVIO__PF__TRACE_PACKET__INIT;
+	Kvio__Pf__TracePacketDefaults pd = KVIO__PF__TRACE_PACKET_DEFAULTS__INIT;
+	Kvio__Pf__TrackEventDefaults td = KVIO__PF__TRACK_EVENT_DEFAULTS__INIT;
+	Kvio__Pf__InternedData id = KVIO__PF__INTERNED_DATA__INIT;
+	l->seq = seq;
+	l->slba_trk = slba_trk;
+	p.has_trusted_packet_sequence_id = 1;
+	p.trusted_packet_sequence_id = seq;
+	p.has_sequence_flags = 1;
+	p.sequence_flags = SEQ_INCREMENTAL_STATE_CLEARED;
+	p.trace_packet_defaults = &pd;
+	pd.track_event_defaults = &td;
+	td.has_track_uuid = 1;
+	td.track_uuid = track;
+	if (slba_trk) {
+		td.n_extra_counter_track_uuids = 1;
+		td.extra_counter_track_uuids = &l->slba_trk;
+	}
+	Kvio__Pf__EventName *en = xcalloc(nnames ? nnames : 1, sizeof *en);
+	Kvio__Pf__EventName **enp = xcalloc(nnames ? nnames : 1, sizeof *enp);
+	for (size_t i = 0; i < nnames; i++) {
+		if (!names[i])
+			continue;
+		kvio__pf__event_name__init(&en[id.n_event_names]);
+		en[id.n_event_names].has_iid = 1;
+		en[id.n_event_names].iid = i + 1;
+		en[id.n_event_names].name = names[i];
+		enp[id.n_event_names] = &en[id.n_event_names];
+		id.n_event_names++;
+	}
+	id.event_names = enp;
+	Kvio__Pf__DebugAnnotationName dn[AN_N], *dnp[AN_N];
+	for (int k = 1; k < AN_N; k++) {
+		kvio__pf__debug_annotation_name__init(&dn[k]);
+		dn[k].has_iid = 1;
+		dn[k].iid = (uint64_t)k;
+		dn[k].name = (char *)an_names[k];
+		dnp[k - 1] = &dn[k];
+	}
+	id.n_debug_annotation_names = AN_N - 1;
+	id.debug_annotation_names = dnp;
+	static const char *const strs[2] = {"header", "payload"};
+	Kvio__Pf__InternedString is[2], *isp[2];
+	for (int k = 0; k < 2; k++) {
+		kvio__pf__interned_string__init(&is[k]);
+		is[k].has_iid = 1;
+		is[k].iid = (uint64_t)k + 1;
+		is[k].has_str = 1;
+		is[k].str.data = (uint8_t *)strs[k];
+		is[k].str.len = strlen(strs[k]);
+		isp[k] = &is[k];
+	}
+	id.n_debug_annotation_string_values = 2;
+	id.debug_annotation_string_values = isp;
+	p.interned_data = &id;
+	out_packet(&x->o, &p);
+	x->packets++;
+	free(en);
+	free(enp);
+}
+
+/* A string annotation with its value inline (KV keys are not worth interning). */
+static unsigned char *pann_str(unsigned char *p, uint64_t name_iid, const char *v)
+{
+	size_t n = strlen(v);
+	unsigned char b[24], *q = pfv(b, F.an_name_iid, name_iid);
+	q = pv(ptag(q, F.an_str, 2), n);
+	p = pv(ptag(p, F.te_ann, 2), (uint64_t)(q - b) + n);
+	memcpy(p, b, (size_t)(q - b));
+	p += q - b;
+	memcpy(p, v, n);
+	return p + n;
 }
 
 /* Command slices straight from their chunks, with their slba counter points. */
@@ -657,9 +703,11 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 		return -1;
 	}
 	int rc = 0;
-	struct cmd_iids ci;
-	memset(&ci, 0, sizeof ci);
-	ci.name = xcalloc(nnames ? nnames : 1, sizeof *ci.name);
+	struct lane *lanes = NULL;
+	size_t nlanes = 0;
+	uint32_t next_seq = LANE_SEQ0;
+	unsigned char *te = xmalloc(4096);
+	size_t tecap = 4096;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t first = sqlite3_column_int64(st, 0);
 		struct chunk_view v;
@@ -670,43 +718,70 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 		}
 		for (uint32_t i = 0; i < v.n; i++) {
 			uint8_t f = v.flags[i];
-			const char *cname = v.name[i] < nnames && names[v.name[i]] ? names[v.name[i]] : "cmd";
-			if (v.name[i] < nnames && fast_cmd_begin(x, &ci, &v, i, cname, fl, first + i) == 0)
-				goto end;
-			ev_reset(x, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, v.ts[i], v.track[i]);
-			ev_name(x, cname);
-			if (f & CHF_SLBA)
-				ann_uint(x, "slba", (uint64_t)v.slba[i]);
-			ann_uint(x, "data_len", v.data_len[i]);
-			char *khex = NULL;
+			uint32_t trk = v.track[i];
+			if (trk >= nlanes) {
+				size_t n = (size_t)trk + 16;
+				lanes = xrealloc(lanes, n * sizeof *lanes);
+				memset(lanes + nlanes, 0, (n - nlanes) * sizeof *lanes);
+				nlanes = n;
+			}
+			struct lane *l = &lanes[trk];
+			if (!l->seq)
+				lane_start(x, l, next_seq++, trk, v.slba_track[i], names, nnames);
+			const char *khex = NULL;
+			int64_t klen = 0, vlen = 0;
+			int has_klen = 0, has_vlen = 0;
 			if (f & CHF_KV) {
 				sqlite3_bind_int64(kv, 1, v.kv_id[i]);
 				if (sqlite3_step(kv) == SQLITE_ROW) {
-					if (sqlite3_column_type(kv, 0) != SQLITE_NULL) {
-						khex = xstrdup((const char *)sqlite3_column_text(kv, 0));
-						ann_str(x, "key_hex", khex, 0);
-					}
-					if (sqlite3_column_type(kv, 1) != SQLITE_NULL)
-						ann_uint(x, "key_len", (uint64_t)sqlite3_column_int64(kv, 1));
-					if (sqlite3_column_type(kv, 2) != SQLITE_NULL)
-						ann_uint(x, "value_len", (uint64_t)sqlite3_column_int64(kv, 2));
+					if (sqlite3_column_type(kv, 0) != SQLITE_NULL)
+						khex = (const char *)sqlite3_column_text(kv, 0);
+					if ((has_klen = sqlite3_column_type(kv, 1) != SQLITE_NULL))
+						klen = sqlite3_column_int64(kv, 1);
+					if ((has_vlen = sqlite3_column_type(kv, 2) != SQLITE_NULL))
+						vlen = sqlite3_column_int64(kv, 2);
 				}
-				sqlite3_reset(kv);
 			}
+			size_t need = 256 + (khex ? strlen(khex) : 0);
+			if (need > tecap) {
+				tecap = need * 2;
+				te = xrealloc(te, tecap);
+			}
+			unsigned char *p = te;
+			if (f & CHF_SLBA)
+				p = pann(p, AN_SLBA, F.an_uint, (uint64_t)v.slba[i]);
+			p = pann(p, AN_DATA_LEN, F.an_uint, v.data_len[i]);
+			if (khex)
+				p = pann_str(p, AN_KEY_HEX, khex);
+			if (has_klen)
+				p = pann(p, AN_KEY_LEN, klen < 0 ? F.an_int : F.an_uint, (uint64_t)klen);
+			if (has_vlen)
+				p = pann(p, AN_VALUE_LEN, vlen < 0 ? F.an_int : F.an_uint, (uint64_t)vlen);
+			if (f & CHF_KV)
+				sqlite3_reset(kv);
 			if (v.trace_id[i])
-				ann_uint(x, "trace_id", v.trace_id[i]);
+				p = pann(p, AN_TRACE_ID, F.an_uint, v.trace_id[i]);
 			if (f & CHF_HEADER)
-				ann_str(x, "role", "header", 1);
+				p = pann(p, AN_ROLE, F.an_str_iid, STR_HEADER);
 			else if (f & CHF_PAYLOAD)
-				ann_str(x, "role", "payload", 1);
-			ann_bool(x, "real_dur", f & CHF_REAL);
-			ev_flows(x, fl, first + i);
-			ev_emit(x);
-			free(khex);
-		end:
-			emit_end(x, v.ts[i] + v.dur[i], v.track[i]);
-			if (v.slba_track[i])
-				emit_counter(x, v.ts[i], v.slba_track[i], (f & CHF_SLBA) ? (double)v.slba[i] : 0);
+				p = pann(p, AN_ROLE, F.an_str_iid, STR_PAYLOAD);
+			p = pann(p, AN_REAL_DUR, F.an_bool, (f & CHF_REAL) != 0);
+			p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
+			p = pfv(p, F.te_name_iid, v.name[i] < nnames && names[v.name[i]] ? (uint64_t)v.name[i] + 1 : 0);
+			if (v.slba_track[i]) { /* the slba counter point */
+				if (v.slba_track[i] != l->slba_trk)
+					p = pfv(p, F.te_xuuids, v.slba_track[i]);
+				p = pfv(p, F.te_xvals, (f & CHF_SLBA) ? (uint64_t)v.slba[i] : 0);
+			}
+			uint64_t fs[4], tf[4];
+			size_t nf, ntf;
+			slice_flows(fl, first + i, fs, &nf, tf, &ntf);
+			for (size_t k = 0; k < nf; k++)
+				p = pf64(p, F.te_flow, fs[k]);
+			for (size_t k = 0; k < ntf; k++)
+				p = pf64(p, F.te_tflow, tf[k]);
+			fast_packet(x, l->seq, v.ts[i], SEQ_NEEDS_INCREMENTAL_STATE, te, (size_t)(p - te));
+			emit_end(x, l->seq, v.ts[i] + v.dur[i], 0);
 		}
 	}
 	sqlite3_finalize(st);
@@ -714,7 +789,8 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	for (size_t i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);
-	free(ci.name);
+	free(lanes);
+	free(te);
 	return rc;
 }
 

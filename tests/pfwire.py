@@ -46,23 +46,41 @@ def check(path):
     errors = []
     events = []          # (ts, order, type, track, flows, tflows)
     n = 0
+    defaults = {}        # sequence id -> (default track, default extra counter tracks)
     for order, p in enumerate(packets(path)):
         pk = {}
         te = None
         for f, wt, v in fields(p):
             if f == 11: te = v
             else: pk[f] = v
+        seq = pk.get(10)
+        if pk.get(13, 0) & 1:                       # SEQ_INCREMENTAL_STATE_CLEARED
+            defaults.pop(seq, None)
+        if 59 in pk:                                # TracePacketDefaults
+            dtrack, dx = None, []
+            for f, wt, v in fields(pk[59]):
+                if f == 11:                         # TrackEventDefaults
+                    for g, _, w in fields(v):
+                        if g == 11: dtrack = w
+                        elif g == 31: dx.append(w)
+            defaults[seq] = (dtrack, dx)
         if te is None:
             continue
         n += 1
         if 10 not in pk: errors.append('TrackEvent without trusted_packet_sequence_id (packet %d)' % order)
         if 8 not in pk: errors.append('TrackEvent without timestamp (packet %d)' % order)
-        typ = track = None; fl = []; tfl = []
+        typ = track = None; fl = []; tfl = []; xv = xu = 0
         for f, wt, v in fields(te):
             if f == 9: typ = v
             elif f == 11: track = v
             elif f == 47: fl.append(v)
             elif f == 48: tfl.append(v)
+            elif f == 12: xv += 1
+            elif f == 31: xu += 1
+        dtrack, dx = defaults.get(seq, (None, []))
+        if track is None: track = dtrack
+        if track is None: errors.append('TrackEvent without a track (packet %d)' % order)
+        if xv > (xu if xu else len(dx)): errors.append('extra counter value without a track (packet %d)' % order)
         events.append((pk.get(8, 0), order, typ, track, fl, tfl))
     events.sort(key=lambda e: (e[0], e[1]))
     open_on = {}          # track -> begin ts

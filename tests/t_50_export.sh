@@ -35,7 +35,23 @@ eq "export kv: KV args survive" "6b6579|3|4096|store
 6b6579|3|4096|retrieve" \
 	"$(q "$T/kv.rt.db" "select extract_arg(arg_set_id,'debug.key_hex'), extract_arg(arg_set_id,'debug.key_len'), extract_arg(arg_set_id,'debug.value_len'), name from slice where name in ('store', 'retrieve') order by ts")"
 # interning: names and annotation names are interned (the role strings too)
-eq "export tiny: event names interned once" "1" "$(grep -c 'name: "write"' "$T/tiny.txt")"
+# (each command lane is its own sequence: names are interned once per sequence)
+interned() { # FIELD: "total duplicates" of InternedData entries (iid, name) per sequence
+python3 -c "
+import sys; sys.path.insert(0, 'tests'); import pfwire
+seen = {}; dup = 0
+for p in pfwire.packets(sys.argv[1]):
+    fl = list(pfwire.fields(p)); seq = [v for f, _, v in fl if f == 10]
+    for f, _, v in fl:
+        if f != 12: continue
+        for g, _, w in pfwire.fields(v):
+            if g != int(sys.argv[2]): continue
+            name = [x for h, _, x in pfwire.fields(w) if h == 2][0]
+            k = (seq[0] if seq else None, name); dup += k in seen; seen[k] = 1
+print(len(seen), dup)" "$T/tiny.pftrace" "$1"
+}
+eq "export tiny: event names interned once per sequence (5 sequences; write on 4 of them)" "0 4" \
+	"$(interned 2 | cut -d' ' -f2) $(grep -c 'name: "write"' "$T/tiny.txt")"
 eq "export tiny: no inline event or annotation names" "0 0" \
 	"$(python3 -c "
 import sys; sys.path.insert(0, 'tests'); import pfwire
@@ -47,7 +63,8 @@ for p in pfwire.packets(sys.argv[1]):
             ev += g == 23
             if g == 4: an += any(h == 10 for h, _, _ in pfwire.fields(w))
 print(ev, an)" "$T/tiny.pftrace")"
-eq "export tiny: role strings interned" "2" "$(grep -c 'str: "\(header\|payload\)"' "$T/tiny.txt")"
+eq "export tiny: role strings interned, once per sequence" "0 8" \
+	"$(interned 29 | cut -d' ' -f2) $(grep -c 'str: "\(header\|payload\)"' "$T/tiny.txt")"
 
 # gzip
 "$BUILD/kvio-export" "$T/tiny.db" -o "$T/tiny.pftrace.gz" >/dev/null
