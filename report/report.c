@@ -206,31 +206,42 @@ static void py_list(char *out, size_t n, const char *joined)
 		snprintf(out + o, n - o, "]");
 }
 
-/* ---- running the analyses on both cores ------------------------------------
- * Each sql/ file is independent once prelude.sql has run, so the files are
- * split over two connections (the second on its own thread), each with its own
- * prelude; the rows are kept and formatted afterwards in a fixed order. */
+/* ---- running the analyses on every core (up to MAX_CONN) -------------------
+ * Each sql/ file is independent once prelude.sql has run, so the files are a
+ * queue taken by up to MAX_CONN connections (one per core; each but the
+ * caller's on its own thread, each with its own prelude), heaviest first; the
+ * rows are kept and formatted afterwards in a fixed order. */
 static const char *const analyses[] = {"info.sql", "commands.sql", "latency.sql", "qd1.sql", "qd.sql",
 	"batches.sql", "objects.sql", "failed.sql", "tp_barrier.sql", "space.sql", "serving.sql", "tp_ranks.sql",
 	"capture.sql", "ab.sql"};
 #define NANALYSES (int)(sizeof analyses / sizeof analyses[0])
-/* which connection runs each file: balanced on measured times (qd1, latency,
- * space, batches against the second connection's own prelude, qd, commands,
- * objects, serving) */
-static const int on_second[NANALYSES] = {0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0};
+/* the queue: indices into analyses[], by measured time on a 1M-line capture */
+static const int queue_order[NANALYSES] = {4, 3, 5, 9, 2, 1, 6, 10, 0, 7, 8, 11, 12, 13};
+#define MAX_CONN 4
 
 struct result {
 	struct rows rows;
 	int done;
 };
 
+struct runner;
 struct worker {
-	sqlite3 *db;           /* NULL: open dbpath (the second connection) */
+	struct runner *rn;
+	sqlite3 *db;           /* NULL: open rn->dbpath */
+	int which;
+	int rc;
+	pthread_t th;
+	int threaded;
+};
+
+struct runner {
 	const char *dbpath;
 	struct report_opts o;
 	struct result *res;
-	int which;             /* runs the files with on_second[i] == which */
-	int rc;
+	pthread_mutex_t mu;
+	int next;              /* next position in queue_order */
+	int nw, started;
+	struct worker w[MAX_CONN];
 };
 
 static int prepare_conn(sqlite3 *db, const char *dbpath, const struct report_opts *o)
@@ -242,27 +253,34 @@ static int prepare_conn(sqlite3 *db, const char *dbpath, const struct report_opt
 	return rc ? -1 : 0;
 }
 
+static int take_next(struct runner *rn)
+{
+	pthread_mutex_lock(&rn->mu);
+	int i = rn->next < NANALYSES ? queue_order[rn->next++] : -1;
+	pthread_mutex_unlock(&rn->mu);
+	return i;
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
+	struct runner *rn = w->rn;
 	sqlite3 *db = w->db;
 	w->rc = 0;
-	if (!db && (!(db = db_open_ro(w->dbpath)) || prepare_conn(db, w->dbpath, &w->o))) {
+	if (!db && (!(db = db_open_ro(rn->dbpath)) || prepare_conn(db, rn->dbpath, &rn->o))) {
 		w->rc = -1;
 		goto out;
 	}
-	for (int i = 0; i < NANALYSES && !w->rc; i++) {
-		if (on_second[i] != w->which)
-			continue;
+	for (int i; !w->rc && (i = take_next(rn)) >= 0;) {
 		double t0 = now_s();
 		if (getenv("KVIO_TIMING"))
 			kvio_err("timing: conn %d starts %s", w->which, analyses[i]);
-		if (run_sql(db, analyses[i], &w->o, &w->res[i].rows))
+		if (run_sql(db, analyses[i], &rn->o, &rn->res[i].rows))
 			w->rc = -1;
 		else if (getenv("KVIO_TIMING"))
 			kvio_err("timing: conn %d %s %.2fs", w->which, analyses[i], now_s() - t0);
 		if (!w->rc)
-			w->res[i].done = 1;
+			rn->res[i].done = 1;
 	}
 out:
 	if (!w->db && db)
@@ -270,44 +288,54 @@ out:
 	return NULL;
 }
 
-/* The second connection starts at once (its own prelude, then its files);
- * the first runs its files when the caller has its labels. */
-struct runner {
-	struct worker b;
-	pthread_t th;
-	int threaded, started;
-};
-
+/* The other connections start at once (their own prelude, then the queue);
+ * the caller's joins when it has its labels. */
 static void analyses_start(struct runner *rn, const char *dbpath, const struct report_opts *o, struct result *res)
 {
 	sql_text("prelude.sql");
 	for (int i = 0; i < NANALYSES; i++)
-		sql_text(analyses[i]); /* load KVIO_SQL_DIR copies before the thread starts */
-	rn->b = (struct worker){NULL, dbpath, *o, res, 1, 0};
-	rn->b.o.progress = 0;
-	rn->threaded = pthread_create(&rn->th, NULL, work, &rn->b) == 0;
+		sql_text(analyses[i]); /* load KVIO_SQL_DIR copies before the threads start */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	rn->nw = ncpu < 1 ? 1 : ncpu > MAX_CONN ? MAX_CONN : (int)ncpu;
+	rn->dbpath = dbpath;
+	rn->o = *o;
+	rn->o.progress = 0;
+	rn->res = res;
+	rn->next = 0;
+	pthread_mutex_init(&rn->mu, NULL);
+	for (int k = 1; k < rn->nw; k++) {
+		rn->w[k] = (struct worker){rn, NULL, k, 0, 0, 0};
+		rn->w[k].threaded = pthread_create(&rn->w[k].th, NULL, work, &rn->w[k]) == 0;
+	}
 	rn->started = 1;
 }
 
-/* Run the first connection's files on main (prelude.sql already run there),
- * then wait for the second. 0, or -1 after an error (reported). */
+/* Run the queue on the caller's connection too (prelude.sql already run
+ * there), then wait for the others. 0, or -1 after an error (reported). */
 static int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 {
+	if (!rn->started)
+		return 0;
 	int rc = 0;
 	if (run_main) {
-		struct worker a = {main, rn->b.dbpath, rn->b.o, rn->b.res, 0, 0};
-		a.o.progress = 0;
-		work(&a);
-		rc = a.rc;
+		rn->w[0] = (struct worker){rn, main, 0, 0, 0, 0};
+		work(&rn->w[0]);
+		rc = rn->w[0].rc;
+	} else { /* an early exit: nothing more is started */
+		pthread_mutex_lock(&rn->mu);
+		rn->next = NANALYSES;
+		pthread_mutex_unlock(&rn->mu);
 	}
-	if (!rn->started)
-		return rc;
-	if (rn->threaded)
-		pthread_join(rn->th, NULL);
-	else
-		work(&rn->b);
+	for (int k = 1; k < rn->nw; k++) {
+		if (rn->w[k].threaded)
+			pthread_join(rn->w[k].th, NULL);
+		else
+			work(&rn->w[k]);
+		rc |= rn->w[k].rc;
+	}
+	pthread_mutex_destroy(&rn->mu);
 	rn->started = 0;
-	return rc || rn->b.rc ? -1 : 0;
+	return rc ? -1 : 0;
 }
 
 /* Move the rows of analysis name into r; -1 if it did not run. */
@@ -479,7 +507,7 @@ int cmd_report(int argc, char **argv)
 		goto done;
 	}
 	if (o.progress)
-		fprintf(stderr, "\r%s: running the analyses on two connections...", kvio_prog);
+		fprintf(stderr, "\r%s: running the analyses on %d connections...", kvio_prog, rn.nw);
 	if (analyses_finish(&rn, db, 1)) {
 		status = 2;
 		goto done;
@@ -831,7 +859,7 @@ int cmd_report(int argc, char **argv)
 		status = 3;
 	}
 done:
-	analyses_finish(&rn, NULL, 0); /* an early exit still waits for the second connection */
+	analyses_finish(&rn, NULL, 0); /* an early exit still waits for the other connections */
 	rows_free(&r);
 	for (int i = 0; i < NANALYSES; i++)
 		rows_free(&res[i].rows);
