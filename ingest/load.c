@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -137,10 +136,6 @@ struct reader {
 	const struct ingest_opts *o;
 	uint64_t reported;
 	struct badline bad[MAX_REPORTED];
-	/* the byte range: [start, end), end < 0 = to EOF (then the last line may be unterminated) */
-	int fd;
-	int64_t start, end;
-	int rc;
 };
 
 static void report_bad(struct reader *r, uint64_t lineno, const char *why, int tail)
@@ -412,70 +407,43 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 	}
 }
 
-/* Parse the lines that start in the reader's byte range [start, end) (end < 0:
- * to the end of the file, whose last line may then be unterminated); line
- * numbers are relative to the range. A range starting mid-file begins after
- * the first newline at or after start - 1. */
-static void read_range(struct reader *r)
+/* Parse the lines of buf[0..n) (line numbers from 1). final: the text ends the
+ * file, so a last piece without '\n' is the unterminated tail. */
+static void parse_text(struct reader *r, const char *buf, size_t n, int final)
 {
-	size_t cap = 4 << 20, have = 0;
-	if (r->end >= 0 && (int64_t)cap > r->end - r->start + 65536)
-		cap = (size_t)(r->end - r->start) + 65536;
-	char *buf = xmalloc(cap);
 	uint64_t lineno = 0;
-	int64_t off = r->start > 0 ? r->start - 1 : 0; /* file offset of buf + have */
-	int64_t line_at = r->start > 0 ? -1 : 0;      /* file offset of buf[0] once lines begin */
-	int to_eof = r->end < 0, done = 0;
-	r->rc = 0;
-	while (!done) {
-		if (have == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		size_t want = cap - have;
-		/* up to the range's end, then small steps to finish its last line */
-		if (!to_eof)
-			want = off < r->end ? (size_t)(r->end - off) : 65536;
-		if (want > cap - have)
-			want = cap - have;
-		ssize_t got = pread(r->fd, buf + have, want, off);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			kvio_err("%s: read error: %s", r->fs->path, strerror(errno));
-			r->rc = 2;
-			break;
-		}
-		if (got == 0)
-			break;
-		off += got;
-		have += (size_t)got;
-		char *p = buf, *end = buf + have, *nl;
-		if (line_at < 0) { /* skip the tail of the previous range's last line */
-			if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {
-				have = 0; /* a very long line: keep skipping */
-				continue;
-			}
-			line_at = off - (int64_t)have;
-			p = nl + 1;
-		}
-		while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
-			if (!to_eof && line_at + (p - buf) >= r->end) {
-				done = 1;
-				break;
-			}
-			one_line(r, p, (size_t)(nl - p), ++lineno, 0);
-			p = nl + 1;
-		}
-		if (!done && !to_eof && line_at + (p - buf) >= r->end)
-			done = 1;
-		line_at += p - buf;
-		memmove(buf, p, (size_t)(end - p));
-		have = (size_t)(end - p);
+	const char *p = buf, *end = buf + n, *nl;
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		one_line(r, p, (size_t)(nl - p), ++lineno, 0);
+		p = nl + 1;
 	}
-	if (!done && have && line_at >= 0 && !r->rc)
-		one_line(r, buf, have, ++lineno, 1);
-	free(buf);
+	if (p < end)
+		one_line(r, p, (size_t)(end - p), ++lineno, final);
+}
+
+/* Sequential reads (files, pipes, process substitution): append up to want
+ * bytes to *buf. Returns bytes read (0 at EOF), -1 on error (reported). */
+static ssize_t read_more(int fd, const char *path, char **buf, size_t *have, size_t *cap, size_t want)
+{
+	if (*have + want > *cap) {
+		*cap = *have + want;
+		*buf = xrealloc(*buf, *cap);
+	}
+	size_t got = 0;
+	while (got < want) {
+		ssize_t k = read(fd, *buf + *have + got, want - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			kvio_err("%s: read error: %s", path, strerror(errno));
+			return -1;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	*have += got;
+	return (ssize_t)got;
 }
 
 /* Take a parsed block's names, threads, counters and meta into the arm.
@@ -550,7 +518,7 @@ static void add_stats(struct file_stats *to, const struct file_stats *from)
 	to->records += from->records;
 }
 
-/* Read one whole file into arm a (the semantic and serving files). */
+/* Read one whole file into arm a (the semantic and serving files: small). */
 static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const struct ingest_opts *o)
 {
 	int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
@@ -558,22 +526,32 @@ static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const 
 		kvio_err("%s: cannot open: %s", fs->path, strerror(errno));
 		return 2;
 	}
-	struct reader r = {.a = a, .ft = ft, .fs = fs, .o = o, .fd = fd, .start = 0, .end = -1};
-	read_range(&r);
+	char *buf = NULL;
+	size_t have = 0, cap = 0;
+	ssize_t got;
+	while ((got = read_more(fd, fs->path, &buf, &have, &cap, 1 << 20)) > 0)
+		;
+	close(fd);
+	if (got < 0) {
+		free(buf);
+		return 2;
+	}
+	struct reader r = {.a = a, .ft = ft, .fs = fs, .o = o};
+	parse_text(&r, buf ? buf : "", have, 1);
+	free(buf);
 	uint64_t shown = 0;
 	report_lines(fs->path, r.bad, r.reported, &shown);
 	if (r.reported > shown)
 		kvio_err("%s: %llu more unusable lines not shown", fs->path, (unsigned long long)(r.reported - shown));
 	jl_free(&r.j);
 	free(r.sc.buf);
-	close(fd);
-	return r.rc;
+	return 0;
 }
 
-/* ---- the device file: blocks of about block_bytes, parsed by worker threads
- * (a block holds the lines that start inside its byte range; the last one
- * reads to the end of the file, which may still be growing), handed to the
- * caller in file order. */
+/* ---- the device file: read in order in blocks of about block_bytes cut after
+ * a newline (plain reads: a file still being written, a pipe or a process
+ * substitution all work; the last block may end in an unterminated line),
+ * parsed by worker threads, handed to the caller in file order. */
 struct dblock {
 	struct arm part;
 	struct file_stats fs;
@@ -588,13 +566,15 @@ struct dblock {
 struct devread {
 	int fd;
 	const char *path;
-	int64_t bs, nblocks;
+	size_t bs;
 	const struct ingest_opts *o;
-	pthread_mutex_t mu;
+	pthread_mutex_t mu, read_mu; /* read_mu: one reader at a time, in block order */
 	pthread_cond_t cv;
-	int64_t next_take, next_consume;
-	int nslot, stop;
-	struct dblock *slot; /* block i in slot i % nslot */
+	int64_t next_take, next_consume, nblocks; /* nblocks: known once the last block is read */
+	int nslot, stop, eof;
+	char *carry;                 /* bytes after the last newline of the previous block */
+	size_t ncarry, carry_cap;
+	struct dblock *slot;         /* block i in slot i % nslot */
 };
 
 static int64_t env_i64(const char *name, int64_t dflt)
@@ -604,31 +584,86 @@ static int64_t env_i64(const char *name, int64_t dflt)
 	return e && !parse_i64(e, &v) && v > 0 ? v : dflt;
 }
 
+/* Read the next block (under read_mu) into the worker's buffer: the carried
+ * bytes, then about bs more, cut after the last newline. *final at the end of
+ * the file. Returns the block's length. */
+static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final, int *rc)
+{
+	size_t have = 0;
+	if (d->ncarry) {
+		if (d->ncarry > *cap) {
+			*cap = d->ncarry;
+			*buf = xrealloc(*buf, *cap);
+		}
+		memcpy(*buf, d->carry, d->ncarry);
+		have = d->ncarry;
+		d->ncarry = 0;
+	}
+	*final = 0;
+	*rc = 0;
+	for (;;) {
+		ssize_t got = read_more(d->fd, d->path, buf, &have, cap, d->bs);
+		if (got < 0) {
+			*rc = 2;
+			*final = 1;
+			return have;
+		}
+		if (got == 0) {
+			*final = 1;
+			return have;
+		}
+		char *nl = memrchr(*buf, '\n', have);
+		if (nl) { /* the rest starts the next block */
+			size_t keep = (size_t)(nl + 1 - *buf);
+			d->ncarry = have - keep;
+			if (d->ncarry > d->carry_cap) {
+				d->carry_cap = d->ncarry * 2;
+				d->carry = xrealloc(d->carry, d->carry_cap);
+			}
+			memcpy(d->carry, nl + 1, d->ncarry);
+			return keep;
+		} /* no newline yet: a line longer than a block, read on */
+	}
+}
+
 static void *dev_worker(void *arg)
 {
 	struct devread *d = arg;
-	struct reader r = {.ft = F_EBPF, .o = d->o, .fd = d->fd};
+	struct reader r = {.ft = F_EBPF, .o = d->o};
+	char *text = NULL; /* this worker's block buffer, reused */
+	size_t cap = 0;
 	for (;;) {
+		pthread_mutex_lock(&d->read_mu);
 		pthread_mutex_lock(&d->mu);
-		while (!d->stop && d->next_take < d->nblocks && d->next_take - d->next_consume >= d->nslot)
+		while (!d->stop && !d->eof && d->next_take - d->next_consume >= d->nslot)
 			pthread_cond_wait(&d->cv, &d->mu);
-		if (d->stop || d->next_take >= d->nblocks) {
+		if (d->stop || d->eof) {
 			pthread_mutex_unlock(&d->mu);
+			pthread_mutex_unlock(&d->read_mu);
 			break;
 		}
 		int64_t i = d->next_take++;
-		struct dblock *b = &d->slot[i % d->nslot];
 		pthread_mutex_unlock(&d->mu);
+		int final, rc;
+		size_t n = read_block(d, &text, &cap, &final, &rc);
+		if (final) {
+			pthread_mutex_lock(&d->mu);
+			d->eof = 1;
+			d->nblocks = i + 1;
+			pthread_cond_broadcast(&d->cv);
+			pthread_mutex_unlock(&d->mu);
+		}
+		pthread_mutex_unlock(&d->read_mu);
+		struct dblock *b = &d->slot[i % d->nslot];
 		memset(&b->part, 0, sizeof b->part);
 		memset(&b->fs, 0, sizeof b->fs);
 		b->fs.path = d->path;
 		r.a = &b->part;
 		r.fs = &b->fs;
 		r.reported = 0;
-		r.start = i * d->bs;
-		r.end = i + 1 < d->nblocks ? (i + 1) * d->bs : -1;
-		read_range(&r);
-		b->rc = r.rc;
+		if (!rc)
+			parse_text(&r, text ? text : "", n, final);
+		b->rc = rc;
 		b->reported = r.reported;
 		memcpy(b->bad, r.bad, sizeof b->bad);
 		pthread_mutex_lock(&d->mu);
@@ -636,6 +671,7 @@ static void *dev_worker(void *arg)
 		pthread_cond_broadcast(&d->cv);
 		pthread_mutex_unlock(&d->mu);
 	}
+	free(text);
 	jl_free(&r.j);
 	free(r.sc.buf);
 	return NULL;
@@ -650,36 +686,37 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		kvio_err("%s: cannot open: %s", path, strerror(errno));
 		return 2;
 	}
-	struct stat st;
-	int64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : 0;
-	struct devread d = {.fd = fd, .path = path, .o = o};
-	d.bs = env_i64("KVIO_BLOCK_BYTES", 4 << 20);
-	d.nblocks = size / d.bs + 1;
+	struct devread d = {.fd = fd, .path = path, .o = o, .nblocks = -1};
+	d.bs = (size_t)env_i64("KVIO_BLOCK_BYTES", 4 << 20);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nw = ncpu > MAX_WORKERS ? MAX_WORKERS : ncpu < 2 ? 2 : (int)ncpu;
-	if (nw > d.nblocks)
-		nw = (int)d.nblocks;
 	d.nslot = nw + 2;
 	d.slot = xcalloc((size_t)d.nslot, sizeof *d.slot);
 	pthread_mutex_init(&d.mu, NULL);
+	pthread_mutex_init(&d.read_mu, NULL);
 	pthread_cond_init(&d.cv, NULL);
 	pthread_t th[MAX_WORKERS];
 	int started = 0;
 	for (int k = 0; k < nw; k++)
 		if (pthread_create(&th[k], NULL, dev_worker, &d) == 0)
 			started++;
-	if (!started)
-		dev_worker(&d); /* cannot happen in practice: then one block at a time here */
 	int rc = 0;
+	if (!started) {
+		kvio_err("%s: cannot start a reader thread", path);
+		rc = 2;
+	}
 	uint64_t shown = 0, total_bad = 0, next_progress = 1000000;
 	double t0 = now_s();
-	for (int64_t i = 0; i < d.nblocks; i++) {
+	for (int64_t i = 0; !rc; i++) {
 		struct dblock *b = &d.slot[i % d.nslot];
 		pthread_mutex_lock(&d.mu);
-		while (!b->ready)
+		while (!b->ready && !(d.eof && i >= d.nblocks))
 			pthread_cond_wait(&d.cv, &d.mu);
+		int more = b->ready;
 		pthread_mutex_unlock(&d.mu);
-		if (b->rc && !rc)
+		if (!more)
+			break; /* every block consumed */
+		if (b->rc)
 			rc = b->rc;
 		for (uint64_t k = 0; k < b->reported && k < MAX_REPORTED; k++)
 			b->bad[k].line += fs->lines;
@@ -697,13 +734,13 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		pthread_mutex_lock(&d.mu);
 		b->ready = 0;
 		d.next_consume++;
-		if (rc)
-			d.stop = 1;
 		pthread_cond_broadcast(&d.cv);
 		pthread_mutex_unlock(&d.mu);
-		if (rc)
-			break;
 	}
+	pthread_mutex_lock(&d.mu);
+	d.stop = 1;
+	pthread_cond_broadcast(&d.cv);
+	pthread_mutex_unlock(&d.mu);
 	for (int k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
 	if (o->progress && next_progress > 1000000)
@@ -713,7 +750,9 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 	for (int k = 0; k < d.nslot; k++)
 		arm_free(&d.slot[k].part);
 	free(d.slot);
+	free(d.carry);
 	pthread_mutex_destroy(&d.mu);
+	pthread_mutex_destroy(&d.read_mu);
 	pthread_cond_destroy(&d.cv);
 	close(fd);
 	return rc;
