@@ -244,10 +244,14 @@ struct runner {
 	struct worker w[MAX_CONN];
 };
 
+/* Temp tables and sorts go to temp files (page cache, not the heap) with a 16 MB
+ * cache per connection: a report's memory stays ~120-140 MB at any capture size
+ * (in-memory temp storage took 315 MB at 1M lines and 1.26 GB at 4M, for the
+ * same time). */
 static int prepare_conn(sqlite3 *db, const char *dbpath, const struct report_opts *o)
 {
 	struct rows r = {0};
-	int rc = db_exec(db, "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-262144; PRAGMA threads=0;", dbpath) != SQLITE_OK ||
+	int rc = db_exec(db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;", dbpath) != SQLITE_OK ||
 		 run_sql(db, "prelude.sql", o, &r) != 0;
 	rows_free(&r);
 	return rc ? -1 : 0;
