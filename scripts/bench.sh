@@ -89,9 +89,9 @@ ratio "ingest time 4M / 1M" "$(awk "BEGIN{print $I4/$I1}")" "<=" 4.4
 
 if "$B/kvio-report" --help >/dev/null 2>&1; then
 	echo "---- report"
-	set -- $(RUNS=1 best "$B/kvio-report" "$O/t1.db" --json); P1=$1
-	set -- $(RUNS=1 best "$B/kvio-report" "$O/t4.db" --json); P4=$1
-	echo "kvio-report: 1M ${P1}s | 4M ${P4}s"
+	set -- $(RUNS=1 best "$B/kvio-report" "$O/t1.db" --json); P1=$1; PK1=$2
+	set -- $(RUNS=1 best "$B/kvio-report" "$O/t4.db" --json); P4=$1; PK4=$2
+	echo "kvio-report: 1M ${P1}s ${PK1}KB peak RSS | 4M ${P4}s ${PK4}KB peak RSS"
 	ratio "report time 4M / ingest time 4M" "$(awk "BEGIN{print $P4/$I4}")" "<" 1.0
 	ratio "report time 4M / 1M" "$(awk "BEGIN{print $P4/$P1}")" "<=" 4.4
 fi
