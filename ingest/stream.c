@@ -67,6 +67,7 @@ struct stream {
 	struct pev *pool, *spare;
 	size_t npool, cap_pool;
 	int64_t wm;        /* records older than this are processed */
+	size_t pool_max;   /* records the pool may hold before it is cut back (KVIO_POOL_MAX) */
 	int eof;
 	/* processed, unwritten commands: ring[seq & rmask] for seq in [head, tail) */
 	struct rent *ring;
@@ -510,10 +511,14 @@ static void process_pool(struct stream *s)
 			idx[i] = (uint32_t)(pp[i] - p);
 		free(pp);
 	}
+	/* a pool that no watermark drains (a file far out of time order) is cut
+	 * back: its oldest records are processed anyway (later, older records
+	 * then count as late) so memory and the per-block sort stay bounded */
+	size_t force = n > s->pool_max ? n - s->pool_max / 2 : 0;
 	size_t k = 0;
 	for (; k < n; k++) {
 		const struct pev *e = &p[idx[k]];
-		if (!s->eof && e->c.ts >= s->wm)
+		if (!s->eof && e->c.ts >= s->wm && k >= force)
 			break;
 		if (e->c.ts < s->last_ts)
 			s->a->late_lines++;
@@ -620,6 +625,9 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 	for (int r = 0; r < NROLES; r++)
 		s.last_role[r] = NONE;
 	s.horizon = (uint64_t)o->pair_horizon;
+	const char *pm = getenv("KVIO_POOL_MAX");
+	int64_t pmv;
+	s.pool_max = pm && !parse_i64(pm, &pmv) && pmv > 1 ? (size_t)pmv : (size_t)1 << 20;
 	/* smallest gap whose 0.9 x cap is >= the nominal duration, plus margin */
 	s.settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
 	size_t no = a->objs.n;

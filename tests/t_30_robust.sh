@@ -135,6 +135,14 @@ eq "stream: same stats, no late records" \
 	"$(q "$T/st1.db" "select name, value from kvio_stats order by name")" \
 	"$(q "$T/st2.db" "select name, value from kvio_stats order by name")"
 
+# A device file far out of time order (shuffled): the reorder pool is cut back
+# at KVIO_POOL_MAX records (its oldest processed anyway), so memory stays
+# bounded; nothing is lost, the disorder is counted.
+awk 'BEGIN{srand(3)} {print rand() "\t" $0}' "$T/st.ebpf.jsonl" | sort -k1,1 | cut -f2- > "$T/shuf.jsonl"
+KVIO_BLOCK_BYTES=65536 KVIO_POOL_MAX=2000 "$BUILD/kvio-ingest" -q -o "$T/shuf.db" --sem "$T/st.sem.jsonl" --ebpf "$T/shuf.jsonl" 2>/dev/null
+eq "shuffled: exit 0, every command written, the disorder counted" "0|yes|yes" \
+	"$?|$(q "$T/shuf.db" "select case when (select count(*) from slice where name in ('read', 'write')) = (select value from kvio_stats where name = 'nvme_cmd_lines') then 'yes' end, case when (select value from kvio_stats where name = 'late_lines') > 1000 then 'yes' end")"
+
 # Pipes (named here, as a process substitution would be: a compressed capture
 # read through zcat): the files are read with plain sequential reads, in
 # 256 KiB blocks here; the result equals the one from the files themselves.
