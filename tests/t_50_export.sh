@@ -3,11 +3,14 @@
 # ingest -> export -> ingest --pftrace compared table by table (tests/canon.sql).
 canon() { sqlite3 -batch -cmd ".load $BUILD/kvio" "$1" ".read tests/canon.sql"; }
 
-# KV-mode commands (NVMe Key-Value namespaces): key_hex/key_len/value_len, no slba
+# KV-mode commands (NVMe Key-Value namespaces): key_hex/key_len/value_len, no slba;
+# then a write on the store's lane (its sequence has no default slba counter
+# track, so the write's slba point names its track itself)
 printf '%s\n' \
  '{"event_type":"nvme_cmd","user_data":4294967296,"op_name":"store","key_hex":"6b6579","key_len":3,"value_len":4096,"data_len":4096,"ts":1000}' \
  '{"event_type":"nvme_cmp","user_data":4294967296,"ts":6000}' \
  '{"event_type":"nvme_cmd","user_data":4294967297,"op_name":"retrieve","key_hex":"6b6579","key_len":3,"value_len":4096,"data_len":4096,"ts":9000}' \
+ '{"event_type":"nvme_cmd","user_data":4294967298,"op_name":"write","slba":77,"data_len":4096,"ts":20000}' \
  > "$T/kv.ebpf.jsonl"
 "$BUILD/kvio-ingest" -q -o "$T/kv.db" --ebpf "$T/kv.ebpf.jsonl"
 "$BUILD/kvio-gen" --sem "$T/g.sem.jsonl" --ebpf "$T/g.ebpf.jsonl" --serving "$T/g.srv.jsonl" --lines 20000 --mode batched --ranks 2
@@ -26,6 +29,8 @@ for db in tiny ab kv g; do
 	canon "$T/$db.rt.db" > "$T/$db.rt.canon"
 	eq "round trip $db: same processes, tracks, slices, args, flows, counters" "" "$(diff "$T/$db.canon" "$T/$db.rt.canon" | head -5)"
 done
+eq "round trip kv: the write's slba point on its lane, back as a counter" "writes slba|19000|77.0" \
+	"$(q "$T/kv.rt.db" "select t.name, c.ts, c.value from counter c join counter_track t on t.id = c.track_id where t.name like '%slba'")"
 eq "round trip g: the comparison covers every table" "arg=1 counter=1 flow=1 process=1 slice=1 track=1" \
 	"$(cut -d'|' -f1 "$T/g.canon" | sort | uniq -c | awk '{printf "%s%s=%d", (NR > 1 ? " " : ""), $2, ($1 > 0)}')"
 eq "round trip g: report JSON equal after the round trip (but capture bookkeeping)" \
