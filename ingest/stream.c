@@ -11,17 +11,18 @@
  *
  * Processed commands wait in a ring (time order) until they can be written:
  * a command is written once it is paired, or --pair-horizon records were
- * processed after it (its completion is taken as lost); a nominal one also once its
- * duration is settled (the next command of its role is known, or so far
- * away that the 0.9 x gap cap cannot apply). Writing assigns the final
+ * processed after it (its completion is taken as lost); a nominal one also
+ * once its duration is settled (the next command of its role is known, or so
+ * far away that the 0.9 x gap cap cannot apply). Writing assigns the final
  * duration, the header/payload role, the lane, the slice id, and the command
- * goes into its columnar chunk: memory holds the reorder pool and the commands
- * in flight, not the capture.
+ * goes into its columnar chunk: memory holds the reorder pool and the
+ * commands in flight, not the capture.
  *
- * What this changes against a whole-file join, and only then: a completion
- * more than --pair-horizon records after its command stays unpaired (counted
- * in cmp_unpaired and, when it is recognised, cmp_after_horizon); a record more than one block older than records before it is
- * joined out of time order (counted, warned: late_lines). */
+ * What this changes against a whole-file join, and only then (each counted):
+ * a completion more than --pair-horizon records after its command stays
+ * unpaired (cmp_unpaired and, when recognised, cmp_after_horizon); a record
+ * more than one block older than records before it, or beyond a pool of
+ * KVIO_POOL_MAX records, is joined out of time order (late_lines). */
 #include "write.h"
 #include "../lib/u64map.h"
 #include <math.h>
