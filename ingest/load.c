@@ -577,13 +577,6 @@ struct devread {
 	struct dblock *slot;         /* block i in slot i % nslot */
 };
 
-static int64_t env_i64(const char *name, int64_t dflt)
-{
-	const char *e = getenv(name);
-	int64_t v;
-	return e && !parse_i64(e, &v) && v > 0 ? v : dflt;
-}
-
 /* Read the next block (under read_mu) into the worker's buffer: the carried
  * bytes, then about bs more, cut after the last newline. *final at the end of
  * the file. Returns the block's length. */
@@ -687,7 +680,7 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		return 2;
 	}
 	struct devread d = {.fd = fd, .path = path, .o = o, .nblocks = -1};
-	d.bs = (size_t)env_i64("KVIO_BLOCK_BYTES", 4 << 20);
+	d.bs = (size_t)env_i64("KVIO_BLOCK_BYTES", 4 << 20, 1);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nw = ncpu > MAX_WORKERS ? MAX_WORKERS : ncpu < 2 ? 2 : (int)ncpu;
 	d.nslot = nw + 2;

@@ -121,7 +121,7 @@ struct arm {
 	int64_t base_ns;    /* subtracted from every ts (0 with --no-rebase) */
 	int64_t min_ts;     /* earliest timestamp of any kind */
 	int64_t lba_bytes;
-	int nlanes_obj, nlanes_srv, nlanes_role[NROLES];
+	int nlanes_obj, nlanes_srv;
 	int base_set;            /* base_ns fixed (at the first written command) */
 	uint64_t late_lines;     /* device records older than the stream's reorder window */
 	uint64_t cmp_after_horizon; /* completions whose command was given up (stream.c) */

@@ -626,9 +626,7 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 	for (int r = 0; r < NROLES; r++)
 		s.last_role[r] = NONE;
 	s.horizon = (uint64_t)o->pair_horizon;
-	const char *pm = getenv("KVIO_POOL_MAX");
-	int64_t pmv;
-	s.pool_max = pm && !parse_i64(pm, &pmv) && pmv > 1 ? (size_t)pmv : (size_t)1 << 20;
+	s.pool_max = (size_t)env_i64("KVIO_POOL_MAX", 1 << 20, 2);
 	/* smallest gap whose 0.9 x cap is >= the nominal duration, plus margin */
 	s.settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
 	size_t no = a->objs.n;

@@ -353,7 +353,6 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 
 	/* a role with one lane: its single track, no group */
 	for (int r = 0; r < NROLES; r++) {
-		a->nlanes_role[r] = (int)t->role_lane[r].n;
 		if (t->role_lane[r].n != 1 || w->rc != SQLITE_OK)
 			continue;
 		sqlite3_stmt *st;

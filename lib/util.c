@@ -132,6 +132,13 @@ int parse_i64(const char *s, int64_t *out)
 	return 0;
 }
 
+int64_t env_i64(const char *name, int64_t dflt, int64_t min)
+{
+	const char *e = getenv(name);
+	int64_t v;
+	return e && !parse_i64(e, &v) && v >= min ? v : dflt;
+}
+
 double now_s(void)
 {
 	struct timespec t;

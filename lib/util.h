@@ -37,6 +37,9 @@ void kvio_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parse a whole decimal integer argument; returns 0 on success. */
 int parse_i64(const char *s, int64_t *out);
+/* The integer in environment variable name when set, valid and >= min, else dflt
+ * (tuning and test knobs: KVIO_BLOCK_BYTES, KVIO_POOL_MAX). */
+int64_t env_i64(const char *name, int64_t dflt, int64_t min);
 
 /* Current time, seconds (monotonic). */
 double now_s(void);
