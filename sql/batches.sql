@@ -2,18 +2,26 @@
 -- The pool's submits in time order, split wherever the gap to the previous
 -- submit exceeds :batch_gap_ns (default 50000 ns = kvio-report --batch-gap-us 50).
 -- Inputs: kvio_pool, kvio_sample, kvio_pct (prelude.sql).
+
+-- kvio_batch_sub: the submits numbered (pos) in (label, ts, id) order;
+-- kvio_batch_start: the positions that start a batch (a label's first submit,
+-- or one more than the gap after the previous). A batch runs to the next start.
+DROP TABLE IF EXISTS temp.kvio_batch_sub;
+DROP TABLE IF EXISTS temp.kvio_batch_start;
+CREATE TEMP TABLE kvio_batch_sub(pos INTEGER PRIMARY KEY, label TEXT, ts INT);
+INSERT INTO kvio_batch_sub(label, ts) SELECT label, ts FROM kvio_pool ORDER BY label, ts, id;
+CREATE TEMP TABLE kvio_batch_start(pos INTEGER PRIMARY KEY, label TEXT);
+INSERT INTO kvio_batch_start
+SELECT c.pos, c.label
+FROM kvio_batch_sub c LEFT JOIN kvio_batch_sub p ON p.pos = c.pos - 1
+WHERE p.pos IS NULL OR p.label <> c.label OR c.ts - p.ts > coalesce(:batch_gap_ns, 50000);
+
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample(label, grp, v)
-WITH sub AS (
-  SELECT label, ts, id,
-    CASE WHEN ts - lag(ts) OVER w > coalesce(:batch_gap_ns, 50000) THEN 1 ELSE 0 END AS starts
-  FROM kvio_pool
-  WINDOW w AS (PARTITION BY label ORDER BY ts, id)
-), numbered AS (
-  SELECT label, sum(starts) OVER (PARTITION BY label ORDER BY ts, id ROWS UNBOUNDED PRECEDING) AS batch
-  FROM sub
-)
-SELECT label, 'size', count(*) FROM numbered GROUP BY label, batch
+SELECT label, 'size',
+  coalesce((SELECT min(n.pos) FROM kvio_batch_start n WHERE n.pos > s.pos),
+           (SELECT max(pos) + 1 FROM kvio_batch_sub)) - s.pos   -- submits in the batch
+FROM kvio_batch_start s
 ORDER BY 1, 2, 3;
 SELECT
   label,

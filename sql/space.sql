@@ -7,30 +7,29 @@
 -- lba_bytes and header_bytes come from capture_info (else 4096 and 131072);
 -- header byte share = header_cmds * header_bytes / tagged bytes.
 -- Inputs: kvio_pool, kvio_proc (prelude.sql), capture_info slices.
+-- kvio_space_w: the pool's writes numbered (pos) in (label, ts, id) order, so
+-- the previous write of a label is pos - 1.
+DROP TABLE IF EXISTS temp.kvio_space_w;
+CREATE TEMP TABLE kvio_space_w(pos INTEGER PRIMARY KEY, label TEXT, slba INT, dlen INT, role TEXT);
+INSERT INTO kvio_space_w(label, slba, dlen, role)
+SELECT label, slba, dlen, role FROM kvio_pool WHERE op = 'write' ORDER BY label, ts, id;
 WITH info AS (
   SELECT p.label,
     coalesce(extract_arg(s.arg_set_id, 'debug.lba_bytes'), 4096) AS lba,
     coalesce(extract_arg(s.arg_set_id, 'debug.header_bytes'), 131072) AS hdr
   FROM slice s JOIN process_track pt ON s.track_id = pt.id JOIN kvio_proc p USING (upid)
   WHERE s.name = 'capture_info'
-), w AS (
-  SELECT c.label, c.slba, c.role,
-    row_number() OVER (PARTITION BY c.label, c.slba ORDER BY c.ts, c.id) AS nth_write_of_slba,
-    lag(c.slba) OVER o AS prev_slba,
-    lag(c.dlen) OVER o AS prev_dlen,
-    row_number() OVER o AS i,
-    coalesce(i.lba, 4096) AS lba
-  FROM kvio_pool c LEFT JOIN info i USING (label)
-  WHERE c.op = 'write'
-  WINDOW o AS (PARTITION BY c.label ORDER BY c.ts, c.id)
 )
 SELECT
   w.label,
   count(*) AS writes,
-  sum(nth_write_of_slba > 1) AS lba_reuse,
-  sum(i > 1 AND slba = prev_slba + coalesce(prev_dlen, 0) / lba) * 1.0 / max(1, count(*) - 1) AS seq_pct,
-  sum(role = 'header') AS header_cmds,
+  count(*) - count(DISTINCT w.slba) - max(w.slba IS NULL) AS lba_reuse, -- every write of an slba after its first
+  sum(p.pos IS NOT NULL AND w.slba = p.slba + coalesce(p.dlen, 0) / coalesce(i.lba, 4096)) * 1.0
+    / max(1, count(*) - 1) AS seq_pct,
+  sum(w.role = 'header') AS header_cmds,
   (SELECT coalesce(hdr, 131072) FROM info WHERE info.label = w.label) AS header_bytes
-FROM w
+FROM kvio_space_w w
+LEFT JOIN kvio_space_w p ON p.pos = w.pos - 1 AND p.label = w.label
+LEFT JOIN info i ON i.label = w.label
 GROUP BY w.label
 ORDER BY w.label;
