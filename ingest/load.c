@@ -103,14 +103,15 @@ static int get_jv(struct arm *a, struct jline *j, int t, struct scratch *sc, str
 	return 0;
 }
 
-/* Seconds (float) to ns, the way the reference converter does: int(s * 1e9). */
+/* Seconds (float) to ns, the way the reference converter does: int(s * 1e9);
+ * -1 unless a number of seconds in [0, 9.2e9). */
 static int sec_to_ns(struct jline *j, int t, int64_t *ns)
 {
 	double d;
 	if (jl_f64(j, t, &d))
 		return -1;
 	double x = d * 1e9;
-	if (x >= 9.2e18 || x <= -9.2e18)
+	if (x >= 9.2e18 || x < 0) /* CLOCK_MONOTONIC is never negative */
 		return -1;
 	*ns = (int64_t)x;
 	return 0;
@@ -198,8 +199,8 @@ static const char *ebpf_line(struct reader *r, int *other)
 		int t = JL_FIND(j, "ts");
 		if (t < 0)
 			return "nvme_cmd without ts";
-		if (jl_i64(j, t, &c.ts))
-			return "nvme_cmd ts is not a number";
+		if (jl_i64(j, t, &c.ts) || c.ts < 0)
+			return "nvme_cmd ts is not a non-negative number";
 		t = JL_FIND(j, "user_data");
 		if (t >= 0 && jl_u64(j, t, &c.user_data))
 			return "nvme_cmd user_data is not an unsigned 64-bit integer";
@@ -261,8 +262,8 @@ static const char *ebpf_line(struct reader *r, int *other)
 		int t = JL_FIND(j, "ts");
 		if (t < 0)
 			return "nvme_cmp without ts";
-		if (jl_i64(j, t, &p.ts))
-			return "nvme_cmp ts is not a number";
+		if (jl_i64(j, t, &p.ts) || p.ts < 0)
+			return "nvme_cmp ts is not a non-negative number";
 		t = JL_FIND(j, "user_data");
 		if (t >= 0 && jl_u64(j, t, &p.user_data))
 			return "nvme_cmp user_data is not an unsigned 64-bit integer";
@@ -315,11 +316,11 @@ static const char *sem_line(struct reader *r, int *other, uint64_t lineno)
 	if (t < 0)
 		return "semantic record without ts";
 	if (sec_to_ns(j, t, &o.end))
-		return "semantic record ts is not a number of seconds";
+		return "semantic record ts is not a non-negative number of seconds";
 	o.start = NO_TS;
 	t = JL_FIND(j, "ts_start");
 	if (t >= 0 && !jl_is_null(j, t) && sec_to_ns(j, t, &o.start))
-		return "semantic record ts_start is not a number of seconds";
+		return "semantic record ts_start is not a non-negative number of seconds";
 	struct jv v;
 	if (get_jv(a, j, top, &r->sc, &v) || v.t != JV_STR)
 		return "semantic record op is not a string";
@@ -361,7 +362,7 @@ static const char *serving_line(struct reader *r, int *other)
 	}
 	struct serving s = {0};
 	if (sec_to_ns(j, ts, &s.start) || sec_to_ns(j, te, &s.end))
-		return "serving record ts/ts_start is not a number of seconds";
+		return "serving record ts/ts_start is not a non-negative number of seconds";
 	if (get_jv(a, j, JL_FIND(j, "op"), &r->sc, &s.op) ||
 	    get_jv(a, j, JL_FIND(j, "name"), &r->sc, &s.name) ||
 	    get_jv(a, j, JL_FIND(j, "tokens"), &r->sc, &s.tokens) ||

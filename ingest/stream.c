@@ -95,6 +95,15 @@ struct stream {
 	size_t cap_grp;
 };
 
+/* a - b, saturated (timestamps come from input files: any int64 is possible) */
+static int64_t ts_diff(int64_t a, int64_t b)
+{
+	int64_t d;
+	if (__builtin_sub_overflow(a, b, &d))
+		return a > b ? INT64_MAX : INT64_MIN;
+	return d;
+}
+
 static inline struct rent *R(struct stream *s, uint64_t seq)
 {
 	return &s->ring[seq & (s->rcap - 1)];
@@ -217,7 +226,7 @@ static void process_cmp(struct stream *s, const struct pev *e)
 		return;
 	}
 	struct rent *r = R(s, q);
-	int64_t d = e->c.ts - r->c.ts;
+	int64_t d = ts_diff(e->c.ts, r->c.ts);
 	r->c.dur = d < 1 ? 1 : d;
 	r->c.flags |= CF_REAL;
 	r->paired = 1;
@@ -293,7 +302,7 @@ static int ready(struct stream *s, const struct rent *r)
 	if (!r->paired && !s->eof) {
 		if (s->nproc - r->proc < s->horizon)
 			return 0;
-		if (r->next_ts == INT64_MAX && s->wm - r->c.ts < s->settle)
+		if (r->next_ts == INT64_MAX && ts_diff(s->wm, r->c.ts) < s->settle)
 			return 0;
 	}
 	if (!s->lba_decided && is_store_cmd(s, r) && !lba_decide(s))
@@ -308,7 +317,7 @@ static int64_t final_dur(const struct stream *s, const struct rent *r)
 		return r->c.dur;
 	int64_t d = s->o->nominal_dur_ns;
 	if (r->next_ts != INT64_MAX) {
-		int64_t cap = (int64_t)((double)(r->next_ts - r->c.ts) * 0.9);
+		int64_t cap = (int64_t)((double)ts_diff(r->next_ts, r->c.ts) * 0.9);
 		if (cap < d)
 			d = cap;
 		if (d < 1)

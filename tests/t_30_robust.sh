@@ -160,3 +160,13 @@ eq "pipe: same trace as from the files" "" "$(diff "$T/st1f.canon" "$T/st3.canon
 eq "pipe: same line counts" \
 	"$(q "$T/st1.db" "select kind, lines, records, malformed from kvio_file order by kind")" \
 	"$(q "$T/st3.db" "select kind, lines, records, malformed from kvio_file order by kind")"
+
+# A negative timestamp (CLOCK_MONOTONIC never is) is a malformed record with
+# its reason, not a slice 292 years long: device and semantic lines alike.
+printf '%s\n' '{"event_type":"nvme_cmd","user_data":1,"op_name":"write","slba":1,"data_len":4096,"ts":-5}' \
+	'{"event_type":"nvme_cmd","user_data":2,"op_name":"write","slba":2,"data_len":4096,"ts":9000}' > "$T/neg.ebpf.jsonl"
+printf '%s\n' '{"trace_id":0,"op":"store","ts":-1.5}' > "$T/neg.sem.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/neg.db" --sem "$T/neg.sem.jsonl" --ebpf "$T/neg.ebpf.jsonl" 2>"$T/neg.err"
+eq "negative ts: exit 0, one malformed line per file, one command kept" "0|ebpf|1 sem|1|1" \
+	"$?|$(q "$T/neg.db" "select kind, malformed from kvio_file order by kind" | tr '\n' ' ' | sed 's/ $//')|$(q "$T/neg.db" "select count(*) from slice where name = 'write'")"
+eq "negative ts: the reasons, with file:line" "2" "$(grep -c 'jsonl:1: .*ts is not a non-negative number' "$T/neg.err")"
