@@ -90,9 +90,12 @@ struct stream {
 	uint16_t *remap;
 	size_t nremap;
 	uint16_t wname, rname; /* arm name ids of "write" / "read"; UINT16_MAX none */
-	/* group order scratch */
+	/* scratch: group order, pool sort */
 	uint64_t *grp;
 	size_t cap_grp;
+	uint32_t *sidx, *stmp;
+	uint64_t *skey;
+	size_t cap_sort;
 };
 
 /* a - b, saturated (timestamps come from input files: any int64 is possible) */
@@ -501,17 +504,20 @@ static void process_pool(struct stream *s)
 		if (p[i].c.ts < mn) mn = p[i].c.ts;
 		if (p[i].c.ts > mx) mx = p[i].c.ts;
 	}
-	uint32_t *idx = xmalloc(n * sizeof *idx);
+	if (n > s->cap_sort) { /* sort scratch, kept across rounds (no fresh pages per block) */
+		s->cap_sort = n + n / 2;
+		s->sidx = xrealloc(s->sidx, s->cap_sort * sizeof *s->sidx);
+		s->stmp = xrealloc(s->stmp, s->cap_sort * sizeof *s->stmp);
+		s->skey = xrealloc(s->skey, s->cap_sort * sizeof *s->skey);
+	}
+	uint32_t *idx = s->sidx;
 	for (size_t i = 0; i < n; i++)
 		idx[i] = (uint32_t)i;
 	if ((uint64_t)mx - (uint64_t)mn < (1ull << 62)) {
-		uint64_t *key = xmalloc(n * sizeof *key);
-		uint32_t *tmp = xmalloc(n * sizeof *tmp);
+		uint64_t *key = s->skey;
 		for (size_t i = 0; i < n; i++)
 			key[i] = ((uint64_t)p[i].c.ts - (uint64_t)mn) << 1 | p[i].is_cmp;
-		sort_idx(idx, tmp, n, key);
-		free(key);
-		free(tmp);
+		sort_idx(idx, s->stmp, n, key);
 	} else { /* absurd time span: a comparison sort (pointer order keeps it stable) */
 		struct pev **pp = xmalloc(n * sizeof *pp);
 		for (size_t i = 0; i < n; i++)
@@ -543,7 +549,6 @@ static void process_pool(struct stream *s)
 	size_t m = 0;
 	for (; k < n; k++)
 		s->spare[m++] = p[idx[k]];
-	free(idx);
 	struct pev *t = s->pool;
 	s->pool = s->spare;
 	s->spare = t;
@@ -677,6 +682,9 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 	free(s.grp_n);
 	free(s.remap);
 	free(s.grp);
+	free(s.sidx);
+	free(s.stmp);
+	free(s.skey);
 	map_free(&s.ud);
 	map_free(&s.gone);
 	return rc;
