@@ -123,7 +123,8 @@ void arm_prepare(struct arm *a)
 			a->dup_trace_id++;
 	}
 	g_rank = rank;
-	qsort(a->objs.v, no, sizeof(struct obj), obj_order);
+	if (no > 1)
+		qsort(a->objs.v, no, sizeof(struct obj), obj_order);
 	map_free(&rank);
 	memset(&g_rank, 0, sizeof g_rank);
 	struct obj *objs = a->objs.v;

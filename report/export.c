@@ -402,7 +402,8 @@ static int load_flows(sqlite3 *db, struct flows *f)
 		f->r[f->n++] = (struct flowref){sqlite3_column_int64(st, 1), fid, 0};
 	}
 	sqlite3_finalize(st);
-	qsort(f->r, f->n, sizeof *f->r, flowref_cmp);
+	if (f->n > 1)
+		qsort(f->r, f->n, sizeof *f->r, flowref_cmp);
 	return 0;
 }
 
