@@ -614,7 +614,8 @@ static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final,
 				d->carry_cap = d->ncarry * 2;
 				d->carry = xrealloc(d->carry, d->carry_cap);
 			}
-			memcpy(d->carry, nl + 1, d->ncarry);
+			if (d->ncarry)
+				memcpy(d->carry, nl + 1, d->ncarry);
 			return keep;
 		} /* no newline yet: a line longer than a block, read on */
 	}
