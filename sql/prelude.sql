@@ -13,6 +13,7 @@
 -- kvio_pct below is the one place that computes it.
 
 DROP TABLE IF EXISTS temp.kvio_proc;
+DROP TABLE IF EXISTS temp.kvio_cmd_track;
 DROP TABLE IF EXISTS temp.kvio_command;
 DROP TABLE IF EXISTS temp.kvio_pool_all;
 DROP TABLE IF EXISTS temp.kvio_object;
@@ -34,10 +35,21 @@ SELECT
 FROM process
 WHERE name IS NOT NULL;
 
+-- kvio_cmd_track: the command tracks (writes*, reads*, other*, untagged*) and
+-- their labels; a handful of rows, so each command slice finds its label by
+-- one key lookup instead of a track-name match per slice
+CREATE TEMP TABLE kvio_cmd_track(id INTEGER PRIMARY KEY, label TEXT);
+INSERT INTO kvio_cmd_track
+SELECT pt.id, p.label
+FROM process_track pt
+JOIN kvio_proc p USING (upid)
+WHERE pt.name LIKE 'writes%' OR pt.name LIKE 'reads%'
+   OR pt.name LIKE 'other%' OR pt.name LIKE 'untagged%';
+
 -- kvio_command: one row per NVMe command slice
 CREATE TEMP TABLE kvio_command AS
 SELECT
-  p.label,
+  t.label,
   s.id,
   s.ts,                                             -- submit time (ns)
   s.dur,                                            -- real or nominal duration (ns)
@@ -49,10 +61,7 @@ SELECT
   extract_arg(s.arg_set_id, 'debug.role') AS role,  -- header | payload (store objects)
   coalesce(extract_arg(s.arg_set_id, 'debug.real_dur'), 0) AS real -- 1: dur from a completion
 FROM slice s
-JOIN process_track pt ON s.track_id = pt.id
-JOIN kvio_proc p USING (upid)
-WHERE pt.name LIKE 'writes%' OR pt.name LIKE 'reads%'
-   OR pt.name LIKE 'other%' OR pt.name LIKE 'untagged%';
+JOIN kvio_cmd_track t ON t.id = s.track_id;
 
 -- kvio_pool_all: labels whose pool is all commands (none tagged)
 CREATE TEMP TABLE kvio_pool_all AS
