@@ -781,10 +781,10 @@ int cmd_report(int argc, char **argv)
 			continue;
 		struct jnode *C = jn_set(L->R, "capture", jn_obj());
 		static const char *const keys[] = {"malformed_lines", "truncated_tail", "drops", "cq_overflow",
-						   "clock_anomalies"};
+						   "clock_anomalies", "cmp_unpaired", "cmp_after_horizon", "late_lines"};
 		char line[512];
 		int w = snprintf(line, sizeof line, "  ingest  :");
-		for (int q = 0; q < 5; q++) {
+		for (int q = 0; q < (int)(sizeof keys / sizeof keys[0]); q++) {
 			const struct cell *c = cell(&r, k, keys[q]);
 			if (c && c->t != SQLITE_NULL) {
 				jn_set(C, keys[q], cell_json(c));

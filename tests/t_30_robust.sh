@@ -102,6 +102,8 @@ eq "horizon 5, one-line blocks: A nominal (0.9 x the 1000 ns gap), its completio
 
 eq "horizon 5: the late completion is named (cmp_after_horizon, a warning)" "1|1" \
 	"$(q "$T/hz2.db" "select (select value from kvio_stats where name = 'cmp_after_horizon'), (select count(*) from kvio_warning where message like '%more than --pair-horizon 5 records%')")"
+eq "horizon 5: the report's capture section says so too" "1 1" \
+	"$("$BUILD/kvio-report" "$T/hz2.db" --json | python3 -c 'import json,sys; c=json.load(sys.stdin)["capture"]["capture"]; print(c["cmp_after_horizon"], c["cmp_unpaired"])')"
 "$BUILD/kvio-ingest" -q --pair-horizon 0 -o "$T/hz3.db" --ebpf "$T/horizon.jsonl" 2>"$T/hz3.err"
 eq "--pair-horizon 0: usage error, exit 2" "2" "$?"
 
