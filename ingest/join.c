@@ -138,6 +138,7 @@ void arm_prepare(struct arm *a)
 		while (f + cnt < no && objs[f + cnt].trace_id == objs[i].trace_id)
 			cnt++;
 		objs[i].occurrence = cnt > 1 ? (int32_t)(i - f) : -1;
+		objs[i].is_store = objs[i].op && !strcmp(objs[i].op, "store");
 		objs[i].n_cmds = 0;
 		objs[i].first_seq = objs[i].last_seq = UINT64_MAX;
 		objs[i].first_id = objs[i].last_id = -1;
@@ -219,7 +220,7 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 			sb[nspan] = ob->b;
 			se[nspan] = ob->e;
 			spos[nspan++] = (uint32_t)i;
-			if (ob->op && !strcmp(ob->op, "store"))
+			if (ob->is_store)
 				n_store_spans++;
 		}
 	}

@@ -176,7 +176,7 @@ static void process_cmd(struct stream *s, const struct pev *e)
 		ob->last_seq = seq;
 		ob->last_ts = ts;
 		ob->n_cmds++;
-		if (ob->op && !strcmp(ob->op, "store")) {
+		if (ob->is_store) {
 			int64_t slot, sl = (r->c.flags & CF_SLBA) ? (int64_t)r->c.slba : 0;
 			jv_int(&ob->slot_offset, -1, &slot);
 			for (int k = 0; k < s->ncand; k++)
@@ -256,7 +256,7 @@ static int lba_decide(struct stream *s)
 	const struct obj *objs = a->objs.v;
 	while (!s->lba_decided && s->lba_cursor < a->objs.n && s->sampled < 50) {
 		const struct obj *ob = &objs[s->lba_cursor];
-		if (!ob->op || strcmp(ob->op, "store")) {
+		if (!ob->is_store) {
 			s->lba_cursor++;
 			continue;
 		}
@@ -296,8 +296,7 @@ static int is_store_cmd(const struct stream *s, const struct rent *r)
 {
 	if (r->c.obj < 0)
 		return 0;
-	const struct obj *ob = &VEC_AT(&s->a->objs, struct obj, r->c.obj);
-	return ob->op && !strcmp(ob->op, "store");
+	return VEC_AT(&s->a->objs, struct obj, r->c.obj).is_store;
 }
 
 static int ready(struct stream *s, const struct rent *r)
