@@ -573,12 +573,11 @@ static void consume(void *ctx, struct arm *part)
 		s->remap = xrealloc(s->remap, s->nremap * sizeof *s->remap);
 	}
 	arm_absorb(a, part, s->remap);
-	if (s->wname == UINT16_MAX || s->rname == UINT16_MAX)
-		for (size_t i = 0; i < a->names.n; i++) {
-			const char *nm = VEC_AT(&a->names, const char *, i);
-			if (!strcmp(nm, "write")) s->wname = (uint16_t)i;
-			if (!strcmp(nm, "read")) s->rname = (uint16_t)i;
-		}
+	for (size_t i = 0; i < part->names.n; i++) { /* the arm ids of "write" and "read" */
+		const char *nm = VEC_AT(&part->names, const char *, i);
+		if (!strcmp(nm, "write")) s->wname = s->remap[i];
+		if (!strcmp(nm, "read")) s->rname = s->remap[i];
+	}
 	size_t nc = part->cmds.n, np = part->cmps.n;
 	a->n_cmd_lines += nc;
 	a->n_cmp_lines += np;
