@@ -104,8 +104,15 @@ CREATE TEMP TABLE kvio_sample(pos INTEGER PRIMARY KEY, label TEXT, grp TEXT, v);
 
 -- kvio_pct: the percentiles of kvio_sample, pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))]
 CREATE TEMP VIEW kvio_pct AS
-WITH grp AS (
-  SELECT label, grp, min(pos) AS first, count(*) AS n FROM kvio_sample GROUP BY label, grp
+WITH bound AS (                                   -- each group's first and last rows (a scan, no sort)
+  SELECT s.label, s.grp, s.pos
+  FROM kvio_sample s
+  LEFT JOIN kvio_sample p ON p.pos = s.pos - 1
+  LEFT JOIN kvio_sample x ON x.pos = s.pos + 1
+  WHERE p.pos IS NULL OR p.label IS NOT s.label OR p.grp IS NOT s.grp
+     OR x.pos IS NULL OR x.label IS NOT s.label OR x.grp IS NOT s.grp
+), grp AS (
+  SELECT label, grp, min(pos) AS first, max(pos) - min(pos) + 1 AS n FROM bound GROUP BY label, grp
 )
 SELECT
   label,
