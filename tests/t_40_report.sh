@@ -80,6 +80,38 @@ for f in sql/*.sql; do
 	done
 done
 
+# a second method: tests/model_report.py recomputes every metric in Python from
+# the slices (fetched as a trace_processor user would) and compares each value
+# with kvio-report's JSON; generated captures cover what the hand fixtures
+# cannot at size: -EAGAIN re-issues and lost completions, 2 TP ranks, serving
+# spans, an arm without completions, three batch gaps, the .pftrace round trip
+for db in "$T/tiny.db" "$T/ab.db"; do
+	"$BUILD/kvio-report" "$db" --json > "$T/m.json"
+	ok "model = kvio-report on $(basename "$db")" python3 tests/model_report.py "$db" "$BUILD/kvio" "$T/m.json"
+done
+"$BUILD/kvio-gen" --sem "$T/ga.s" --ebpf "$T/ga.e" --lines 30000 --mode serialized --seed 5 --faults 20 2>/dev/null
+"$BUILD/kvio-gen" --sem "$T/gb.s" --ebpf "$T/gb.e" --lines 30000 --mode batched --seed 6 --no-completions --ranks 2 \
+	--serving "$T/gb.v" 2>/dev/null
+"$BUILD/kvio-ingest" -q -o "$T/gm.db" --merge "A=$T/ga.s,$T/ga.e" --merge "B=$T/gb.s,$T/gb.e,$T/gb.v"
+for g in 50 1 500; do
+	"$BUILD/kvio-report" "$T/gm.db" --json --batch-gap-us $g > "$T/m.json"
+	ok "model = kvio-report on a generated A/B capture, --batch-gap-us $g" \
+		python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" --batch-gap-us $g
+done
+"$BUILD/kvio-export" "$T/gm.db" -o "$T/gm.pftrace" >/dev/null 2>&1 && "$BUILD/kvio-ingest" -q --pftrace "$T/gm.pftrace" -o "$T/gp.db"
+"$BUILD/kvio-report" "$T/gp.db" --json > "$T/m.json"
+ok "model = kvio-report after the .pftrace round trip" python3 tests/model_report.py "$T/gp.db" "$BUILD/kvio" "$T/m.json"
+"$BUILD/kvio-gen" --sem "$T/gr.s" --ebpf "$T/gr.e" --lines 20000 --ranks 4 --faults 5 --serving "$T/gr.v" --seed 3 2>/dev/null
+"$BUILD/kvio-ingest" -q -o "$T/gr.db" --sem "$T/gr.s" --ebpf "$T/gr.e" --serving "$T/gr.v"
+"$BUILD/kvio-report" "$T/gr.db" --json > "$T/m.json"
+ok "model = kvio-report on a 4-rank capture (tp_barrier, tp_ranks)" python3 tests/model_report.py "$T/gr.db" "$BUILD/kvio" "$T/m.json"
+# and the model notices a changed definition (service time p50 instead of p25)
+mkdir -p "$T/sqlp50" && cp sql/*.sql "$T/sqlp50/"
+sed -i 's/s\.p25/s.p50/g' "$T/sqlp50/qd1.sql"
+KVIO_SQL_DIR="$T/sqlp50" "$BUILD/kvio-report" "$T/gm.db" --json > "$T/m.json" 2>/dev/null
+eq "model catches a changed definition (qd1 svc p50)" 1 \
+	"$(python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" > "$T/m.out"; echo $?)"
+
 # errors
 "$BUILD/kvio-report" "$T/nope.db" 2>"$T/r.err"; eq "report: missing db exits 2" 2 $?
 eq "report: missing db, one line" 1 "$(wc -l < "$T/r.err")"

@@ -1,0 +1,252 @@
+"""model_report.py — a second method for kvio-report's metrics, for the tests.
+
+  python3 model_report.py DB EXT REPORT_JSON [--batch-gap-us N]
+
+Reads the slices of DB the way a trace_processor user would (plain sqlite3 with
+kvio's extension EXT: slice JOIN process_track JOIN process, extract_arg), then
+computes every metric in Python, straight from the issue's definitions (one
+sorted list and one loop per metric; no SQL beyond fetching the rows), and
+compares with the JSON kvio-report wrote. Prints each difference; exits 1 on
+any. Sections kvio computes from ingest statistics (capture) are not modelled.
+"""
+import json, math, subprocess, sys
+from collections import defaultdict
+
+
+def rows(db, ext, sql):
+    out = subprocess.run(['sqlite3', '-json', '-cmd', '.load ' + ext, db, sql],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out) if out.strip() else []
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def label_of(proc):
+    for p in ('LMCache ', 'Serving '):
+        if proc.startswith(p):
+            return proc[len(p):]
+    if proc.startswith('NVMe '):
+        return proc.split(' ', 2)[-1]
+    return proc
+
+
+JOIN = ' FROM slice s JOIN process_track pt ON s.track_id = pt.id JOIN process pr ON pt.upid = pr.upid '
+
+
+def load(db, ext):
+    arg = lambda k, a=None: "extract_arg(s.arg_set_id, 'debug.%s') AS %s" % (k, a or k)
+    cmds = rows(db, ext, 'SELECT s.id, pr.name AS proc, s.ts, s.dur, s.name AS op, ' + ', '.join(
+        [arg('trace_id', 'tid'), arg('slba'), arg('data_len', 'dlen'), arg('role'), arg('real_dur', 'real')]) + JOIN +
+        "WHERE pt.name LIKE 'writes%' OR pt.name LIKE 'reads%' OR pt.name LIKE 'other%' OR pt.name LIKE 'untagged%'"
+        ' ORDER BY s.id')
+    objs = rows(db, ext, 'SELECT s.id, pr.name AS proc, s.ts, s.dur, ' + ', '.join(
+        [arg('trace_id', 'tid'), arg('op'), arg('bytes'), arg('fmt'), arg('chunk'), arg('key'), arg('error'),
+         arg('tp_rank'), arg('tp_world'), arg('tp_chunk')]) + JOIN + "WHERE pt.name LIKE 'objects%' ORDER BY s.id")
+    info = rows(db, ext, 'SELECT pr.name AS proc, ' + ', '.join(
+        [arg('kvio_schema', 'schema'), arg('hostname'), arg('device_path', 'device'), arg('lba_bytes'),
+         arg('header_bytes')]) + JOIN + "WHERE s.name = 'capture_info'")
+    serving = rows(db, ext, 'SELECT pr.name AS proc, s.dur, s.name, ' + arg('op') + JOIN +
+                   "WHERE pr.name LIKE 'Serving %' ORDER BY s.id")
+    by = lambda rs: {l: [r for r in rs if label_of(r['proc']) == l] for l in {label_of(r['proc']) for r in rs}}
+    return by(cmds), by(objs), by(info), by(serving)
+
+
+def failed(o):
+    return o['error'] not in (None, '', 0)
+
+
+def label_metrics(cmds, objs, info, serving, gap_ns):
+    R = {}
+    if info:
+        R['info'] = {k: info[0][k] for k in ('schema', 'hostname', 'device', 'lba_bytes', 'header_bytes')}
+    lba = (info[0]['lba_bytes'] if info else None) or 4096
+    tagged = [c for c in cmds if c['tid']]
+    pool = tagged or cmds
+    real = [c for c in pool if c['real']]
+    if cmds:
+        wall = max(c['ts'] + c['dur'] for c in cmds) - min(c['ts'] for c in cmds)
+        tb = sum(c['dlen'] or 0 for c in pool)
+        R['commands'] = {'n': len(cmds), 'tagged': len(tagged), 'untagged': len(cmds) - len(tagged),
+                         'tagged_bytes': tb, 'wall_ns': wall,
+                         'real_cover': sum(1 for c in cmds if c['real']) / len(cmds)}
+        if wall:
+            R['throughput_gbs'] = tb / wall
+    for op in ('read', 'write'):
+        ls = [c['dur'] for c in real if c['op'] == op]
+        if ls:
+            R['lat_' + op] = {'p50': pct(ls, .5), 'p95': pct(ls, .95), 'p99': pct(ls, .99), 'max': max(ls),
+                              'n': len(ls)}
+    # QD1: per trace_id with >= 4 tagged commands, gaps between consecutive submits
+    by_tid = defaultdict(list)
+    for c in tagged:
+        by_tid[c['tid']].append(c)
+    gaps, nobj = defaultdict(list), defaultdict(int)
+    for cl in by_tid.values():
+        cl.sort(key=lambda c: (c['ts'], c['id']))
+        if len(cl) >= 4:
+            kind = 'load' if cl[0]['op'] == 'read' else 'store'
+            nobj[kind] += 1
+            gaps[kind] += [b['ts'] - a['ts'] for a, b in zip(cl, cl[1:])]
+    R['qd1'] = {}                                  # present even when empty (the reference's shape)
+    for kind in sorted(gaps):
+        svc_op = 'read' if kind == 'load' else 'write'
+        sv = [c['dur'] for c in tagged if c['real'] and c['op'] == svc_op]
+        svc = pct(sv, .25) if sv else None
+        g50 = pct(gaps[kind], .5)
+        if svc:
+            verdict = 'QD~1 (gap ~= service time \u2014 serialized)' if g50 >= 0.5 * svc else 'pipelined'
+        else:
+            verdict = 'QD~1 suspicious (gap >= 40us)' if g50 >= 40000 else 'pipelined'
+        R['qd1'][kind] = {'gap_p50': g50, 'gap_p95': pct(gaps[kind], .95), 'verdict': verdict, 'svc': svc,
+                          'n_objects': nobj[kind]}
+    # achieved QD: sweep (ts, delta) events
+    ev = sorted([(c['ts'], 1) for c in real] + [(c['ts'] + c['dur'], -1) for c in real])
+    if ev and ev[-1][0] > ev[0][0]:
+        qd = qmax = area = le1 = 0
+        for (t, d), nxt in zip(ev, ev[1:] + [None]):
+            qd += d
+            qmax = max(qmax, qd)
+            if nxt:
+                area += qd * (nxt[0] - t)
+                le1 += (nxt[0] - t) if qd <= 1 else 0
+        span = ev[-1][0] - ev[0][0]
+        R['qd'] = {'mean': area / span, 'max': qmax, 'pct_time_le1': le1 / span}
+    # inferred batches
+    subs = sorted(c['ts'] for c in pool)
+    if subs:
+        sizes, cur = [], 1
+        for a, b in zip(subs, subs[1:]):
+            if b - a > gap_ns:
+                sizes.append(cur)
+                cur = 1
+            else:
+                cur += 1
+        sizes.append(cur)
+        R['batches'] = {'n': len(sizes), 'size_p50': pct(sizes, .5), 'size_p95': pct(sizes, .95)}
+    # objects
+    ok = [o for o in objs if not failed(o)]
+    first = {t: min(c['ts'] for c in cl) for t, cl in by_tid.items()}
+    for op in ('store', 'load', 'delete'):
+        ol = [o for o in ok if o['op'] == op]
+        if not ol:
+            continue
+        mb = [(o['bytes'] or 0) / max(1e-9, o['dur'] / 1e9) / 1e6 for o in ol if o['dur']]
+        pre = [first[o['tid']] - o['ts'] for o in ol if o['tid'] in first]
+        R.setdefault('objects', {})[op] = {
+            'n': len(ol), 'span_p50': pct([o['dur'] for o in ol], .5), 'span_p99': pct([o['dur'] for o in ol], .99),
+            'eff_mbs_p50': pct(mb, .5) if mb else None, 'presubmit_p50': pct(pre, .5) if pre else None}
+    nf = sum(1 for o in objs if failed(o))
+    if nf:
+        R['failed_ops'] = nf
+    # TP barrier by the key's fmt field, and by the decoded rank
+    fmts = {o['fmt'] for o in ok if o['fmt']}
+    if len(fmts) > 1:
+        ends = defaultdict(list)
+        for o in ok:
+            if o['chunk'] and o['op'] in ('store', 'load'):
+                ends[(o['op'], o['chunk'])].append(o['ts'] + o['dur'])
+        barr = [max(e) - min(e) for e in ends.values() if len(e) == len(fmts)]
+        if barr:
+            R['tp_barrier'] = {'shards': len(fmts), 'gap_p50': pct(barr, .5), 'gap_p99': pct(barr, .99)}
+    rk = [o for o in ok if o['tp_rank'] is not None and o['op'] in ('store', 'load')]
+    ranks = {o['tp_rank'] for o in rk}
+    if len(ranks) > 1:
+        grp = defaultdict(list)
+        for o in rk:
+            grp[(o['op'], o['tp_chunk'])].append(o)
+        barr = [max(o['ts'] + o['dur'] for o in g) - min(o['ts'] + o['dur'] for o in g)
+                for g in grp.values() if len({o['tp_rank'] for o in g}) == len(ranks)]
+        if barr:
+            worlds = [o['tp_world'] for o in objs if o['tp_world'] is not None]   # any object of the label
+            R['tp_ranks'] = {'world_size': max(worlds) if worlds else None, 'ranks': len(ranks),
+                             'gap_p50': pct(barr, .5), 'gap_p99': pct(barr, .99), 'chunks': len(barr)}
+    # space axis: pool writes in submit order
+    w = sorted((c for c in pool if c['op'] == 'write'), key=lambda c: (c['ts'], c['id']))
+    if w:
+        seen, reuse, seq = set(), 0, 0
+        for i, c in enumerate(w):
+            reuse += c['slba'] in seen
+            seen.add(c['slba'])
+            if i and c['slba'] is not None and w[i - 1]['slba'] is not None and \
+                    c['slba'] == w[i - 1]['slba'] + (w[i - 1]['dlen'] or 0) // lba:
+                seq += 1
+        R['space'] = {'lba_reuse': reuse, 'seq_pct': seq / max(1, len(w) - 1),
+                      'header_cmds': sum(1 for c in w if c['role'] == 'header')}
+    # serving spans by op, else name
+    if serving:
+        by_op = defaultdict(list)
+        for s in serving:
+            by_op[s['op'] or s['name']].append(s['dur'])
+        R['serving'] = {op: {'n': len(d), 'p50': pct(d, .5), 'p99': pct(d, .99)} for op, d in by_op.items()}
+    return R
+
+
+def ab(objs_by_label, R):
+    labels = sorted(objs_by_label)
+    if len(labels) < 2:
+        return
+
+    def keyed(objs):
+        d = defaultdict(list)
+        for o in sorted(objs, key=lambda o: (o['ts'], o['id'])):
+            if o['key'] and o['op'] in ('store', 'load'):
+                d[(o['key'], o['op'])].append(o['dur'])
+        return d
+    base = keyed(objs_by_label[labels[0]])
+    for other in labels[1:]:
+        ko, deltas = keyed(objs_by_label[other]), defaultdict(list)
+        for k, bl in base.items():
+            deltas[k[1]] += [od - bd for bd, od in zip(bl, ko.get(k, []))]
+        out = {'vs': labels[0]}
+        for op, d in deltas.items():
+            if d:
+                out[op] = {'n': len(d), 'delta_p50': pct(d, .5), 'delta_p95': pct(d, .95)}
+        if len(out) > 1:
+            R[other]['ab'] = out
+
+
+def diff(path, want, got, errs):
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            errs.append('%s: want an object, kvio has %r' % (path, got))
+            return
+        for k in want:
+            if k not in got:
+                errs.append('%s.%s: missing in kvio (model %r)' % (path, k, want[k]))
+            else:
+                diff(path + '.' + k, want[k], got[k], errs)
+    elif isinstance(want, float) or isinstance(got, float):
+        if want is None or got is None or not math.isclose(want, got, rel_tol=1e-12, abs_tol=1e-12):
+            errs.append('%s: model %r, kvio %r' % (path, want, got))
+    elif want != got:
+        errs.append('%s: model %r, kvio %r' % (path, want, got))
+
+
+def main():
+    db, ext, rep = sys.argv[1:4]
+    gap_us = int(sys.argv[sys.argv.index('--batch-gap-us') + 1]) if '--batch-gap-us' in sys.argv else 50
+    cmds, objs, info, serving = load(db, ext)
+    labels = sorted(set(cmds) | set(objs))
+    R = {l: label_metrics(cmds.get(l, []), objs.get(l, []), info.get(l, []), serving.get(l, []), gap_us * 1000)
+         for l in labels}
+    ab(objs, R)
+    got = json.load(open(rep))
+    errs = []
+    if sorted(got) != labels:
+        errs.append('labels: model %s, kvio %s' % (labels, sorted(got)))
+    for l in labels:
+        diff(l, R[l], got.get(l, {}), errs)
+        extra = set(got.get(l, {})) - set(R[l]) - {'label', 'capture'}
+        if extra:
+            errs.append('%s: kvio has sections the model does not: %s' % (l, sorted(extra)))
+    for e in errs:
+        print('model_report: ' + e)
+    print('model_report: %d labels, %s' % (len(labels), 'differences: %d' % len(errs) if errs else 'all values equal'))
+    sys.exit(1 if errs else 0)
+
+
+if __name__ == '__main__':
+    main()
