@@ -86,6 +86,7 @@ static const char *cstr(const struct cell *c)
 struct report_opts {
 	int64_t batch_gap_ns;
 	int progress; /* stderr is a terminal: say which file runs */
+	int jobs;     /* connections; 0: one per core, up to MAX_CONN */
 };
 
 /* Run every statement of sql/<name>; the rows of the last one that returns
@@ -300,7 +301,7 @@ static void analyses_start(struct runner *rn, const char *dbpath, const struct r
 	sql_text("prelude.sql");
 	for (int i = 0; i < NANALYSES; i++)
 		sql_text(analyses[i]); /* load KVIO_SQL_DIR copies before the threads start */
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
 	rn->nw = ncpu < 1 ? 1 : ncpu > MAX_CONN ? MAX_CONN : (int)ncpu;
 	rn->dbpath = dbpath;
 	rn->o = *o;
@@ -358,7 +359,7 @@ static int take(struct result *res, const char *name, struct rows *r)
 
 static const char report_help[] =
 	"usage: kvio-report trace.db [--json [FILE]] [--batch-gap-us 50] [--label L ...]\n"
-	"                   [--fail-on qd1]\n\n"
+	"                   [--fail-on qd1] [--jobs N]\n\n"
 	"The kvio metrics pack per capture label (A/B arms side by side): QD1 detector,\n"
 	"latency percentiles, achieved queue depth, inferred batches, object spans,\n"
 	"TP all-rank barrier, space axis, throughput, serving spans, paired A/B diffs.\n"
@@ -369,6 +370,8 @@ static const char report_help[] =
 	"  --batch-gap-us N  submit gap that splits inferred batches (default 50)\n"
 	"  --label L         report only label L (repeatable)\n"
 	"  --fail-on qd1     exit 3 when any label's load or store verdict is QD~1\n"
+	"  --jobs N          database connections running the sql/ files at once, 1-4\n"
+	"                    (default: one per core, up to 4; each holds ~100 MB)\n"
 	"  --rows FILE.sql   print the rows of one sql/ file as kvio-report runs it\n"
 	"                    ('|'-separated, like sqlite3), after prelude.sql\n\n"
 	"The sql/ files are built into kvio; KVIO_SQL_DIR=DIR runs the ones in DIR instead\n"
@@ -425,6 +428,15 @@ int cmd_report(int argc, char **argv)
 				kvio_err("--rows: no sql/%s in this kvio", rows_of);
 				return 2;
 			}
+		} else if (opt_is(a, "--jobs")) {
+			int64_t n;
+			if (!(v = opt_value(argc, argv, &i, "--jobs")))
+				return 2;
+			if (parse_i64(v, &n) || n < 1 || n > MAX_CONN) {
+				kvio_err("--jobs: '%s' is not a number from 1 to %d", v, MAX_CONN);
+				return 2;
+			}
+			o.jobs = (int)n;
 		} else if (opt_is(a, "--fail-on")) {
 			if (!(v = opt_value(argc, argv, &i, "--fail-on")))
 				return 2;

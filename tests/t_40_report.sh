@@ -112,6 +112,13 @@ KVIO_SQL_DIR="$T/sqlp50" "$BUILD/kvio-report" "$T/gm.db" --json > "$T/m.json" 2>
 eq "model catches a changed definition (qd1 svc p50)" 1 \
 	"$(python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" > "$T/m.out"; echo $?)"
 
+# --jobs: the connection count changes nothing in the output
+for n in 1 3 4; do
+	eq "report ab: --jobs $n gives the same JSON" "$(cat "$T/ab.json")" "$("$BUILD/kvio-report" "$T/ab.db" --jobs $n --json)"
+done
+"$BUILD/kvio-report" "$T/ab.db" --jobs 0 2>/dev/null; eq "report: --jobs 0 exits 2" 2 $?
+"$BUILD/kvio-report" "$T/ab.db" --jobs 5 2>/dev/null; eq "report: --jobs 5 exits 2" 2 $?
+
 # errors
 "$BUILD/kvio-report" "$T/nope.db" 2>"$T/r.err"; eq "report: missing db exits 2" 2 $?
 eq "report: missing db, one line" 1 "$(wc -l < "$T/r.err")"
