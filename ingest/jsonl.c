@@ -258,17 +258,28 @@ int jl_u64(const struct jline *j, int t, uint64_t *out)
 	return 0;
 }
 
-int jl_i64(const struct jline *j, int t, int64_t *out)
+/* A number token copied into buf as a C string (for strtoll/strtod); NULL when
+ * t is not a number or is longer than any number kvio reads. */
+static const char *num_text(const struct jline *j, int t, char buf[64], size_t *len)
 {
 	if (!jl_is_num(j, t))
-		return -1;
-	const char *p = j->s + j->tok[t].start;
+		return NULL;
 	size_t l = j->tok[t].end - j->tok[t].start;
-	char buf[64];
-	if (l >= sizeof buf)
-		return -1;
-	memcpy(buf, p, l);
+	if (l >= 64)
+		return NULL;
+	memcpy(buf, j->s + j->tok[t].start, l);
 	buf[l] = 0;
+	*len = l;
+	return buf;
+}
+
+int jl_i64(const struct jline *j, int t, int64_t *out)
+{
+	char buf[64];
+	size_t l;
+	const char *p = num_text(j, t, buf, &l);
+	if (!p)
+		return -1;
 	errno = 0;
 	if (is_int_text(p, l)) {
 		if (*p != '-' && l <= 18) { /* fits: no overflow check needed */
@@ -293,15 +304,10 @@ int jl_i64(const struct jline *j, int t, int64_t *out)
 
 int jl_f64(const struct jline *j, int t, double *out)
 {
-	if (!jl_is_num(j, t))
-		return -1;
-	const char *p = j->s + j->tok[t].start;
-	size_t l = j->tok[t].end - j->tok[t].start;
 	char buf[64];
-	if (l >= sizeof buf)
+	size_t l;
+	if (!num_text(j, t, buf, &l))
 		return -1;
-	memcpy(buf, p, l);
-	buf[l] = 0;
 	*out = strtod(buf, NULL);
 	return isfinite(*out) ? 0 : -1;
 }
