@@ -20,15 +20,22 @@ void dbw_step(struct dbw *w, sqlite3_stmt *st)
 	sqlite3_reset(st);
 }
 
+/* Text parameters need no such helper: sqlite3_bind_text with a NULL pointer
+ * binds NULL. */
+static void bind_i64_or_null(sqlite3_stmt *st, int i, int present, int64_t v)
+{
+	if (present)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
 int64_t dbw_process(struct dbw *w, int64_t pid, const char *name)
 {
 	int64_t upid = w->next_upid++;
 	sqlite3_bind_int64(w->process, 1, upid);
 	sqlite3_bind_int64(w->process, 2, pid);
-	if (name)
-		sqlite3_bind_text(w->process, 3, name, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(w->process, 3);
+	sqlite3_bind_text(w->process, 3, name, -1, SQLITE_TRANSIENT);
 	dbw_step(w, w->process);
 	return upid;
 }
@@ -40,31 +47,13 @@ int64_t dbw_track(struct dbw *w, const char *name, int64_t parent, int64_t upid,
 	int64_t id = w->next_track++;
 	sqlite3_stmt *st = w->track;
 	sqlite3_bind_int64(st, 1, id);
-	if (name)
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 2);
-	if (parent >= 0)
-		sqlite3_bind_int64(st, 3, parent);
-	else
-		sqlite3_bind_null(st, 3);
-	if (upid >= 0)
-		sqlite3_bind_int64(st, 4, upid);
-	else
-		sqlite3_bind_null(st, 4);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	bind_i64_or_null(st, 3, parent >= 0, parent);
+	bind_i64_or_null(st, 4, upid >= 0, upid);
 	sqlite3_bind_int(st, 5, unit != NULL);
-	if (unit)
-		sqlite3_bind_text(st, 6, unit, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 6);
-	if (order >= 0)
-		sqlite3_bind_int(st, 7, order);
-	else
-		sqlite3_bind_null(st, 7);
-	if (explicit_order)
-		sqlite3_bind_text(st, 8, "explicit", -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 8);
+	sqlite3_bind_text(st, 6, unit, -1, SQLITE_STATIC);
+	bind_i64_or_null(st, 7, order >= 0, order);
+	sqlite3_bind_text(st, 8, explicit_order ? "explicit" : NULL, -1, SQLITE_STATIC);
 	dbw_step(w, st);
 	return id;
 }
@@ -144,10 +133,7 @@ void dbw_arg_row(struct dbw *w, int64_t set, const char *key, int vt_kind, int64
 	else
 		sqlite3_bind_int64(st, 3, i);
 	sqlite3_bind_text(st, 6, vt[vt_kind], -1, SQLITE_STATIC);
-	if (display)
-		sqlite3_bind_text(st, 7, display, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 7);
+	sqlite3_bind_text(st, 7, display, -1, SQLITE_TRANSIENT);
 	dbw_step(w, st);
 }
 
@@ -251,18 +237,9 @@ void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r)
 	if (r->flags & CHF_KV) {
 		cb->kv_id[k] = (uint32_t)w->next_kv;
 		sqlite3_bind_int64(w->kv, 1, w->next_kv++);
-		if (r->key_hex)
-			sqlite3_bind_text(w->kv, 2, r->key_hex, -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(w->kv, 2);
-		if (r->has_key_len)
-			sqlite3_bind_int64(w->kv, 3, r->key_len);
-		else
-			sqlite3_bind_null(w->kv, 3);
-		if (r->has_value_len)
-			sqlite3_bind_int64(w->kv, 4, r->value_len);
-		else
-			sqlite3_bind_null(w->kv, 4);
+		sqlite3_bind_text(w->kv, 2, r->key_hex, -1, SQLITE_TRANSIENT);
+		bind_i64_or_null(w->kv, 3, r->has_key_len, r->key_len);
+		bind_i64_or_null(w->kv, 4, r->has_value_len, r->value_len);
 		dbw_step(w, w->kv);
 	}
 }
