@@ -427,7 +427,8 @@ int pftrace_import(const char *path, sqlite3 *db)
 		/* events in time order; slices paired per track */
 		struct iev *ev = m.ev.v;
 		size_t ne = m.ev.n;
-		qsort(ev, ne, sizeof *ev, ev_order);
+		if (ne)
+			qsort(ev, ne, sizeof *ev, ev_order);
 		sl = xmalloc((ne ? ne : 1) * sizeof *sl);
 		ev_slice = xmalloc((ne ? ne : 1) * sizeof *ev_slice);
 		size_t ns = 0;

@@ -105,6 +105,12 @@ eq "import truncated: no database left" absent "$([ -e "$T/cut.db" ] && echo pre
 printf 'hello world, not a trace' > "$T/junk.pftrace"
 "$BUILD/kvio-ingest" -q -o "$T/junk2.db" --pftrace "$T/junk.pftrace" 2>/dev/null
 eq "import junk: exit 2" 2 $?
+# a trace with a track but no event (found by fuzzing under UBSan: the empty
+# event list reached qsort as a NULL pointer): one track, no slice, exit 0
+printf '\012\010\342\003\005\010\001\022\001x' > "$T/noev.pftrace"
+"$BUILD/kvio-ingest" -q -o "$T/noev.db" --pftrace "$T/noev.pftrace"
+eq "import a trace without events: exit 0, one track named x, no slice" "0 x|0" \
+	"$? $(q "$T/noev.db" "select (select group_concat(name) from track) || '|' || (select count(*) from slice)")"
 "$BUILD/kvio-export" "$T/nope.db" -o "$T/x.pftrace" 2>/dev/null; eq "export missing db: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" 2>/dev/null; eq "export without -o: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" -o "$T/no/such/dir/x.pftrace" 2>/dev/null; eq "export to an unwritable path: exit 2" 2 $?
