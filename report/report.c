@@ -12,6 +12,7 @@
 #include "../lib/util.h"
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,24 @@ struct report_opts {
 
 /* Run every statement of sql/<name>; the rows of the last one that returns
  * rows land in out. Returns 0, or -1 after a one-line error. */
+/* One line for a failed statement, from the first connection that fails (the
+ * others usually fail the same way: a full temp directory hits them all). A
+ * full disk names where SQLite's temp files go: the database is read-only, so
+ * it is never the database that filled up. */
+static void sql_fail(sqlite3 *db, const char *name)
+{
+	static atomic_int said;
+	if (atomic_exchange(&said, 1))
+		return;
+	if (sqlite3_errcode(db) == SQLITE_FULL) {
+		const char *dir = getenv("SQLITE_TMPDIR");
+		kvio_err("sql/%s: %s: no room for SQLite's temp files in %s (set SQLITE_TMPDIR to a roomier directory)",
+			 name, sqlite3_errmsg(db), dir && *dir ? dir : "/var/tmp or /tmp");
+	} else {
+		kvio_err("sql/%s: %s", name, sqlite3_errmsg(db));
+	}
+}
+
 static int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out)
 {
 	const char *sql = sql_text(name);
@@ -105,7 +124,7 @@ static int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, s
 	while (tail && *tail) {
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
-			kvio_err("sql/%s: %s", name, sqlite3_errmsg(db));
+			sql_fail(db, name);
 			return -1;
 		}
 		if (!st)
@@ -145,7 +164,7 @@ static int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, s
 		}
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE) {
-			kvio_err("sql/%s: %s", name, sqlite3_errmsg(db));
+			sql_fail(db, name);
 			rows_free(&r);
 			return -1;
 		}

@@ -131,6 +131,21 @@ eq "report: non-kvio message" 1 "$(grep -c 'not a kvio database' "$T/o.err")"
 "$BUILD/kvio-report" "$DB" --fail-on nothing 2>/dev/null; eq "report: bad --fail-on exits 2" 2 $?
 eq "report: opened read-only (db unchanged)" "$(md5sum < "$DB")" "$("$BUILD/kvio-report" "$DB" >/dev/null; md5sum < "$DB")"
 
+# a full temp directory (a 64 KiB tmpfs, when this machine lets root mount one):
+# one line naming the directory, exit 2
+mkdir -p "$T/tiny_tmp"
+if mount -t tmpfs -o size=64k tmpfs "$T/tiny_tmp" 2>/dev/null; then
+	"$BUILD/kvio-gen" --sem "$T/full.s" --ebpf "$T/full.e" --lines 20000 2>/dev/null
+	"$BUILD/kvio-ingest" -q -o "$T/full.db" --sem "$T/full.s" --ebpf "$T/full.e"
+	SQLITE_TMPDIR="$T/tiny_tmp" "$BUILD/kvio-report" "$T/full.db" --json >/dev/null 2>"$T/full.err"
+	eq "report: full temp directory exits 2" 2 $?
+	eq "report: full temp directory, one line naming it" "1 1" \
+		"$(wc -l < "$T/full.err") $(grep -c "temp files in $T/tiny_tmp" "$T/full.err")"
+	umount "$T/tiny_tmp"
+else
+	echo "skip - full temp directory (cannot mount a tmpfs here)"
+fi
+
 # KVIO_SQL_DIR: an edited copy of a metric runs without rebuilding
 mkdir -p "$T/sqldir" && cp sql/*.sql "$T/sqldir/"
 sed -i 's/count(\*) AS n,                                   -- commands/count(*) + 1000 AS n,                            -- commands/' "$T/sqldir/commands.sql"
