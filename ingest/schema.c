@@ -108,7 +108,8 @@ int db_exec(sqlite3 *db, const char *sql, const char *what)
 	char *err = NULL;
 	int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
 	if (rc != SQLITE_OK) {
-		kvio_err("%s: %s", what, err ? err : sqlite3_errstr(rc));
+		const char *file = sqlite3_db_filename(db, "main");
+		kvio_err("%s: %s: %s", file && *file ? file : "(database)", what, err ? err : sqlite3_errstr(rc));
 		sqlite3_free(err);
 	}
 	return rc;
@@ -126,7 +127,7 @@ int db_create(const char *path, sqlite3 **out)
 	rc = db_exec(db,
 		     "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 		     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;",
-		     path);
+		     "setting up the database");
 	if (rc == SQLITE_OK)
 		rc = kvio_register_functions(db);
 	if (rc == SQLITE_OK)

@@ -269,10 +269,10 @@ struct runner {
  * cache per connection: a report's memory stays ~120-140 MB at any capture size
  * (in-memory temp storage took 315 MB at 1M lines and 1.26 GB at 4M, for the
  * same time). */
-static int prepare_conn(sqlite3 *db, const char *dbpath, const struct report_opts *o)
+static int prepare_conn(sqlite3 *db, const struct report_opts *o)
 {
 	struct rows r = {0};
-	int rc = db_exec(db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;", dbpath) != SQLITE_OK ||
+	int rc = db_exec(db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;", "setting up the connection") != SQLITE_OK ||
 		 run_sql(db, "prelude.sql", o, &r) != 0;
 	rows_free(&r);
 	return rc ? -1 : 0;
@@ -292,7 +292,7 @@ static void *work(void *arg)
 	struct runner *rn = w->rn;
 	sqlite3 *db = w->db;
 	w->rc = 0;
-	if (!db && (!(db = db_open_ro(rn->dbpath)) || prepare_conn(db, rn->dbpath, &rn->o))) {
+	if (!db && (!(db = db_open_ro(rn->dbpath)) || prepare_conn(db, &rn->o))) {
 		w->rc = -1;
 		goto out;
 	}
@@ -491,7 +491,7 @@ int cmd_report(int argc, char **argv)
 	struct runner rn = {0};
 	if (!rows_of)
 		analyses_start(&rn, dbpath, &o, res);
-	if (prepare_conn(db, dbpath, &o)) {
+	if (prepare_conn(db, &o)) {
 		status = 2;
 		goto done;
 	}
