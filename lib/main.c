@@ -5,6 +5,7 @@
 #include "util.h"
 #include <sqlite3.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 static const struct builtin {
@@ -47,6 +48,17 @@ static void usage(FILE *f)
 	fprintf(f, "\nEach command takes --help.\n");
 }
 
+/* A report piped or redirected to a full disk must not end "ok": stdout is
+ * flushed and closed here, and a failure there fails the command. */
+static int finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		kvio_err("writing standard output: %s", strerror(errno ? errno : EIO));
+		return rc ? rc : 2;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	/* no global memory statistics: they take a process-wide mutex on every
@@ -57,7 +69,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NBUILTIN; i++)
 		if (!strcmp(base, builtins[i].name)) {
 			kvio_prog = builtins[i].name;
-			return builtins[i].fn(argc, argv);
+			return finish(builtins[i].fn(argc, argv));
 		}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -66,7 +78,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NBUILTIN; i++)
 		if (!strcmp(argv[1], builtins[i].sub) || !strcmp(argv[1], builtins[i].name)) {
 			kvio_prog = builtins[i].name;
-			return builtins[i].fn(argc - 1, argv + 1);
+			return finish(builtins[i].fn(argc - 1, argv + 1));
 		}
 	kvio_err("unknown command '%s'", argv[1]);
 	usage(stderr);

@@ -141,6 +141,10 @@ if mount -t tmpfs -o size=64k tmpfs "$T/tiny_tmp" 2>/dev/null; then
 	eq "report: full temp directory exits 2" 2 $?
 	eq "report: full temp directory, one line naming it" "1 1" \
 		"$(wc -l < "$T/full.err") $(grep -c "temp files in $T/tiny_tmp" "$T/full.err")"
+	# stdout redirected to that full disk: not "ok" with an empty file
+	dd if=/dev/zero of="$T/tiny_tmp/fill" bs=1k count=128 2>/dev/null
+	"$BUILD/kvio-report" "$T/tiny.db" --json > "$T/tiny_tmp/out.json" 2>"$T/full.err"
+	eq "report: stdout on a full disk exits 2, and says so" "2 1" "$? $(grep -c 'writing standard output' "$T/full.err")"
 	umount "$T/tiny_tmp"
 else
 	echo "skip - full temp directory (cannot mount a tmpfs here)"
