@@ -398,7 +398,8 @@ static const char report_help[] =
 	"EXAMPLES\n"
 	"  kvio-report trace.db\n"
 	"  kvio-report ab.db --json metrics.json --label stock --label batched\n\n"
-	"exit status: 0 ok, 2 usage error or unreadable/non-kvio database, 3 --fail-on tripped\n";
+	"exit status: 0 ok, 2 usage error, unreadable/non-kvio database or an output that\n"
+	"could not be written (a full disk), 3 --fail-on tripped\n";
 
 int cmd_report(int argc, char **argv)
 {
