@@ -8,12 +8,14 @@
 #include "jsonl.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 const char *const role_name[NROLES] = {"writes", "reads", "other", "untagged"};
 
@@ -422,9 +424,99 @@ static void parse_text(struct reader *r, const char *buf, size_t n, int final)
 		one_line(r, p, (size_t)(end - p), ++lineno, final);
 }
 
-/* Sequential reads (files, pipes, process substitution): append up to want
- * bytes to *buf. Returns bytes read (0 at EOF), -1 on error (reported). */
-static ssize_t read_more(int fd, const char *path, char **buf, size_t *have, size_t *cap, size_t want)
+/* ---- inputs: plain or gzip JSONL, files, pipes, process substitution -------
+ * A regular file is peeked (pread, nothing consumed): plain text is read with
+ * read() as it is; gzip goes through zlib; zstd, xz and bzip2 are refused
+ * with the command that would work. A pipe cannot be peeked, so it is read
+ * through zlib, which passes plain text through unchanged. A gzip stream that
+ * ends mid-member (still being written, or cut) ends like a truncated file:
+ * what was decompressed is used, with a warning. */
+struct input {
+	int fd;
+	gzFile gz;          /* NULL: plain read() on fd */
+	const char *path;
+	int ended;          /* the gzip stream ended early: said once, then EOF */
+};
+
+static int input_open(struct input *in, const char *path)
+{
+	*in = (struct input){.fd = open(path, O_RDONLY | O_CLOEXEC), .path = path};
+	if (in->fd < 0) {
+		kvio_err("%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	unsigned char m[6] = {0};
+	ssize_t n = pread(in->fd, m, sizeof m, 0);
+	const char *fmt = NULL, *tool = NULL;
+	if (n >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
+		fmt = "zstd", tool = "zstdcat";
+	else if (n >= 6 && !memcmp(m, "\xfd" "7zXZ\0", 6))
+		fmt = "xz", tool = "xzcat";
+	else if (n >= 3 && !memcmp(m, "BZh", 3))
+		fmt = "bzip2", tool = "bzcat";
+	if (fmt) {
+		kvio_err("%s: %s-compressed; kvio reads plain or gzip JSONL: pass <(%s %s) instead", path, fmt, tool,
+			 path);
+		close(in->fd);
+		return -1;
+	}
+	int gzip = n >= 2 && m[0] == 0x1f && m[1] == 0x8b;
+	if (gzip || (n < 0 && errno == ESPIPE)) {
+		if (!(in->gz = gzdopen(in->fd, "rb"))) {
+			kvio_err("%s: cannot read: %s", path, strerror(errno ? errno : ENOMEM));
+			close(in->fd);
+			return -1;
+		}
+		gzbuffer(in->gz, 1 << 20);
+	}
+	return 0;
+}
+
+static void input_close(struct input *in)
+{
+	if (in->gz)
+		gzclose(in->gz); /* closes fd */
+	else if (in->fd >= 0)
+		close(in->fd);
+	in->gz = NULL;
+	in->fd = -1;
+}
+
+/* Up to n bytes; 0 at the end, -1 on error (reported). */
+static ssize_t input_read(struct input *in, char *p, size_t n)
+{
+	if (!in->gz) {
+		ssize_t k;
+		while ((k = read(in->fd, p, n)) < 0 && errno == EINTR)
+			;
+		if (k < 0)
+			kvio_err("%s: read error: %s", in->path, strerror(errno));
+		return k;
+	}
+	if (in->ended)
+		return 0;
+	if (n > INT_MAX)
+		n = INT_MAX;
+	int k = gzread(in->gz, p, (unsigned)n);
+	if (k > 0)
+		return k;
+	int zerr;
+	const char *msg = gzerror(in->gz, &zerr);
+	if (zerr == Z_BUF_ERROR) { /* the gzip stream ends mid-member */
+		kvio_err("%s: gzip stream ends early (still being written, or cut): reading up to there", in->path);
+		in->ended = 1;
+		return 0;
+	}
+	if (k < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+		kvio_err("%s: gzip: %s", in->path, zerr == Z_ERRNO ? strerror(errno) : msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sequential reads: append up to want bytes to *buf. Returns bytes read (0 at
+ * EOF), -1 on error (reported). */
+static ssize_t read_more(struct input *in, char **buf, size_t *have, size_t *cap, size_t want)
 {
 	if (*have + want > *cap) {
 		*cap = *have + want;
@@ -432,13 +524,9 @@ static ssize_t read_more(int fd, const char *path, char **buf, size_t *have, siz
 	}
 	size_t got = 0;
 	while (got < want) {
-		ssize_t k = read(fd, *buf + *have + got, want - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			kvio_err("%s: read error: %s", path, strerror(errno));
+		ssize_t k = input_read(in, *buf + *have + got, want - got);
+		if (k < 0)
 			return -1;
-		}
 		if (k == 0)
 			break;
 		got += (size_t)k;
@@ -522,17 +610,15 @@ static void add_stats(struct file_stats *to, const struct file_stats *from)
 /* Read one whole file into arm a (the semantic and serving files: small). */
 static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const struct ingest_opts *o)
 {
-	int fd = open(fs->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		kvio_err("%s: cannot open: %s", fs->path, strerror(errno));
+	struct input in;
+	if (input_open(&in, fs->path))
 		return 2;
-	}
 	char *buf = NULL;
 	size_t have = 0, cap = 0;
 	ssize_t got;
-	while ((got = read_more(fd, fs->path, &buf, &have, &cap, 1 << 20)) > 0)
+	while ((got = read_more(&in, &buf, &have, &cap, 1 << 20)) > 0)
 		;
-	close(fd);
+	input_close(&in);
 	if (got < 0) {
 		free(buf);
 		return 2;
@@ -565,7 +651,7 @@ struct dblock {
 #define MAX_WORKERS 4
 
 struct devread {
-	int fd;
+	struct input in;
 	const char *path;
 	size_t bs;
 	const struct ingest_opts *o;
@@ -596,7 +682,7 @@ static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final,
 	*final = 0;
 	*rc = 0;
 	for (;;) {
-		ssize_t got = read_more(d->fd, d->path, buf, &have, cap, d->bs);
+		ssize_t got = read_more(&d->in, buf, &have, cap, d->bs);
 		if (got < 0) {
 			*rc = 2;
 			*final = 1;
@@ -690,12 +776,9 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		    void (*consume)(void *ctx, struct arm *part), void *ctx)
 {
 	struct file_stats *fs = &a->ebpf_f;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		kvio_err("%s: cannot open: %s", path, strerror(errno));
+	struct devread d = {.path = path, .o = o, .nblocks = -1};
+	if (input_open(&d.in, path))
 		return 2;
-	}
-	struct devread d = {.fd = fd, .path = path, .o = o, .nblocks = -1};
 	d.bs = (size_t)env_i64("KVIO_BLOCK_BYTES", 4 << 20, 1);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nw = ncpu > MAX_WORKERS ? MAX_WORKERS : ncpu < 2 ? 2 : (int)ncpu;
@@ -762,7 +845,7 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 	pthread_mutex_destroy(&d.mu);
 	pthread_mutex_destroy(&d.read_mu);
 	pthread_cond_destroy(&d.cv);
-	close(fd);
+	input_close(&d.in);
 	return rc;
 }
 
