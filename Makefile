@@ -17,7 +17,7 @@ KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
 KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
-.PHONY: all deps demo test bench vmtest install clean
+.PHONY: all deps demo test bench vmtest fuzz install clean
 CAPTURE_SRC := capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c
 CAPTURE_HDR := $(wildcard capture/*.h)
 BPF_CLANG   ?= clang
@@ -94,6 +94,14 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/bench.sh
 
+# mutation fuzzing of the inputs under ASan/UBSan (minutes; not part of `make test`)
+FUZZ_RUNS ?= 300
+FUZZ_SEED ?= 1
+fuzz: deps
+	@$(MAKE) --no-print-directory B=$(B)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		$(addprefix $(B)/asan/,$(CMDS)) $(B)/asan/kvio-gen
+	@python3 scripts/fuzz.py $(B)/asan $(B)/fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/kvio $(DESTDIR)$(PREFIX)/share/kvio/sql
 	install -m 755 $(B)/kvio $(DESTDIR)$(PREFIX)/bin/kvio
@@ -101,6 +109,9 @@ install: all
 	for c in $(CMDS); do ln -sf kvio $(DESTDIR)$(PREFIX)/bin/$$c; done
 	install -m 644 $(B)/kvio.so $(DESTDIR)$(PREFIX)/lib/kvio/kvio.so
 	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/kvio/sql/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/kvio/docs
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/kvio/
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/kvio/docs/
 
 clean:
 	rm -rf $(B)

@@ -1,7 +1,7 @@
 # The build contract: gcc built everything above (-Wall -Wextra -Werror); clang
 # must be as clean; `make install` puts the commands, the extension and the
-# sql/ files where a packager expects them, and the installed set works.
-src="lib/*.c ingest/jsonl.c ingest/load.c ingest/join.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c ingest/ingest.c ingest/kvio_ext.c report/*.c capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c capture/kvio_load.c scripts/kvio-gen.c"
+# sql/ files (and the docs) where a packager expects them, and the installed set works.
+src="lib/*.c ingest/*.c report/*.c capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c capture/kvio_load.c scripts/kvio-gen.c"
 if command -v clang >/dev/null; then
 	out=""
 	for f in $src; do
@@ -15,7 +15,7 @@ make -s install DESTDIR="$T/inst" PREFIX=/usr > "$T/install.out" 2>&1
 eq "make install DESTDIR=... PREFIX=/usr: exit 0" 0 $?
 missing=""
 for f in bin/kvio bin/kvio-ingest bin/kvio-report bin/kvio-export bin/kvio2perfetto bin/nvme_uring_cmd_monitor bin/kvio-load \
-	lib/kvio/kvio.so share/kvio/sql/prelude.sql share/kvio/sql/qd1.sql; do
+	lib/kvio/kvio.so share/kvio/sql/prelude.sql share/kvio/sql/qd1.sql share/doc/kvio/README.md share/doc/kvio/docs/report.md; do
 	[ -e "$T/inst/usr/$f" ] || missing="$missing $f"
 done
 eq "installed files" "" "$missing"
