@@ -24,6 +24,8 @@ static int64_t lookup(const struct strpool *p, uint32_t head, const char *s, siz
 
 uint32_t strpool_id(struct strpool *p, const char *s, size_t n, int *fresh)
 {
+	if (!s) /* an absent string (a protobuf bytes field left out): the empty one */
+		s = "", n = 0;
 	int new_hash;
 	uint32_t *head = map_slot(&p->h, fnv(s, n), &new_hash);
 	if (!new_hash) {

@@ -96,7 +96,8 @@ char *arena_dup(struct arena *a, const char *s, size_t n)
 		a->used = 0;
 	}
 	char *d = a->blk + a->used;
-	memcpy(d, s, n);
+	if (n)
+		memcpy(d, s, n);
 	d[n] = 0;
 	a->used += n + 1;
 	return d;

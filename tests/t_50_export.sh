@@ -111,6 +111,11 @@ printf '\012\010\342\003\005\010\001\022\001x' > "$T/noev.pftrace"
 "$BUILD/kvio-ingest" -q -o "$T/noev.db" --pftrace "$T/noev.pftrace"
 eq "import a trace without events: exit 0, one track named x, no slice" "0 x|0" \
 	"$? $(q "$T/noev.db" "select (select group_concat(name) from track) || '|' || (select count(*) from slice)")"
+# an interned annotation string value without its string (make fuzz, UBSan: a
+# NULL pointer reached memcmp): read as the empty string
+printf '\012\011\120\001\142\005\352\001\002\010\001' > "$T/nostr.pftrace"
+"$BUILD/kvio-ingest" -q -o "$T/nostr.db" --pftrace "$T/nostr.pftrace"
+eq "import an interned string without its bytes: exit 0" 0 $?
 "$BUILD/kvio-export" "$T/nope.db" -o "$T/x.pftrace" 2>/dev/null; eq "export missing db: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" 2>/dev/null; eq "export without -o: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" -o "$T/no/such/dir/x.pftrace" 2>/dev/null; eq "export to an unwritable path: exit 2" 2 $?
