@@ -616,7 +616,14 @@ static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const 
 	char *buf = NULL;
 	size_t have = 0, cap = 0;
 	ssize_t got;
-	while ((got = read_more(&in, &buf, &have, &cap, 1 << 20)) > 0)
+	/* A regular file is read in one go into a buffer of its size; a pipe or a
+	 * gzip file doubles its buffer, so even a large input (a device capture
+	 * passed as --sem by mistake) costs linear time. */
+	struct stat st;
+	size_t hint = 1 << 20;
+	if (!in.gz && !fstat(in.fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		hint = (size_t)st.st_size + 1;
+	while ((got = read_more(&in, &buf, &have, &cap, have < hint ? hint - have : have > hint ? have : hint)) > 0)
 		;
 	input_close(&in);
 	if (got < 0) {
