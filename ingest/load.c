@@ -374,11 +374,30 @@ static const char *serving_line(struct reader *r, int *other)
 	return NULL;
 }
 
+/* Longer than this, a line is malformed without being parsed: no record is
+ * near it, and a region of NUL bytes (what a crash can leave at the end of a
+ * capture) has no newline for gigabytes. KVIO_MAX_LINE overrides (tests). */
+#define MAX_LINE_DEFAULT (1 << 20)
+static const char overlong_why[] = "line longer than 1 MiB (a region of NUL bytes from a crash?)";
+
+static size_t max_line(void)
+{
+	static size_t v;
+	if (!v)
+		v = (size_t)env_i64("KVIO_MAX_LINE", MAX_LINE_DEFAULT, 1);
+	return v;
+}
+
 /* One physical line (without '\n'). last: the unterminated tail of the file. */
 static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno, int last)
 {
 	struct file_stats *fs = r->fs;
 	fs->lines++;
+	if (n > max_line()) {
+		fs->malformed++;
+		report_bad(r, lineno, overlong_why, 0);
+		return;
+	}
 	if (n && s[n - 1] == '\r')
 		n--;
 	enum jl_err e = jl_parse(&r->j, s, n);
@@ -410,11 +429,10 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 	}
 }
 
-/* Parse the lines of buf[0..n) (line numbers from 1). final: the text ends the
- * file, so a last piece without '\n' is the unterminated tail. */
-static void parse_text(struct reader *r, const char *buf, size_t n, int final)
+/* Parse the lines of buf[0..n), numbered from lineno + 1. final: the text ends
+ * the file, so a last piece without '\n' is the unterminated tail. */
+static void parse_text(struct reader *r, const char *buf, size_t n, int final, uint64_t lineno)
 {
-	uint64_t lineno = 0;
 	const char *p = buf, *end = buf + n, *nl;
 	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 		one_line(r, p, (size_t)(nl - p), ++lineno, 0);
@@ -631,7 +649,7 @@ static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const 
 		return 2;
 	}
 	struct reader r = {.a = a, .ft = ft, .fs = fs, .o = o};
-	parse_text(&r, buf ? buf : "", have, 1);
+	parse_text(&r, buf ? buf : "", have, 1, 0);
 	free(buf);
 	uint64_t shown = 0;
 	report_lines(fs->path, r.bad, r.reported, &shown);
@@ -673,17 +691,22 @@ struct devread {
 
 /* Read the next block (under read_mu) into the worker's buffer: the carried
  * bytes, then about bs more, cut after the last newline. *final at the end of
- * the file. Returns the block's length. */
-static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final, int *rc)
+ * the file. *overlong: lines longer than max_line() that were dropped unread
+ * at the start of the block (the block's text follows them). Returns the
+ * block's length. A newline is looked for only in bytes not searched before,
+ * so a long line costs linear time. */
+static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final, int *rc, uint64_t *overlong)
 {
-	size_t have = 0;
-	if (d->ncarry) {
+	size_t have = 0, scan_from = 0;
+	int skipping = 0;
+	*overlong = 0;
+	if (d->ncarry) { /* the start of a line: it has no newline */
 		if (d->ncarry > *cap) {
 			*cap = d->ncarry;
 			*buf = xrealloc(*buf, *cap);
 		}
 		memcpy(*buf, d->carry, d->ncarry);
-		have = d->ncarry;
+		have = scan_from = d->ncarry;
 		d->ncarry = 0;
 	}
 	*final = 0;
@@ -697,9 +720,21 @@ static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final,
 		}
 		if (got == 0) {
 			*final = 1;
-			return have;
+			return skipping ? 0 : have;
 		}
-		char *nl = memrchr(*buf, '\n', have);
+		if (skipping) { /* drop the overlong line up to its newline */
+			char *nl1 = memchr(*buf + have - (size_t)got, '\n', (size_t)got);
+			if (!nl1) {
+				have = 0;
+				continue;
+			}
+			size_t rest = have - (size_t)(nl1 + 1 - *buf);
+			memmove(*buf, nl1 + 1, rest);
+			have = rest;
+			scan_from = 0;
+			skipping = 0;
+		}
+		char *nl = have > scan_from ? memrchr(*buf + scan_from, '\n', have - scan_from) : NULL;
 		if (nl) { /* the rest starts the next block */
 			size_t keep = (size_t)(nl + 1 - *buf);
 			d->ncarry = have - keep;
@@ -710,7 +745,13 @@ static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final,
 			if (d->ncarry)
 				memcpy(d->carry, nl + 1, d->ncarry);
 			return keep;
-		} /* no newline yet: a line longer than a block, read on */
+		}
+		scan_from = have; /* no newline yet: one line longer than a block, read on */
+		if (have > max_line()) {
+			(*overlong)++;
+			skipping = 1;
+			have = scan_from = 0;
+		}
 	}
 }
 
@@ -747,7 +788,8 @@ static void *dev_worker(void *arg)
 		int64_t i = d->next_take++;
 		pthread_mutex_unlock(&d->mu);
 		int final, rc;
-		size_t n = read_block(d, &text, &cap, &final, &rc);
+		uint64_t overlong;
+		size_t n = read_block(d, &text, &cap, &final, &rc, &overlong);
 		if (final) {
 			pthread_mutex_lock(&d->mu);
 			d->eof = 1;
@@ -763,8 +805,13 @@ static void *dev_worker(void *arg)
 		r.a = &b->part;
 		r.fs = &b->fs;
 		r.reported = 0;
+		for (uint64_t k = 0; k < overlong; k++) { /* the block's first lines, dropped unread */
+			b->fs.lines++;
+			b->fs.malformed++;
+			report_bad(&r, k + 1, overlong_why, 0);
+		}
 		if (!rc)
-			parse_text(&r, text ? text : "", n, final);
+			parse_text(&r, text ? text : "", n, final, overlong);
 		b->rc = rc;
 		b->reported = r.reported;
 		memcpy(b->bad, r.bad, sizeof b->bad);

@@ -26,6 +26,31 @@ kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null
 eq "growing, through a pipe in 64-byte blocks: the same" "2|1|1" \
 	"$(q "$T/grow2.db" "select lines, records, truncated_tail from kvio_file")"
 
+# A line longer than the limit (1 MiB; KVIO_MAX_LINE=1000 here) is one malformed
+# line, dropped unread: a crashed capture can hold gigabytes of NUL bytes without
+# a newline. Lines before and after it are used; the count and line number are
+# right whatever the block size; a region of NUL bytes at the end is the same.
+head -n 3 fixtures/tiny/ebpf.jsonl > "$T/long.jsonl"
+head -c 5000 /dev/zero | tr '\0' 'x' >> "$T/long.jsonl"
+printf '\n' >> "$T/long.jsonl"
+tail -n +4 fixtures/tiny/ebpf.jsonl >> "$T/long.jsonl"
+want="$(($(wc -l < fixtures/tiny/ebpf.jsonl) + 1))|1|$(q "$T/tiny.db" "select records from kvio_file where kind = 'ebpf'")"
+for bs in 200 4096 1048576; do
+	KVIO_MAX_LINE=1000 KVIO_BLOCK_BYTES=$bs "$BUILD/kvio-ingest" -q -o "$T/long.db" --ebpf "$T/long.jsonl" 2>"$T/long.err"
+	eq "overlong line, $bs-byte blocks: lines, malformed, records" "$want" \
+		"$(q "$T/long.db" "select lines, malformed, records from kvio_file where kind = 'ebpf'")"
+	eq "overlong line, $bs-byte blocks: its line number and reason" 1 "$(grep -c 'long.jsonl:4: line longer than' "$T/long.err")"
+done
+cp fixtures/tiny/ebpf.jsonl "$T/nul.jsonl"
+head -c 3000000 /dev/zero >> "$T/nul.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/nul.db" --ebpf "$T/nul.jsonl" 2>/dev/null
+eq "3 MB of NUL bytes at the end: one malformed line, the rest used" \
+	"$(($(wc -l < fixtures/tiny/ebpf.jsonl) + 1))|1|$(q "$T/tiny.db" "select records from kvio_file where kind = 'ebpf'")" \
+	"$(q "$T/nul.db" "select lines, malformed, records from kvio_file where kind = 'ebpf'")"
+KVIO_MAX_LINE=1000 "$BUILD/kvio-ingest" -q -o "$T/longsem.db" --sem "$T/long.jsonl" 2>/dev/null
+eq "overlong line in a file read whole (as --sem): counted malformed" 1 \
+	"$(q "$T/longsem.db" "select malformed from kvio_file where kind = 'sem'")"
+
 # missing input: one-line error, exit 2, no database left behind
 "$BUILD/kvio-ingest" -q -o "$T/missing.db" --ebpf "$T/nope.jsonl" 2>"$T/missing.err"
 eq "missing input: exit 2" 2 $?
