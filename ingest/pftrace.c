@@ -435,7 +435,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 		struct u64map open_top = {0}; /* track uuid -> top of its open-slice stack (slice index + 1) */
 		uint32_t *below = xmalloc((ne ? ne : 1) * sizeof *below);
 		struct u64map flow_last = {0}; /* flow id -> its latest slice */
-		uint64_t unmatched_end = 0;
+		uint64_t unmatched_end = 0, unended = 0;
 		for (size_t i = 0; i < ne; i++) {
 			struct iev *e = &ev[i];
 			ev_slice[i] = UINT32_MAX;
@@ -445,10 +445,11 @@ int pftrace_import(const char *path, sqlite3 *db)
 				uint32_t *top = map_slot(&open_top, e->track, &fresh);
 				if (fresh)
 					*top = 0;
-				int depth = 0;
-				for (uint32_t t = *top; t; t = below[t - 1])
-					depth++;
-				sl[ns] = (struct islice){(uint32_t)i, 0, depth, 0, 0};
+				int depth = *top ? sl[*top - 1].depth + 1 : 0; /* one more than the open slice below */
+				/* a BEGIN that never ends keeps dur -1, as in trace_processor */
+				int begin = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+				sl[ns] = (struct islice){(uint32_t)i, begin ? -1 : 0, depth, 0, 0};
+				unended += begin;
 				ev_slice[i] = (uint32_t)ns;
 				if (e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
 					below[ns] = *top;
@@ -479,6 +480,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 				uint32_t s = *top - 1;
 				*top = below[s];
 				sl[s].dur = e->ts - ev[sl[s].ev].ts;
+				unended--;
 			}
 		}
 		free(below);
@@ -487,6 +489,9 @@ int pftrace_import(const char *path, sqlite3 *db)
 		if (unmatched_end)
 			kvio_err("%s: %llu SLICE_END events without a matching begin (ignored)", path,
 				 (unsigned long long)unmatched_end);
+		if (unended)
+			kvio_err("%s: %llu SLICE_BEGIN events never end (dur -1, as trace_processor shows them)", path,
+				 (unsigned long long)unended);
 		/* ids: commands first (consecutive, for chunks), then the rest */
 		size_t ncmd = 0;
 		for (size_t s = 0; s < ns; s++) {
@@ -499,6 +504,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 			}
 			struct cmd_row r;
 			sl[s].is_cmd = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && sl[s].depth == 0 &&
+				       sl[s].dur >= 0 &&
 				       cmd_track(tname) && as_cmd(&m, e, &r);
 			if (sl[s].is_cmd)
 				ncmd++;

@@ -571,7 +571,7 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 			free((char *)keys[k]);
 			free(vals[k]);
 		}
-		if (dur)
+		if (dur > 0) /* dur -1: a slice that never ended (imported): its BEGIN only */
 			emit_end(x, SEQ_ID, ts + dur, track);
 	}
 	sqlite3_finalize(s);

@@ -116,6 +116,43 @@ eq "import a trace without events: exit 0, one track named x, no slice" "0 x|0" 
 printf '\012\011\120\001\142\005\352\001\002\010\001' > "$T/nostr.pftrace"
 "$BUILD/kvio-ingest" -q -o "$T/nostr.db" --pftrace "$T/nostr.pftrace"
 eq "import an interned string without its bytes: exit 0" 0 $?
+# nesting: BEGIN a, b, c at 1, 2, 3 ns and ENDs at 4, 5, 6 on one track -> c
+# [3,4) depth 2, b [2,5) depth 1, a [1,6) depth 0; and 20,000 BEGINs that never
+# end are depths 0..19999 (a depth is one more than the open slice below it:
+# walking the open stack per BEGIN made this quadratic)
+python3 - "$T/nest.pftrace" "$T/deep.pftrace" <<'PY'
+import sys
+def v(x):
+    o = bytearray()
+    while True:
+        b, x = x & 0x7f, x >> 7
+        o.append(b | 0x80 if x else b)
+        if not x:
+            return bytes(o)
+def f(n, val):
+    return v(n << 3) + v(val) if isinstance(val, int) else v(n << 3 | 2) + v(len(val)) + val
+def pkt(*fs):
+    b = b''.join(fs)
+    return f(1, b)
+def ev(ts, typ, name=None):
+    te = f(9, typ) + f(11, 1) + (f(23, name) if name else b'')
+    return pkt(f(8, ts), f(10, 1), f(11, te))
+head = pkt(f(60, f(1, 1) + f(2, b'lane')), f(10, 1))
+open(sys.argv[1], 'wb').write(head + ev(1, 1, b'a') + ev(2, 1, b'b') + ev(3, 1, b'c') + ev(4, 2) + ev(5, 2) + ev(6, 2))
+open(sys.argv[2], 'wb').write(head + b''.join(ev(10 + i, 1, b'x') for i in range(20000)))
+PY
+"$BUILD/kvio-ingest" -q -o "$T/nest.db" --pftrace "$T/nest.pftrace"
+eq "import nesting: ts, dur, depth of each slice" "a|1|5|0 b|2|3|1 c|3|1|2" \
+	"$(q "$T/nest.db" "select name, ts, dur, depth from slice order by ts" | tr '\n' ' ' | sed 's/ $//')"
+"$BUILD/kvio-ingest" -q -o "$T/deep.db" --pftrace "$T/deep.pftrace" 2>/dev/null
+eq "import 20,000 unended BEGINs: depths 0..19999, dur -1 (as trace_processor)" "20000|0|19999|-1|-1" \
+	"$(q "$T/deep.db" "select count(*), min(depth), max(depth), min(dur), max(dur) from slice")"
+"$BUILD/kvio-ingest" -q -o "$T/deep.db" --pftrace "$T/deep.pftrace" 2>"$T/deep.err"
+eq "import unended BEGINs: one line with their count" 1 "$(grep -c ': 20000 SLICE_BEGIN events never end' "$T/deep.err")"
+"$BUILD/kvio-export" "$T/deep.db" -o "$T/deep2.pftrace" >/dev/null 2>&1 &&
+	"$BUILD/kvio-ingest" -q -o "$T/deep2.db" --pftrace "$T/deep2.pftrace" 2>/dev/null
+eq "unended slices survive export and import (BEGIN only)" "20000|0|19999|-1|-1" \
+	"$(q "$T/deep2.db" "select count(*), min(depth), max(depth), min(dur), max(dur) from slice")"
 "$BUILD/kvio-export" "$T/nope.db" -o "$T/x.pftrace" 2>/dev/null; eq "export missing db: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" 2>/dev/null; eq "export without -o: exit 2" 2 $?
 "$BUILD/kvio-export" "$T/tiny.db" -o "$T/no/such/dir/x.pftrace" 2>/dev/null; eq "export to an unwritable path: exit 2" 2 $?
