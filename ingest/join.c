@@ -128,15 +128,15 @@ void arm_prepare(struct arm *a)
 	map_free(&rank);
 	memset(&g_rank, 0, sizeof g_rank);
 	struct obj *objs = a->objs.v;
+	size_t f = 0, cnt = 0; /* the current trace_id's run of occurrences: [f, f + cnt) */
 	for (size_t i = 0; i < no; i++) {
-		int fresh;
-		uint32_t *v = map_slot(&a->first_obj, objs[i].trace_id, &fresh);
-		if (fresh)
-			*v = (uint32_t)i;
-		size_t f = *v;
-		size_t cnt = 1;
-		while (f + cnt < no && objs[f + cnt].trace_id == objs[i].trace_id)
-			cnt++;
+		if (i == f + cnt) { /* a new trace_id: measure its run once */
+			int fresh;
+			f = i;
+			*map_slot(&a->first_obj, objs[i].trace_id, &fresh) = (uint32_t)i;
+			for (cnt = 1; f + cnt < no && objs[f + cnt].trace_id == objs[i].trace_id; cnt++)
+				;
+		}
 		objs[i].occurrence = cnt > 1 ? (int32_t)(i - f) : -1;
 		objs[i].is_store = objs[i].op && !strcmp(objs[i].op, "store");
 		objs[i].n_cmds = 0;
