@@ -51,6 +51,20 @@ KVIO_MAX_LINE=1000 "$BUILD/kvio-ingest" -q -o "$T/longsem.db" --sem "$T/long.jso
 eq "overlong line in a file read whole (as --sem): counted malformed" 1 \
 	"$(q "$T/longsem.db" "select malformed from kvio_file where kind = 'sem'")"
 
+# Occurrences (docs/formats.md, the join, 1): trace_id 5 logged twice (two
+# producers sharing the file), op ends at 1.0005 s and 2.0005 s. A command goes
+# to the first occurrence whose op end is >= its submit, else to the last:
+# 1.0001 s and 1.0002 s -> the first; 2.0001 s and 3.0 s -> the second.
+printf '%s\n' '{"trace_id":5,"op":"store","key":"m@f@0@aa","bytes":8192,"ts":2.0005}' \
+	'{"trace_id":5,"op":"store","key":"m@f@0@bb","bytes":8192,"ts":1.0005}' > "$T/occ.sem.jsonl"
+for t in 1000100000 1000200000 2000100000 3000000000; do
+	printf '{"event_type":"nvme_cmd","ts":%s,"user_data":21474836480,"op_name":"write","slba":1,"nlb":0,"data_len":4096}\n' $t
+done > "$T/occ.ebpf.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/occ.db" --sem "$T/occ.sem.jsonl" --ebpf "$T/occ.ebpf.jsonl" 2>/dev/null
+eq "occurrences: commands per occurrence in op-end order, dup_trace_id" "bb|2 aa|2 dup=1" \
+	"$(q "$T/occ.db" "select substr(extract_arg(s.arg_set_id, 'debug.key'), -2) || '|' || extract_arg(s.arg_set_id, 'debug.n_cmds')
+	                  from slice s join process_track pt on pt.id = s.track_id where pt.name like 'objects%' order by s.ts" | tr '\n' ' ')dup=$(q "$T/occ.db" "select value from kvio_stats where name = 'dup_trace_id'")"
+
 # missing input: one-line error, exit 2, no database left behind
 "$BUILD/kvio-ingest" -q -o "$T/missing.db" --ebpf "$T/nope.jsonl" 2>"$T/missing.err"
 eq "missing input: exit 2" 2 $?
