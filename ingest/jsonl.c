@@ -16,6 +16,7 @@ const char *jl_err_str(enum jl_err e)
 	case JL_SYNTAX: return "not valid JSON";
 	case JL_NOTOBJ: return "JSON but not an object";
 	case JL_UTF8: return "invalid UTF-8 or raw control character";
+	case JL_DEEP: return "arrays or objects nested more than 64 deep";
 	}
 	return "?";
 }
@@ -79,6 +80,39 @@ static enum jl_err not_object(struct jline *j, const char *s, size_t n)
 	return whole ? JL_NOTOBJ : JL_SYNTAX;
 }
 
+/* Nesting deeper than JL_MAX_DEPTH anywhere (brackets inside strings do not count). */
+static int too_deep(const char *s, size_t n)
+{
+	/* a line with at most JL_MAX_DEPTH opening brackets cannot be too deep:
+	 * counted with memchr, that is all a normal record costs */
+	size_t opens = 0;
+	const char *e = s + n;
+	for (const char *p = s; opens <= JL_MAX_DEPTH && (p = memchr(p, '{', (size_t)(e - p))); p++)
+		opens++;
+	for (const char *p = s; opens <= JL_MAX_DEPTH && (p = memchr(p, '[', (size_t)(e - p))); p++)
+		opens++;
+	if (opens <= JL_MAX_DEPTH)
+		return 0;
+	int depth = 0, in_str = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '[' || c == '{') {
+			if (++depth > JL_MAX_DEPTH)
+				return 1;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 {
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
@@ -92,6 +126,8 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 		return JL_BLANK;
 	if (utf8_check(s, n))
 		return JL_UTF8;
+	if (n > 2 * JL_MAX_DEPTH && too_deep(s, n)) /* shorter lines cannot be */
+		return JL_DEEP;
 	if (!j->tok) {
 		j->cap = 128;
 		j->tok = xmalloc(sizeof(jsmntok_t) * j->cap);

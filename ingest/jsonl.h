@@ -17,7 +17,12 @@ enum jl_err {
 	JL_SYNTAX,    /* not JSON */
 	JL_NOTOBJ,    /* JSON, but not an object */
 	JL_UTF8,      /* invalid UTF-8 or a raw control character */
+	JL_DEEP,      /* arrays/objects nested deeper than JL_MAX_DEPTH */
 };
+
+/* kvio's records are flat; deep nesting is garbage, and jsmn's cost grows with
+ * the square of the depth (each close bracket searches back for its opener). */
+#define JL_MAX_DEPTH 64
 
 /* A top-level member: key text and the token index of its value. */
 struct jmember {

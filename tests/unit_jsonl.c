@@ -58,19 +58,39 @@ int main(void)
 	CHECK("blank line", parse("   ") == JL_BLANK);
 	CHECK("invalid UTF-8 refused", parse("{\"a\":\"\xff\"}") == JL_UTF8);
 	CHECK("overlong UTF-8 refused", parse("{\"a\":\"\xc0\xaf\"}") == JL_UTF8);
+	{
+		/* {"a":[[...[1]...]],"pad":"..."} with d levels in all (the object is one):
+		 * 64 parse, 65 are refused; brackets inside a string do not count */
+		static char line[4096];
+		for (int d = 64; d <= 65; d++) {
+			int k = snprintf(line, sizeof line, "{\"a\":");
+			for (int l = 1; l < d; l++)
+				line[k++] = '[';
+			line[k++] = '1';
+			for (int l = 1; l < d; l++)
+				line[k++] = ']';
+			k += snprintf(line + k, sizeof line - k, ",\"pad\":\"%0300d\"}", 0);
+			CHECK(d == 64 ? "64 levels of nesting parse" : "65 levels of nesting are refused",
+			      parse(line) == (d == 64 ? JL_OK : JL_DEEP));
+		}
+		int k = snprintf(line, sizeof line, "{\"s\":\"");
+		for (int l = 0; l < 500; l++)
+			line[k++] = '[';
+		snprintf(line + k, sizeof line - k, "\\\"\"}");
+		CHECK("brackets inside a string are not nesting", parse(line) == JL_OK);
+	}
 	CHECK("lone CR refused", parse("{\"a\":1,\r\"b\":2}") == JL_UTF8);
 	CHECK("raw control char in string refused", parse("{\"a\":\"\x01\"}") == JL_UTF8);
 	CHECK("valid UTF-8 accepted", parse("{\"a\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}") == JL_OK);
 	{
-		static char deep[1024];
+		/* 400 array elements: more tokens than the first token array holds */
+		static char wide[1024];
 		size_t k = 0;
-		k += sprintf(deep + k, "{\"a\":");
-		for (int d = 0; d < 200; d++) deep[k++] = '[';
-		deep[k++] = '1';
-		for (int d = 0; d < 200; d++) deep[k++] = ']';
-		sprintf(deep + k, ",\"ts\":9}");
-		CHECK("deeply nested line parses (token array grows)",
-		      parse(deep) == JL_OK && !jl_i64(&j, JL_FIND(&j, "ts"), &i) && i == 9);
+		k += sprintf(wide + k, "{\"a\":[1");
+		for (int d = 1; d < 400; d++) wide[k++] = ',', wide[k++] = '1';
+		sprintf(wide + k, "],\"ts\":9}");
+		CHECK("a line of 400 values parses (token array grows)",
+		      parse(wide) == JL_OK && !jl_i64(&j, JL_FIND(&j, "ts"), &i) && i == 9);
 	}
 	jl_free(&j);
 	return fails != 0;
