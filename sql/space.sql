@@ -24,9 +24,9 @@ SELECT
   w.label,
   count(*) AS writes,
   count(*) - count(DISTINCT w.slba) - max(w.slba IS NULL) AS lba_reuse, -- every write of an slba after its first
-  sum(p.pos IS NOT NULL AND w.slba = p.slba + coalesce(p.dlen, 0) / coalesce(i.lba, 4096)) * 1.0
+  coalesce(sum(p.pos IS NOT NULL AND w.slba = p.slba + coalesce(p.dlen, 0) / coalesce(i.lba, 4096)), 0) * 1.0
     / max(1, count(*) - 1) AS seq_pct,
-  sum(w.role = 'header') AS header_cmds,
+  count(CASE WHEN w.role = 'header' THEN 1 END) AS header_cmds, -- 0, not NULL, when no write has a role
   (SELECT coalesce(hdr, 131072) FROM info WHERE info.label = w.label) AS header_bytes
 FROM kvio_space_w w
 LEFT JOIN kvio_space_w p ON p.pos = w.pos - 1 AND p.label = w.label

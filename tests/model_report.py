@@ -66,14 +66,14 @@ def label_metrics(cmds, objs, info, serving, gap_ns):
     tagged = [c for c in cmds if c['tid']]
     pool = tagged or cmds
     real = [c for c in pool if c['real']]
-    if cmds:
-        wall = max(c['ts'] + c['dur'] for c in cmds) - min(c['ts'] for c in cmds)
-        tb = sum(c['dlen'] or 0 for c in pool)
-        R['commands'] = {'n': len(cmds), 'tagged': len(tagged), 'untagged': len(cmds) - len(tagged),
-                         'tagged_bytes': tb, 'wall_ns': wall,
-                         'real_cover': sum(1 for c in cmds if c['real']) / len(cmds)}
-        if wall:
-            R['throughput_gbs'] = tb / wall
+    # commands, qd1 and objects are present even when empty (the reference's shape)
+    wall = max(c['ts'] + c['dur'] for c in cmds) - min(c['ts'] for c in cmds) if cmds else 0
+    tb = sum(c['dlen'] or 0 for c in pool)
+    R['commands'] = {'n': len(cmds), 'tagged': len(tagged), 'untagged': len(cmds) - len(tagged),
+                     'tagged_bytes': tb, 'wall_ns': wall,
+                     'real_cover': sum(1 for c in cmds if c['real']) / max(1, len(cmds))}
+    if wall:
+        R['throughput_gbs'] = tb / wall
     for op in ('read', 'write'):
         ls = [c['dur'] for c in real if c['op'] == op]
         if ls:
@@ -90,7 +90,7 @@ def label_metrics(cmds, objs, info, serving, gap_ns):
             kind = 'load' if cl[0]['op'] == 'read' else 'store'
             nobj[kind] += 1
             gaps[kind] += [b['ts'] - a['ts'] for a, b in zip(cl, cl[1:])]
-    R['qd1'] = {}                                  # present even when empty (the reference's shape)
+    R['qd1'] = {}
     for kind in sorted(gaps):
         svc_op = 'read' if kind == 'load' else 'write'
         sv = [c['dur'] for c in tagged if c['real'] and c['op'] == svc_op]
@@ -129,13 +129,14 @@ def label_metrics(cmds, objs, info, serving, gap_ns):
     # objects
     ok = [o for o in objs if not failed(o)]
     first = {t: min(c['ts'] for c in cl) for t, cl in by_tid.items()}
+    R['objects'] = {}
     for op in ('store', 'load', 'delete'):
         ol = [o for o in ok if o['op'] == op]
         if not ol:
             continue
         mb = [(o['bytes'] or 0) / max(1e-9, o['dur'] / 1e9) / 1e6 for o in ol if o['dur']]
         pre = [first[o['tid']] - o['ts'] for o in ol if o['tid'] in first]
-        R.setdefault('objects', {})[op] = {
+        R['objects'][op] = {
             'n': len(ol), 'span_p50': pct([o['dur'] for o in ol], .5), 'span_p99': pct([o['dur'] for o in ol], .99),
             'eff_mbs_p50': pct(mb, .5) if mb else None, 'presubmit_p50': pct(pre, .5) if pre else None}
     nf = sum(1 for o in objs if failed(o))

@@ -105,6 +105,19 @@ ok "model = kvio-report after the .pftrace round trip" python3 tests/model_repor
 "$BUILD/kvio-ingest" -q -o "$T/gr.db" --sem "$T/gr.s" --ebpf "$T/gr.e" --serving "$T/gr.v"
 "$BUILD/kvio-report" "$T/gr.db" --json > "$T/m.json"
 ok "model = kvio-report on a 4-rank capture (tp_barrier, tp_ranks)" python3 tests/model_report.py "$T/gr.db" "$BUILD/kvio" "$T/m.json"
+# a device capture alone and a semantic capture alone: the sections the
+# reference always writes are there (commands, qd1, objects; header_cmds 0, not
+# null, when no write carries a role), and the model agrees
+"$BUILD/kvio-ingest" -q -o "$T/donly.db" --ebpf "$T/ga.e"
+"$BUILD/kvio-report" "$T/donly.db" --json > "$T/m.json"
+ok "model = kvio-report on a device capture alone" python3 tests/model_report.py "$T/donly.db" "$BUILD/kvio" "$T/m.json"
+eq "device capture alone: objects {} and header_cmds 0" '[{}, 0]' "$(j "$T/m.json" "[d['capture']['objects'], d['capture']['space']['header_cmds']]")"
+"$BUILD/kvio-ingest" -q -o "$T/sonly.db" --sem "$T/gb.s" --serving "$T/gb.v"
+"$BUILD/kvio-report" "$T/sonly.db" --json > "$T/m.json"
+ok "model = kvio-report on a semantic capture alone" python3 tests/model_report.py "$T/sonly.db" "$BUILD/kvio" "$T/m.json"
+eq "semantic capture alone: commands all zero, qd1 {}" \
+	'[{"n": 0, "real_cover": 0.0, "tagged": 0, "tagged_bytes": 0, "untagged": 0, "wall_ns": 0}, {}]' \
+	"$(j "$T/m.json" "[d['capture']['commands'], d['capture']['qd1']]")"
 # and the model notices a changed definition (service time p50 instead of p25)
 mkdir -p "$T/sqlp50" && cp sql/*.sql "$T/sqlp50/"
 sed -i 's/s\.p25/s.p50/g' "$T/sqlp50/qd1.sql"
