@@ -118,6 +118,18 @@ ok "model = kvio-report on a semantic capture alone" python3 tests/model_report.
 eq "semantic capture alone: commands all zero, qd1 {}" \
 	'[{"n": 0, "real_cover": 0.0, "tagged": 0, "tagged_bytes": 0, "untagged": 0, "wall_ns": 0}, {}]' \
 	"$(j "$T/m.json" "[d['capture']['commands'], d['capture']['qd1']]")"
+# no command tagged (a transport without the user_data channel): the pool is
+# every command
+python3 -c "
+import re, sys
+for line in open(sys.argv[1]):
+    sys.stdout.write(re.sub(r'\"user_data\":(\d+)', lambda m: '\"user_data\":%d' % (int(m.group(1)) & 0xffffffff), line))
+" "$T/ga.e" > "$T/untag.e"
+"$BUILD/kvio-ingest" -q -o "$T/untag.db" --sem "$T/ga.s" --ebpf "$T/untag.e"
+"$BUILD/kvio-report" "$T/untag.db" --json > "$T/m.json"
+ok "model = kvio-report when no command is tagged (pool = all)" python3 tests/model_report.py "$T/untag.db" "$BUILD/kvio" "$T/m.json"
+eq "no command tagged: tagged 0, bytes over every command" "0 yes" \
+	"$(j "$T/m.json" "d['capture']['commands']['tagged']") $(j "$T/m.json" "'yes' if d['capture']['commands']['tagged_bytes'] > 0 else 'no'" | tr -d '"')"
 # and the model notices a changed definition (service time p50 instead of p25)
 mkdir -p "$T/sqlp50" && cp sql/*.sql "$T/sqlp50/"
 sed -i 's/s\.p25/s.p50/g' "$T/sqlp50/qd1.sql"
