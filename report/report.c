@@ -522,11 +522,16 @@ int cmd_report(int argc, char **argv)
 		sqlite3_stmt *st;
 		sqlite3_prepare_v2(db, "SELECT label FROM kvio_command UNION SELECT label FROM kvio_object ORDER BY 1",
 				   -1, &st, NULL);
+		char all[512] = "";     /* every label, for the message about an unknown --label */
+		int found[64] = {0};
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			const char *name = (const char *)sqlite3_column_text(st, 0);
+			size_t used = strlen(all);
+			snprintf(all + used, sizeof all - used, "%s%s", used ? ", " : "", name);
 			int keep = !nonly;
 			for (int k = 0; k < nonly; k++)
-				keep |= !strcmp(only[k], name);
+				if (!strcmp(only[k], name))
+					keep = found[k] = 1;
 			if (!keep)
 				continue;
 			ls = xrealloc(ls, (nl + 1) * sizeof *ls);
@@ -537,6 +542,14 @@ int cmd_report(int argc, char **argv)
 			nl++;
 		}
 		sqlite3_finalize(st);
+		int unknown = 0; /* a mistyped --label is a usage error, not a shorter report */
+		for (int k = 0; k < nonly; k++)
+			if (!found[k] && ++unknown)
+				kvio_err("%s: no label '%s' (labels: %s)", dbpath, only[k], *all ? all : "none");
+		if (unknown) {
+			status = 2;
+			goto done;
+		}
 	}
 	if (!nl) {
 		kvio_err("%s: no kvio command or object slices%s", dbpath, nonly ? " for those labels" : "");

@@ -137,6 +137,11 @@ KVIO_SQL_DIR="$T/sqlp50" "$BUILD/kvio-report" "$T/gm.db" --json > "$T/m.json" 2>
 eq "model catches a changed definition (qd1 svc p50)" 1 \
 	"$(python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" > "$T/m.out"; echo $?)"
 
+# a mistyped --label is a usage error naming the labels there, not a shorter report
+"$BUILD/kvio-report" "$T/ab.db" --label b --label c --json > "$T/lab.out" 2>"$T/lab.err"
+eq "report: unknown --label exits 2, one line naming the labels, no report" "2 1 0" \
+	"$? $(grep -c "no label 'c' (labels: a, b)" "$T/lab.err") $(wc -c < "$T/lab.out")"
+
 # --jobs: the connection count changes nothing in the output
 for n in 1 3 4; do
 	eq "report ab: --jobs $n gives the same JSON" "$(cat "$T/ab.json")" "$("$BUILD/kvio-report" "$T/ab.db" --jobs $n --json)"
