@@ -387,7 +387,7 @@ static const char report_help[] =
 	"  --json            print only the JSON (the reference kvio_tp_report.py's keys)\n"
 	"  --json FILE       write the JSON to FILE and print the text report\n"
 	"  --batch-gap-us N  submit gap that splits inferred batches (default 50)\n"
-	"  --label L         report only label L (repeatable)\n"
+	"  --label L         report only label L (repeatable; an unknown one is an error)\n"
 	"  --fail-on qd1     exit 3 when any label's load or store verdict is QD~1\n"
 	"  --jobs N          database connections running the sql/ files at once, 1-4\n"
 	"                    (default: one per core, up to 4; each holds ~100 MB)\n"
