@@ -104,6 +104,21 @@ static int handle_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Flush the output; the first failure (a full disk) is said at once, since a
+ * capture runs for hours and every line written meanwhile is lost, and makes
+ * the exit status 1. Writing goes on: space may come back. */
+static int write_failed;
+static void flush_out(void)
+{
+	if (fflush(out) != 0 || ferror(out)) {
+		if (!write_failed)
+			fprintf(stderr, "nvme_uring_cmd_monitor: writing %s: %s: lines are being lost\n",
+				env.jsonl ? env.jsonl : "stdout", strerror(errno ? errno : EIO));
+		write_failed = 1;
+		clearerr(out);
+	}
+}
+
 static uint64_t clock_ns(clockid_t c)
 {
 	struct timespec t;
@@ -274,7 +289,7 @@ int main(int argc, char **argv)
 			last_anchor = now;
 		}
 		if (now - last_flush >= 1000000000ull) {
-			fflush(out);
+			flush_out();
 			last_flush = now;
 		}
 		if (env.duration && now - t0 >= (uint64_t)env.duration * 1000000000ull)
@@ -291,9 +306,10 @@ int main(int argc, char **argv)
 cleanup:
 	ring_buffer__free(rb);
 	nvme_uring_cmd_monitor_bpf__destroy(skel);
-	if (out && fflush(out) != 0) {
-		fprintf(stderr, "nvme_uring_cmd_monitor: write error: %s\n", strerror(errno));
-		err = 1;
+	if (out) {
+		flush_out();
+		if (write_failed)
+			err = 1;
 	}
 	if (out && out != stdout)
 		fclose(out);

@@ -91,6 +91,18 @@ run() { # run MODE ARGS...: one monitor session around one kvio-load run
 }
 run serialized --objects 4 --object-bytes 524288
 run batched --objects 4 --object-bytes 4194304 --qd 32
+# a capture onto a full disk (a 16 KiB tmpfs): the monitor must say so, not exit 0
+mkdir -p /full && mount -t tmpfs -o size=16k tmpfs /full || echo "KVIO-ERR mount tmpfs"
+nvme_uring_cmd_monitor --jsonl /full/ebpf.jsonl --lba-size 512 2>/tmp/full.mon.err &
+mon=$!
+i=0
+while ! grep -q attached /tmp/full.mon.err && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kvio-load --dev /dev/ng0n1 --sem /tmp/full.sem.jsonl --mode batched --objects 4 --object-bytes 4194304 --qd 32 \
+	> /tmp/full.load.out 2>&1
+sleep 1.5
+kill -INT $mon
+wait $mon
+echo "exit=$?" >> /tmp/full.mon.err
 for f in /tmp/*.jsonl /tmp/*.out /tmp/*.err; do
 	b=${f##*/}
 	sed "s|^|KVIO:$b:|" "$f"
@@ -152,6 +164,15 @@ for name, ok in checks:
     print(("ok - vm: %s: %s" if ok else "FAIL - vm: %s: %s") % (sys.argv[2], name))
 PY
 done > "$out/checks.txt"
+# the capture onto a full disk: one line saying lines are being lost, exit status 1
+{
+	n_lost=$(grep -c 'lines are being lost' "$out/full.mon.err" 2>/dev/null)
+	if [ "${n_lost:-0}" = 1 ] && grep -q '^exit=1$' "$out/full.mon.err"; then
+		echo "ok - vm: monitor writing to a full disk: one line saying lines are lost, exit 1"
+	else
+		echo "FAIL - vm: monitor writing to a full disk: $(tr '\n' ' ' < "$out/full.mon.err" 2>/dev/null)"
+	fi
+} >> "$out/checks.txt"
 cat "$out/checks.txt"
 PASS=$((PASS + $(grep -c '^ok - ' "$out/checks.txt")))
 FAIL=$((FAIL + $(grep -c '^FAIL - ' "$out/checks.txt")))
