@@ -563,6 +563,7 @@ int pftrace_import(const char *path, sqlite3 *db)
 		dbw_stat(&w, path, "pftrace_unknown_iids", (int64_t)m.unknown_iid);
 		dbw_stat(&w, path, "pftrace_extra_counter_without_track", (int64_t)m.bad_counters);
 		dbw_stat(&w, path, "pftrace_unmatched_end", (int64_t)unmatched_end);
+		dbw_stat(&w, path, "pftrace_unended", (int64_t)unended);
 		wrc = dbw_end(&w, 0);
 	}
 	free(sl);

@@ -148,7 +148,7 @@ eq "import nesting: ts, dur, depth of each slice" "a|1|5|0 b|2|3|1 c|3|1|2" \
 eq "import 20,000 unended BEGINs: depths 0..19999, dur -1 (as trace_processor)" "20000|0|19999|-1|-1" \
 	"$(q "$T/deep.db" "select count(*), min(depth), max(depth), min(dur), max(dur) from slice")"
 "$BUILD/kvio-ingest" -q -o "$T/deep.db" --pftrace "$T/deep.pftrace" 2>"$T/deep.err"
-eq "import unended BEGINs: one line with their count" 1 "$(grep -c ': 20000 SLICE_BEGIN events never end' "$T/deep.err")"
+eq "import unended BEGINs: one line with their count, and kvio_stats" "1 20000" "$(grep -c ': 20000 SLICE_BEGIN events never end' "$T/deep.err") $(q "$T/deep.db" "select value from kvio_stats where name = 'pftrace_unended'")"
 "$BUILD/kvio-export" "$T/deep.db" -o "$T/deep2.pftrace" >/dev/null 2>&1 &&
 	"$BUILD/kvio-ingest" -q -o "$T/deep2.db" --pftrace "$T/deep2.pftrace" 2>/dev/null
 eq "unended slices survive export and import (BEGIN only)" "20000|0|19999|-1|-1" \
