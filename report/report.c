@@ -99,6 +99,8 @@ struct report_opts {
 static void sql_fail(sqlite3 *db, const char *name)
 {
 	static atomic_int said;
+	if (sqlite3_errcode(db) == SQLITE_INTERRUPT) /* an early exit stopped it: already said why */
+		return;
 	if (atomic_exchange(&said, 1))
 		return;
 	if (sqlite3_errcode(db) == SQLITE_FULL) {
@@ -249,6 +251,7 @@ struct runner;
 struct worker {
 	struct runner *rn;
 	sqlite3 *db;           /* NULL: open rn->dbpath */
+	sqlite3 *live;         /* the connection it runs on, under rn->mu: an early exit interrupts it */
 	int which;
 	int rc;
 	pthread_t th;
@@ -261,6 +264,7 @@ struct runner {
 	struct result *res;
 	pthread_mutex_t mu;
 	int next;              /* next index into analyses[] */
+	int stop;              /* an early exit: running statements are interrupted */
 	int nw, started;
 	struct worker w[MAX_CONN];
 };
@@ -292,7 +296,14 @@ static void *work(void *arg)
 	struct runner *rn = w->rn;
 	sqlite3 *db = w->db;
 	w->rc = 0;
-	if (!db && (!(db = db_open_ro(rn->dbpath)) || prepare_conn(db, &rn->o))) {
+	if (!db && !(db = db_open_ro(rn->dbpath))) {
+		w->rc = -1;
+		goto out;
+	}
+	pthread_mutex_lock(&rn->mu);
+	w->live = rn->stop ? NULL : db;
+	pthread_mutex_unlock(&rn->mu);
+	if (!w->live || (!w->db && prepare_conn(db, &rn->o))) {
 		w->rc = -1;
 		goto out;
 	}
@@ -308,6 +319,9 @@ static void *work(void *arg)
 			rn->res[i].done = 1;
 	}
 out:
+	pthread_mutex_lock(&rn->mu);
+	w->live = NULL;
+	pthread_mutex_unlock(&rn->mu);
 	if (!w->db && db)
 		sqlite3_close(db);
 	return NULL;
@@ -329,7 +343,7 @@ static void analyses_start(struct runner *rn, const char *dbpath, const struct r
 	rn->next = 0;
 	pthread_mutex_init(&rn->mu, NULL);
 	for (int k = 1; k < rn->nw; k++) {
-		rn->w[k] = (struct worker){rn, NULL, k, 0, 0, 0};
+		rn->w[k] = (struct worker){.rn = rn, .which = k};
 		rn->w[k].threaded = pthread_create(&rn->w[k].th, NULL, work, &rn->w[k]) == 0;
 	}
 	rn->started = 1;
@@ -343,12 +357,16 @@ static int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 		return 0;
 	int rc = 0;
 	if (run_main) {
-		rn->w[0] = (struct worker){rn, main, 0, 0, 0, 0};
+		rn->w[0] = (struct worker){.rn = rn, .db = main};
 		work(&rn->w[0]);
 		rc = rn->w[0].rc;
-	} else { /* an early exit: nothing more is started */
+	} else { /* an early exit: nothing more is started, what runs is interrupted */
 		pthread_mutex_lock(&rn->mu);
 		rn->next = NANALYSES;
+		rn->stop = 1;
+		for (int k = 1; k < rn->nw; k++)
+			if (rn->w[k].live)
+				sqlite3_interrupt(rn->w[k].live);
 		pthread_mutex_unlock(&rn->mu);
 	}
 	for (int k = 1; k < rn->nw; k++) {

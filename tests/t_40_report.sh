@@ -130,6 +130,10 @@ for line in open(sys.argv[1]):
 ok "model = kvio-report when no command is tagged (pool = all)" python3 tests/model_report.py "$T/untag.db" "$BUILD/kvio" "$T/m.json"
 eq "no command tagged: tagged 0, bytes over every command" "0 yes" \
 	"$(j "$T/m.json" "d['capture']['commands']['tagged']") $(j "$T/m.json" "'yes' if d['capture']['commands']['tagged_bytes'] > 0 else 'no'" | tr -d '"')"
+# an early exit stops the other connections without an error of their own
+"$BUILD/kvio-report" "$T/gm.db" --label nope --json > /dev/null 2>"$T/lab2.err"
+eq "report: early exit (unknown label) on a bigger database: exit 2, exactly one line" "2 1" \
+	"$? $(wc -l < "$T/lab2.err")"
 # and the model notices a changed definition (service time p50 instead of p25)
 mkdir -p "$T/sqlp50" && cp sql/*.sql "$T/sqlp50/"
 sed -i 's/s\.p25/s.p50/g' "$T/sqlp50/qd1.sql"
