@@ -59,25 +59,59 @@ void jn_free(struct jnode *n)
 	free(n);
 }
 
+/* Python's repr of a float: the shortest digits that read back as the same
+ * double, in fixed notation when the decimal exponent X is in [-4, 16) (with
+ * ".0" when there is no fraction), else d.ddde+XX. */
 void fmt_double(char *buf, size_t n, double v)
 {
 	if (!isfinite(v)) { /* not JSON: Python would write NaN/Infinity; kvio writes null */
 		snprintf(buf, n, "null");
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, n, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
+	char e[40];
+	for (int prec = 0; prec <= 16; prec++) { /* prec + 1 significant digits */
+		snprintf(e, sizeof e, "%.*e", prec, v);
+		if (strtod(e, NULL) == v)
 			break;
 	}
-	/* Python repr: 1e+16 style exponents, and a float always looks like one */
-	char *e = strchr(buf, 'e');
-	if (e) {
-		/* %g gives e+16 / e-05: Python gives 1e+16 / 1e-05 as well */
+	char *x = strchr(e, 'e');
+	int exp = atoi(x + 1);
+	if (exp < -4 || exp >= 16) {
+		snprintf(buf, n, "%s", e); /* %e writes e+16 / e-05, as Python does */
 		return;
 	}
-	if (!strchr(buf, '.') && strlen(buf) + 3 < n)
-		strcat(buf, ".0");
+	char digits[24];
+	size_t nd = 0;
+	const char *p = e;
+	int neg = *p == '-';
+	for (p += neg; p < x; p++)
+		if (*p != '.')
+			digits[nd++] = *p;
+	while (nd > 1 && digits[nd - 1] == '0') /* -0.0 and integral values keep one digit */
+		nd--;
+	char out[64];
+	size_t k = 0;
+	if (neg)
+		out[k++] = '-';
+	if (exp < 0) { /* 0.000ddd */
+		out[k++] = '0';
+		out[k++] = '.';
+		for (int z = 0; z < -exp - 1; z++)
+			out[k++] = '0';
+		for (size_t d = 0; d < nd; d++)
+			out[k++] = digits[d];
+	} else { /* ddd.ddd, or ddd00.0 */
+		for (int d = 0; d <= exp; d++)
+			out[k++] = (size_t)d < nd ? digits[d] : '0';
+		out[k++] = '.';
+		if ((size_t)exp + 1 < nd)
+			for (size_t d = (size_t)exp + 1; d < nd; d++)
+				out[k++] = digits[d];
+		else
+			out[k++] = '0';
+	}
+	out[k] = 0;
+	snprintf(buf, n, "%s", out);
 }
 
 static void put_str(FILE *f, const char *s)
