@@ -1,11 +1,11 @@
 # C unit tests: the JSON line layer (tests/unit_jsonl.c), the u64 hash map (tests/unit_map.c), and
-# the report's float rendering (tests/fmt_double.c against python3's repr).
+# the report's float and string rendering (tests/jsonfmt.c against python3's repr and json.dumps).
 unit unit_jsonl tests/unit_jsonl.c ingest/jsonl.c lib/util.c
 unit unit_map tests/unit_map.c lib/u64map.c lib/util.c
 # JSON floats are written as python3's repr writes them (the reference's JSON is
 # Python's): 20,000 doubles of every magnitude and sign, exact through hex floats
-if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -o "$T/fmt_double" tests/fmt_double.c report/json.c \
-	ingest/jsonl.c lib/util.c -lm 2>"$T/fmt_double.err"; then
+if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -o "$T/jsonfmt" tests/jsonfmt.c report/json.c \
+	ingest/jsonl.c lib/util.c -lm 2>"$T/jsonfmt.err"; then
 	python3 -c "
 import random, struct, sys
 random.seed(5)
@@ -24,11 +24,29 @@ while len(xs) < 20000:
 open(sys.argv[1], 'w').write(''.join(x.hex() + '\n' for x in xs))
 open(sys.argv[2], 'w').write(''.join(repr(x) + '\n' for x in xs))
 " "$T/doubles.hex" "$T/doubles.repr"
-	"$T/fmt_double" < "$T/doubles.hex" > "$T/doubles.kvio"
+	"$T/jsonfmt" d < "$T/doubles.hex" > "$T/doubles.kvio"
 	eq "JSON floats: the comparison has its 20,000 doubles" "20000 20000" \
 		"$(wc -l < "$T/doubles.repr") $(wc -l < "$T/doubles.kvio")"
 	eq "JSON floats are python3's repr (20,000 doubles; first difference shown)" "" \
 		"$(diff "$T/doubles.repr" "$T/doubles.kvio" 2>&1 | head -3)"
+	# strings as json.dumps writes them (ensure_ascii: \uXXXX for non-ASCII, surrogate
+	# pairs above U+FFFF, short escapes for \b \f \n \r \t): the verdict's em dash,
+	# keys, hostnames, every control character, 2,000 random Unicode strings
+	python3 -c "
+import json, random, sys
+random.seed(7)
+ss = ['QD~1 (gap ~= service time \u2014 serialized)', 'caf\u00e9', '\U0001f600 emoji', 'q\"b\\\\s', ''.join(map(chr, range(32))) + '\x7f',
+      'm@f@0@' + 'ab' * 30, '']
+pool = [chr(c) for c in list(range(32, 127)) + [0, 9, 10, 13, 8, 12, 0x7f, 0x80, 0xe9, 0x2014, 0xfffd, 0xffff, 0x10000, 0x1f600, 0x10ffff]]
+ss += [''.join(random.choice(pool) for _ in range(random.randint(0, 40))) for _ in range(2000)]
+open(sys.argv[1], 'w').write(''.join(s.encode('utf-8').hex() + '\n' for s in ss))
+open(sys.argv[2], 'w').write(''.join(json.dumps(s) + '\n' for s in ss))
+" "$T/strings.hex" "$T/strings.json"
+	"$T/jsonfmt" s < "$T/strings.hex" > "$T/strings.kvio"
+	eq "JSON strings: the comparison has its 2,007 strings" "2007 2007" \
+		"$(wc -l < "$T/strings.json") $(wc -l < "$T/strings.kvio")"
+	eq "JSON strings are python3's json.dumps (first difference shown)" "" \
+		"$(diff "$T/strings.json" "$T/strings.kvio" 2>&1 | head -3)"
 else
-	FAIL=$((FAIL + 1)); echo "FAIL - fmt_double: compile"; cat "$T/fmt_double.err"
+	FAIL=$((FAIL + 1)); echo "FAIL - jsonfmt: compile"; cat "$T/jsonfmt.err"
 fi
