@@ -134,6 +134,14 @@ eq "no command tagged: tagged 0, bytes over every command" "0 yes" \
 "$BUILD/kvio-report" "$T/gm.db" --label nope --json > /dev/null 2>"$T/lab2.err"
 eq "report: early exit (unknown label) on a bigger database: exit 2, exactly one line" "2 1" \
 	"$? $(wc -l < "$T/lab2.err")"
+# the JSON text is what python3's json.dump(indent=1) writes for the same data
+# (floats, strings, indentation, separators): kvio's text equals python's
+# re-serialization of it
+for db in "$T/ab.db" "$T/gm.db" "$T/gr.db" "$T/donly.db"; do
+	"$BUILD/kvio-report" "$db" --json > "$T/m.json"
+	eq "JSON text = python3 json.dumps(indent=1) of itself: $(basename "$db")" "same" \
+		"$(python3 -c "import json,sys; t=open(sys.argv[1]).read(); print('same' if json.dumps(json.loads(t), indent=1) + '\n' == t else 'differs')" "$T/m.json")"
+done
 # and the model notices a changed definition (service time p50 instead of p25)
 mkdir -p "$T/sqlp50" && cp sql/*.sql "$T/sqlp50/"
 sed -i 's/s\.p25/s.p50/g' "$T/sqlp50/qd1.sql"
