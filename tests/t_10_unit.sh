@@ -4,6 +4,13 @@ unit unit_jsonl tests/unit_jsonl.c ingest/jsonl.c lib/util.c
 unit unit_map tests/unit_map.c lib/u64map.c lib/util.c
 # JSON floats are written as python3's repr writes them (the reference's JSON is
 # Python's): 20,000 doubles of every magnitude and sign, exact through hex floats
+# from_python MODE WHAT N: jsonfmt MODE on $T/WHAT.in must print $T/WHAT.py, N lines
+from_python() {
+	"$T/jsonfmt" "$1" < "$T/$2.in" > "$T/$2.kvio"
+	eq "JSON $2: the comparison has its $3 values" "$3 $3" "$(wc -l < "$T/$2.py") $(wc -l < "$T/$2.kvio")"
+	eq "JSON $2 are written as python3 writes them (first difference shown)" "" \
+		"$(diff "$T/$2.py" "$T/$2.kvio" 2>&1 | head -3)"
+}
 if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -o "$T/jsonfmt" tests/jsonfmt.c report/json.c \
 	ingest/jsonl.c lib/util.c -lm 2>"$T/jsonfmt.err"; then
 	python3 -c "
@@ -23,12 +30,8 @@ while len(xs) < 20000:
             xs.append(x)
 open(sys.argv[1], 'w').write(''.join(x.hex() + '\n' for x in xs))
 open(sys.argv[2], 'w').write(''.join(repr(x) + '\n' for x in xs))
-" "$T/doubles.hex" "$T/doubles.repr"
-	"$T/jsonfmt" d < "$T/doubles.hex" > "$T/doubles.kvio"
-	eq "JSON floats: the comparison has its 20,000 doubles" "20000 20000" \
-		"$(wc -l < "$T/doubles.repr") $(wc -l < "$T/doubles.kvio")"
-	eq "JSON floats are python3's repr (20,000 doubles; first difference shown)" "" \
-		"$(diff "$T/doubles.repr" "$T/doubles.kvio" 2>&1 | head -3)"
+" "$T/floats.in" "$T/floats.py"
+	from_python d floats 20000
 	# strings as json.dumps writes them (ensure_ascii: \uXXXX for non-ASCII, surrogate
 	# pairs above U+FFFF, short escapes for \b \f \n \r \t): the verdict's em dash,
 	# keys, hostnames, every control character, 2,000 random Unicode strings
@@ -41,12 +44,8 @@ pool = [chr(c) for c in list(range(32, 127)) + [0, 9, 10, 13, 8, 12, 0x7f, 0x80,
 ss += [''.join(random.choice(pool) for _ in range(random.randint(0, 40))) for _ in range(2000)]
 open(sys.argv[1], 'w').write(''.join(s.encode('utf-8').hex() + '\n' for s in ss))
 open(sys.argv[2], 'w').write(''.join(json.dumps(s) + '\n' for s in ss))
-" "$T/strings.hex" "$T/strings.json"
-	"$T/jsonfmt" s < "$T/strings.hex" > "$T/strings.kvio"
-	eq "JSON strings: the comparison has its 2,007 strings" "2007 2007" \
-		"$(wc -l < "$T/strings.json") $(wc -l < "$T/strings.kvio")"
-	eq "JSON strings are python3's json.dumps (first difference shown)" "" \
-		"$(diff "$T/strings.json" "$T/strings.kvio" 2>&1 | head -3)"
+" "$T/strings.in" "$T/strings.py"
+	from_python s strings 2007
 else
 	FAIL=$((FAIL + 1)); echo "FAIL - jsonfmt: compile"; cat "$T/jsonfmt.err"
 fi
