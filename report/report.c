@@ -90,8 +90,6 @@ struct report_opts {
 	int jobs;     /* connections; 0: one per core, up to MAX_CONN */
 };
 
-/* Run every statement of sql/<name>; the rows of the last one that returns
- * rows land in out. Returns 0, or -1 after a one-line error. */
 /* One line for a failed statement, from the first connection that fails (the
  * others usually fail the same way: a full temp directory hits them all). A
  * full disk names where SQLite's temp files go: the database is read-only, so
@@ -112,6 +110,8 @@ static void sql_fail(sqlite3 *db, const char *name)
 	}
 }
 
+/* Run every statement of sql/<name>; the rows of the last one that returns
+ * rows land in out. Returns 0, or -1 after a one-line error. */
 static int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out)
 {
 	const char *sql = sql_text(name);
