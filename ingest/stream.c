@@ -52,6 +52,20 @@ struct rent {
 	uint8_t paired;
 };
 
+/* A command of an equal-time group, with its final duration: written in (dur, seq) order. */
+struct gent {
+	int64_t dur;
+	uint64_t seq;
+};
+
+static int gent_cmp(const void *x, const void *y)
+{
+	const struct gent *a = x, *b = y;
+	if (a->dur != b->dur)
+		return a->dur < b->dur ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 /* A parsed block: alive while any of its commands is unwritten (KV strings). */
 struct blk {
 	struct arena strs;
@@ -91,7 +105,7 @@ struct stream {
 	size_t nremap;
 	uint16_t wname, rname; /* arm name ids of "write" / "read"; UINT16_MAX none */
 	/* scratch: group order, pool sort */
-	uint64_t *grp;
+	struct gent *grp;
 	size_t cap_grp;
 	uint32_t *sidx, *stmp;
 	uint64_t *skey;
@@ -434,18 +448,12 @@ static void drain(struct stream *s)
 			s->cap_grp = n * 2;
 			s->grp = xrealloc(s->grp, s->cap_grp * sizeof *s->grp);
 		}
-		for (size_t i = 0; i < n; i++) {
-			uint64_t q = s->head + i;
-			int64_t d = final_dur(s, R(s, q));
-			size_t k = i;
-			while (k > 0 && final_dur(s, R(s, s->grp[k - 1])) > d) {
-				s->grp[k] = s->grp[k - 1];
-				k--;
-			}
-			s->grp[k] = q;
-		}
+		for (size_t i = 0; i < n; i++) /* each duration once; a sort, not an insertion per command */
+			s->grp[i] = (struct gent){final_dur(s, R(s, s->head + i)), s->head + i};
+		if (n > 1)
+			qsort(s->grp, n, sizeof *s->grp, gent_cmp);
 		for (size_t i = 0; i < n; i++)
-			write_one(s, s->grp[i]);
+			write_one(s, s->grp[i].seq);
 		s->head = g;
 	}
 }
