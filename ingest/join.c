@@ -138,6 +138,7 @@ void arm_prepare(struct arm *a)
 				;
 		}
 		objs[i].occurrence = cnt > 1 ? (int32_t)(i - f) : -1;
+		objs[i].n_occ = (uint32_t)cnt;
 		objs[i].is_store = objs[i].op && !strcmp(objs[i].op, "store");
 		objs[i].n_cmds = 0;
 		objs[i].first_seq = objs[i].last_seq = UINT64_MAX;

@@ -70,6 +70,7 @@ struct obj {
 	uint32_t line;      /* line in the semantic file (stable order) */
 	/* filled by the join */
 	int32_t occurrence; /* index among the trace_id's records; -1 if it is the only one */
+	uint32_t n_occ;     /* how many records its trace_id has */
 	uint8_t is_store;   /* op == "store" (header/payload roles, the LBA sampling) */
 	uint32_t n_cmds;
 	uint64_t first_seq, last_seq; /* its first/last command in time order (stream sequence) */

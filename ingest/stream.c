@@ -93,8 +93,8 @@ struct stream {
 	int64_t last_ts;   /* latest processed record time */
 	uint64_t horizon;
 	int64_t settle;    /* a nominal command is settled once wm >= ts + settle */
-	/* occurrences */
-	uint32_t *cur, *grp_n;
+	/* occurrences: cur[f] indexes the trace_id whose first record is objs[f] */
+	uint32_t *cur;
 	/* LBA size */
 	int64_t cand[3];
 	int ncand, lba_decided, score[3], sampled;
@@ -178,7 +178,7 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	r->c.obj = -1;
 	if (r->c.trace_id && map_get(&a->first_obj, r->c.trace_id, &f)) {
 		struct obj *objs = a->objs.v;
-		while (s->cur[f] + 1 < s->grp_n[f] && ts > objs[f + s->cur[f]].end)
+		while (s->cur[f] + 1 < objs[f].n_occ && ts > objs[f + s->cur[f]].end)
 			s->cur[f]++;
 		uint32_t oi = f + s->cur[f];
 		struct obj *ob = &objs[oi];
@@ -651,12 +651,6 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 	s.settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
 	size_t no = a->objs.n;
 	s.cur = xcalloc(no ? no : 1, sizeof *s.cur);
-	s.grp_n = xcalloc(no ? no : 1, sizeof *s.grp_n);
-	for (size_t i = 0; i < no; i++) {
-		uint32_t f = 0;
-		map_get(&a->first_obj, VEC_AT(&a->objs, struct obj, i).trace_id, &f);
-		s.grp_n[f]++;
-	}
 	int64_t cl[3] = {o->lba_bytes, 4096, 512};
 	for (int i = 0; i < 3; i++) {
 		int dup = 0;
@@ -685,7 +679,6 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 	free(s.spare);
 	free(s.ring);
 	free(s.cur);
-	free(s.grp_n);
 	free(s.remap);
 	free(s.grp);
 	free(s.sidx);
