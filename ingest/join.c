@@ -93,16 +93,11 @@ int jv_int(const struct jv *v, int64_t dflt, int64_t *out)
 	}
 }
 
-static struct u64map g_rank; /* trace_id -> first-appearance rank (for qsort) */
-
 static int obj_order(const void *x, const void *y)
 {
 	const struct obj *a = x, *b = y;
-	uint32_t ra = 0, rb = 0;
-	map_get(&g_rank, a->trace_id, &ra);
-	map_get(&g_rank, b->trace_id, &rb);
-	if (ra != rb)
-		return ra < rb ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
 	if (a->end != b->end)
 		return a->end < b->end ? -1 : 1;
 	return a->line < b->line ? -1 : 1;
@@ -113,21 +108,20 @@ void arm_prepare(struct arm *a)
 	size_t no = a->objs.n;
 	/* semantic occurrences: group by trace_id in first-appearance order,
 	 * each group by op end */
+	struct obj *objs = a->objs.v;
 	struct u64map rank = {0};
 	for (size_t i = 0; i < no; i++) {
 		int fresh;
-		uint32_t *v = map_slot(&rank, VEC_AT(&a->objs, struct obj, i).trace_id, &fresh);
+		uint32_t *v = map_slot(&rank, objs[i].trace_id, &fresh);
 		if (fresh)
 			*v = (uint32_t)rank.n - 1;
 		else
 			a->dup_trace_id++;
+		objs[i].rank = *v;
 	}
-	g_rank = rank;
-	if (no > 1)
-		qsort(a->objs.v, no, sizeof(struct obj), obj_order);
 	map_free(&rank);
-	memset(&g_rank, 0, sizeof g_rank);
-	struct obj *objs = a->objs.v;
+	if (no > 1)
+		qsort(objs, no, sizeof(struct obj), obj_order);
 	size_t f = 0, cnt = 0; /* the current trace_id's run of occurrences: [f, f + cnt) */
 	for (size_t i = 0; i < no; i++) {
 		if (i == f + cnt) { /* a new trace_id: measure its run once */

@@ -71,6 +71,7 @@ struct obj {
 	/* filled by the join */
 	int32_t occurrence; /* index among the trace_id's records; -1 if it is the only one */
 	uint32_t n_occ;     /* how many records its trace_id has */
+	uint32_t rank;      /* its trace_id's first-appearance rank (occurrence grouping order) */
 	uint8_t is_store;   /* op == "store" (header/payload roles, the LBA sampling) */
 	uint32_t n_cmds;
 	uint64_t first_seq, last_seq; /* its first/last command in time order (stream sequence) */
