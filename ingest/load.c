@@ -388,14 +388,20 @@ static size_t max_line(void)
 	return v;
 }
 
+/* An overlong line (already counted in lines): malformed, its reason reported. */
+static void overlong_line(struct reader *r, uint64_t lineno)
+{
+	r->fs->malformed++;
+	report_bad(r, lineno, overlong_why, 0);
+}
+
 /* One physical line (without '\n'). last: the unterminated tail of the file. */
 static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno, int last)
 {
 	struct file_stats *fs = r->fs;
 	fs->lines++;
 	if (n > max_line()) {
-		fs->malformed++;
-		report_bad(r, lineno, overlong_why, 0);
+		overlong_line(r, lineno);
 		return;
 	}
 	if (n && s[n - 1] == '\r')
@@ -807,8 +813,7 @@ static void *dev_worker(void *arg)
 		r.reported = 0;
 		for (uint64_t k = 0; k < overlong; k++) { /* the block's first lines, dropped unread */
 			b->fs.lines++;
-			b->fs.malformed++;
-			report_bad(&r, k + 1, overlong_why, 0);
+			overlong_line(&r, k + 1);
 		}
 		if (!rc)
 			parse_text(&r, text ? text : "", n, final, overlong);
