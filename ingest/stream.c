@@ -344,8 +344,7 @@ static int64_t final_dur(const struct stream *s, const struct rent *r)
 
 static void bucket_add(struct arm_out *t, int64_t ts, uint32_t bytes)
 {
-	const int64_t W = 1000000;
-	int64_t k = ts >= 0 ? ts / W : -((-ts + W - 1) / W);
+	int64_t k = floor_div(ts, 1000000); /* 1 ms */
 	struct bucket *b = t->ms.n ? &VEC_AT(&t->ms, struct bucket, t->ms.n - 1) : NULL;
 	if (b && b->k == k) {
 		b->n++;

@@ -45,11 +45,6 @@ static int bucket_cmp(const void *x, const void *y)
 	return a->k < b->k ? -1 : a->k > b->k;
 }
 
-static int64_t floor_div(int64_t x, int64_t d)
-{
-	return x >= 0 ? x / d : -((-x + d - 1) / d);
-}
-
 /* 1 ms runs -> buckets of `factor` ms, sorted, one per key. */
 static struct bucket *bucketize(const struct vec *ms, int64_t factor, size_t *nb)
 {

@@ -7,7 +7,13 @@
 #include "model.h"
 #include "dbw.h"
 
-/* Commands per time bucket (k = floor(ts / width)). */
+/* floor(x / d) for d > 0, negative x included (a time bucket's key). */
+static inline int64_t floor_div(int64_t x, int64_t d)
+{
+	return x >= 0 ? x / d : -((-x + d - 1) / d);
+}
+
+/* Commands per time bucket (k = floor_div(ts, width)). */
 struct bucket {
 	int64_t k, n, bytes;
 };
