@@ -239,6 +239,12 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 				if (a->arms[i].ebpf)
 					status = arm_stream(arm, &w, &t, a->arms[i].ebpf, &a->o);
 				arm_finish(arm, &a->o);
+				if (arm->swapped) { /* a result of nothing: a usage error, not a database */
+					kvio_err("%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's "
+						 "(nothing written)", arm->sem_f.path, arm->ebpf_f.path);
+					status = 2;
+					break;
+				}
 				write_arm_end(&w, arm, &a->o, &t);
 				write_threads(&w, arm);
 				write_stats(&w, arm);

@@ -249,10 +249,8 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 			 a->ebpf_f.path);
 	if (strcmp(a->sem_f.path, "-") && !no)
 		arm_warn(a, "%s has no semantic records (was LMCACHE_KVIO_TRACE set for the run?)", a->sem_f.path);
-	if (strcmp(a->sem_f.path, "-") && strcmp(a->ebpf_f.path, "-") && !no && !a->n_cmd_lines && a->sem_f.other &&
-	    a->ebpf_f.other)
-		arm_warn(a, "%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's", a->sem_f.path,
-			 a->ebpf_f.path);
+	a->swapped = strcmp(a->sem_f.path, "-") && strcmp(a->ebpf_f.path, "-") && !no && !a->n_cmd_lines &&
+		     a->sem_f.other && a->ebpf_f.other;
 	if (a->clock_anomalies)
 		arm_warn(a, "%llu semantic op end(s) earlier than their last device command: impossible on "
 			    "one host/boot; check inputs", (unsigned long long)a->clock_anomalies);

@@ -127,6 +127,7 @@ struct arm {
 	int nlanes_obj, nlanes_srv;
 	int base_set;            /* base_ns fixed (at the first written command) */
 	uint64_t late_lines;     /* device records older than the stream's reorder window */
+	int swapped;             /* --sem and --ebpf look swapped: nothing usable in either (an error) */
 	uint64_t cmp_after_horizon; /* completions whose command was given up (stream.c) */
 	struct u64map first_obj; /* trace_id -> index of its first occurrence in objs */
 	uint64_t header_cmds, tagged_bytes, untagged_bytes;

@@ -228,18 +228,17 @@ eq "zstd input: exit 2, one line naming zstdcat, no database" "2 1 1 absent" \
 	"$? $(wc -l < "$T/zst.err") $(grep -c 'zstdcat' "$T/zst.err") $([ -e "$T/zst.db" ] && echo present || echo absent)"
 
 # --sem and --ebpf swapped (a 7 MB device file read whole as the semantic one,
-# from the file and through a pipe whose buffer doubles): every line counted
-# as other, and a warning that says what happened
-n_dev=$(wc -l < "$T/st.ebpf.jsonl")
-"$BUILD/kvio-ingest" -o "$T/swap.db" --sem "$T/st.ebpf.jsonl" --ebpf "$T/st.sem.jsonl" > "$T/swap.out" 2>&1
-eq "swapped inputs: exit 0, every device line counted, the swap named" "0 $n_dev 1" \
-	"$? $(q "$T/swap.db" "select lines from kvio_file where kind = 'sem'") $(grep -c 'look swapped' "$T/swap.out")"
+# from the file and through a pipe whose buffer doubles): nothing usable in
+# either, so a usage error naming the two files, exit 2, no database
+"$BUILD/kvio-ingest" -o "$T/swap.db" --sem "$T/st.ebpf.jsonl" --ebpf "$T/st.sem.jsonl" > "$T/swap.out" 2>"$T/swap.err"
+eq "swapped inputs: exit 2, one line naming the swap, no database" "2 1 1 absent" \
+	"$? $(wc -l < "$T/swap.err") $(grep -c 'st.ebpf.jsonl and .*st.sem.jsonl look swapped' "$T/swap.err") $([ -e "$T/swap.db" ] && echo present || echo absent)"
 cat "$T/st.ebpf.jsonl" > "$T/sem.fifo" & w1=$!
-"$BUILD/kvio-ingest" -q -o "$T/swap2.db" --sem "$T/sem.fifo" --ebpf "$T/st.sem.jsonl" 2>/dev/null
+"$BUILD/kvio-ingest" -q -o "$T/swap2.db" --sem "$T/sem.fifo" --ebpf "$T/st.sem.jsonl" 2>"$T/swap2.err"
+st=$?
 kill "$w1" 2>/dev/null; wait "$w1" 2>/dev/null
-eq "swapped inputs through a pipe: the same counts" \
-	"$(q "$T/swap.db" "select kind, lines, records, other, malformed from kvio_file order by kind")" \
-	"$(q "$T/swap2.db" "select kind, lines, records, other, malformed from kvio_file order by kind")"
+eq "swapped inputs through a pipe: the same" "2 1 absent" \
+	"$st $(grep -c 'look swapped' "$T/swap2.err") $([ -e "$T/swap2.db" ] && echo present || echo absent)"
 
 # A negative timestamp (CLOCK_MONOTONIC never is) is a malformed record with
 # its reason, not a slice 292 years long: device and semantic lines alike.
