@@ -2,7 +2,11 @@
 # two commands a newcomer needs (they install missing Debian packages first).
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WFLAGS  := -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE
+# -Werror is the project's own test builds' business (tests/t_80_build.sh, CI:
+# `make WERROR=-Werror`), never a packager's: a newer compiler's new warning
+# must not break `make` or `make install`. CPPFLAGS and LDFLAGS are honoured.
+WERROR  ?=
+WFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -D_GNU_SOURCE
 LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -17,16 +21,22 @@ KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
 KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
-.PHONY: all deps demo test bench vmtest fuzz install clean
+.PHONY: all user capture deps demo test bench vmtest fuzz install uninstall clean
 CAPTURE_SRC := capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c
 CAPTURE_HDR := $(wildcard capture/*.h)
 BPF_CLANG   ?= clang
 
-all: $(B)/kvio $(addprefix $(B)/,$(CMDS)) $(B)/kvio.so $(B)/kvio-gen $(B)/nvme_uring_cmd_monitor $(B)/kvio-load
+# user: the commands, the extension and kvio-gen (no BPF toolchain, no liburing);
+# capture: the tracer (clang -target bpf, bpftool) and kvio-load (liburing)
+USER_BIN := $(B)/kvio $(addprefix $(B)/,$(CMDS)) $(B)/kvio.so $(B)/kvio-gen
+CAPTURE_BIN := $(B)/nvme_uring_cmd_monitor $(B)/kvio-load
+all: user capture
+user: $(USER_BIN)
+capture: $(CAPTURE_BIN)
 
 $(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h) $(B)/kvio.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(WFLAGS) $(CFLAGS) -I$(B) -c $< -o $@
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -I$(B) -c $< -o $@
 
 # the .pftrace messages: report/kvio.proto compiled by protoc-c
 $(B)/kvio.pb-c.c $(B)/kvio.pb-c.h: report/kvio.proto
@@ -34,46 +44,46 @@ $(B)/kvio.pb-c.c $(B)/kvio.pb-c.h: report/kvio.proto
 	protoc-c --c_out=$(B) --proto_path=report report/kvio.proto
 
 $(B)/kvio.pb-c.o: $(B)/kvio.pb-c.c
-	$(CC) -std=c11 -O2 -g -I$(B) -c $< -o $@
+	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) -I$(B) -c $< -o $@
 
 $(B)/sqlfiles.c: $(SQL_FILES) scripts/embed-sql.sh
 	@mkdir -p $(B)
 	sh scripts/embed-sql.sh $@ $(SQL_FILES)
 
 $(B)/sqlfiles.o: $(B)/sqlfiles.c report/sqlfiles.h
-	$(CC) $(WFLAGS) $(CFLAGS) -Ireport -c $< -o $@
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -Ireport -c $< -o $@
 
 $(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WFLAGS) $(CFLAGS) -DSQLITE_CORE -c $< -o $@
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -DSQLITE_CORE -c $< -o $@
 
 $(B)/kvio: $(KVIO_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(addprefix $(B)/,$(CMDS)): $(B)/kvio
 	ln -sf kvio $@
 
 $(B)/kvio.so: ingest/kvio_ext.c
 	@mkdir -p $(B)
-	$(CC) $(WFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $<
 
 # capture/: the BPF object (clang -target bpf), its skeleton (bpftool), the tracer
 $(B)/capture/nvme_uring_cmd_monitor.bpf.o: capture/nvme_uring_cmd_monitor.bpf.c $(CAPTURE_HDR)
 	@mkdir -p $(dir $@)
-	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -Icapture -c $< -o $@
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall $(WERROR) -Icapture -c $< -o $@
 
 $(B)/capture/nvme_uring_cmd_monitor.skel.h: $(B)/capture/nvme_uring_cmd_monitor.bpf.o
 	bpftool gen skeleton $< name nvme_uring_cmd_monitor_bpf > $@.tmp && mv $@.tmp $@
 
 $(B)/nvme_uring_cmd_monitor: $(CAPTURE_SRC) $(CAPTURE_HDR) $(B)/capture/nvme_uring_cmd_monitor.skel.h
-	$(CC) $(WFLAGS) $(CFLAGS) -I$(B)/capture -Icapture -o $@ $(CAPTURE_SRC) -lbpf -lelf -lz
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -I$(B)/capture -Icapture -o $@ $(CAPTURE_SRC) -lbpf -lelf -lz
 
 $(B)/kvio-load: capture/kvio_load.c
-	$(CC) $(WFLAGS) $(CFLAGS) -o $@ $< -luring
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -luring
 
 $(B)/kvio-gen: scripts/kvio-gen.c
 	@mkdir -p $(B)
-	$(CC) $(WFLAGS) $(CFLAGS) -o $@ $< -lm
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 
 deps:
 	@sh scripts/install-deps
@@ -102,16 +112,26 @@ fuzz: deps
 		$(addprefix $(B)/asan/,$(CMDS)) $(B)/asan/kvio-gen
 	@python3 scripts/fuzz.py $(B)/asan $(B)/fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/kvio $(DESTDIR)$(PREFIX)/share/kvio/sql
-	install -m 755 $(B)/kvio $(DESTDIR)$(PREFIX)/bin/kvio
-	install -m 755 $(B)/nvme_uring_cmd_monitor $(B)/kvio-load $(DESTDIR)$(PREFIX)/bin/
-	for c in $(CMDS); do ln -sf kvio $(DESTDIR)$(PREFIX)/bin/$$c; done
+# install: the user-space set (builds it if needed, never the BPF toolchain);
+# the tracer and kvio-load are installed when they were built (make capture)
+BINDIR  = $(DESTDIR)$(PREFIX)/bin
+INST_CAPTURE = nvme_uring_cmd_monitor kvio-load
+install: user
+	install -d $(BINDIR) $(DESTDIR)$(PREFIX)/lib/kvio $(DESTDIR)$(PREFIX)/share/kvio/sql
+	install -m 755 $(B)/kvio $(B)/kvio-gen $(BINDIR)/
+	for c in $(INST_CAPTURE); do if [ -x $(B)/$$c ]; then install -m 755 $(B)/$$c $(BINDIR)/ || exit 1; \
+		else echo "install: $(B)/$$c not built (make capture), not installed"; fi; done
+	for c in $(CMDS); do ln -sf kvio $(BINDIR)/$$c || exit 1; done
 	install -m 644 $(B)/kvio.so $(DESTDIR)$(PREFIX)/lib/kvio/kvio.so
 	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/kvio/sql/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/kvio/docs
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/kvio/
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/kvio/docs/
+
+# uninstall: what install puts there, and the directories only kvio uses
+uninstall:
+	for c in kvio kvio-gen $(INST_CAPTURE) $(CMDS); do rm -f $(BINDIR)/$$c; done
+	rm -rf $(DESTDIR)$(PREFIX)/lib/kvio $(DESTDIR)$(PREFIX)/share/kvio $(DESTDIR)$(PREFIX)/share/doc/kvio
 
 clean:
 	rm -rf $(B)

@@ -2,7 +2,7 @@
  * device JSONL) for tests and the bench. Not a simulator: a plausible shape.
  *
  *   kvio-gen --sem S --ebpf E [--lines N] [--mode serialized|batched]
- *            [--ranks R] [--seed X] [--no-completions] [--serving V]
+ *            [--ranks R] [--seed X] [--no-completions] [--serving V]  (--help)
  *
  * Objects of 256 KiB..32 MiB in fixed slots (header block at the slot start,
  * then 128 KiB payload commands), stored then loaded; serialized loads submit
@@ -12,6 +12,7 @@
  * --faults N: every Nth payload command alternately hits -EAGAIN (a first
  * attempt without completion, then a re-issue) or loses its completion; the
  * counts go to stderr as the ground truth for tests. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -134,28 +135,104 @@ static int64_t object_io(int64_t t, uint32_t tid, int write, int64_t slot, int64
 	return (last_end > t ? last_end : t) + 40000;
 }
 
+static const char help[] =
+	"usage: kvio-gen --sem S --ebpf E [--serving V] [--lines N] [--mode serialized|batched]\n"
+	"                [--ranks R] [--seed X] [--no-completions] [--faults N]\n\n"
+	"Writes a deterministic, realistic capture (LMCache's semantic JSONL and the\n"
+	"monitor's device JSONL) for trying kvio without an NVMe device, and for the\n"
+	"tests and the bench. The same options give the same bytes.\n\n"
+	"options:\n"
+	"  --sem FILE            the semantic JSONL to write\n"
+	"  --ebpf FILE           the device JSONL to write\n"
+	"  --serving FILE        also write serving-layer request spans\n"
+	"  --lines N             about N device lines (default 100000)\n"
+	"  --mode M              serialized (loads at queue depth 1, the QD~1 bug; the\n"
+	"                        default) or batched (an object's commands together)\n"
+	"  --ranks R             tensor-parallel ranks, 1..8 (default 1)\n"
+	"  --seed X              another deterministic capture (unsigned integer)\n"
+	"  --no-completions      no nvme_cmp lines (a tracer without its completion probe)\n"
+	"  --faults N            every Nth payload command alternately hits -EAGAIN or loses\n"
+	"                        its completion; the counts go to stderr\n"
+	"  -h, --help            this text\n\n"
+	"EXAMPLES\n"
+	"  kvio-gen --sem sem.jsonl --ebpf ebpf.jsonl --lines 200000\n"
+	"  kvio-ingest -o trace.db --sem sem.jsonl --ebpf ebpf.jsonl && kvio-report trace.db\n\n"
+	"exit status: 0 ok, 2 usage or I/O error\n";
+
+/* A whole unsigned decimal of argument opt into *v; a usage error (printed)
+ * and -1 otherwise. */
+static int arg_u64(const char *opt, const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (!*s || *end || errno || *s == '-') {
+		fprintf(stderr, "kvio-gen: %s: '%s' is not an unsigned integer (see --help)\n", opt, s);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sem = NULL, *ebpf = NULL, *serving = NULL;
-	uint64_t target = 100000;
-	int serialized = 1, ranks = 1;
+	uint64_t target = 100000, ranks_arg = 1, seed = 0;
+	int serialized = 1;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--sem") && i + 1 < argc) sem = argv[++i];
-		else if (!strcmp(argv[i], "--ebpf") && i + 1 < argc) ebpf = argv[++i];
-		else if (!strcmp(argv[i], "--serving") && i + 1 < argc) serving = argv[++i];
-		else if (!strcmp(argv[i], "--lines") && i + 1 < argc) target = strtoull(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) ranks = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng ^= strtoull(argv[++i], NULL, 10) * 0x2545f4914f6cdd1dull;
-		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) serialized = !strcmp(argv[++i], "serialized");
-		else if (!strcmp(argv[i], "--no-completions")) completions = 0;
-		else if (!strcmp(argv[i], "--faults") && i + 1 < argc) faults_every = strtoull(argv[++i], NULL, 10);
-		else { fprintf(stderr, "usage: kvio-gen --sem S --ebpf E [--lines N] [--mode serialized|batched] [--ranks R] [--seed X] [--no-completions] [--faults N] [--serving V]\n"); return 2; }
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(help, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--no-completions")) {
+			completions = 0;
+			continue;
+		}
+		static const char *const with_value[] = {"--sem", "--ebpf", "--serving", "--lines", "--ranks",
+							 "--seed", "--mode", "--faults"};
+		int known = 0;
+		for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+			known |= !strcmp(a, with_value[k]);
+		if (!known) {
+			fprintf(stderr, "kvio-gen: unknown option '%s' (see --help)\n", a);
+			return 2;
+		}
+		if (!v) {
+			fprintf(stderr, "kvio-gen: %s needs a value (see --help)\n", a);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--sem")) sem = v;
+		else if (!strcmp(a, "--ebpf")) ebpf = v;
+		else if (!strcmp(a, "--serving")) serving = v;
+		else if (!strcmp(a, "--lines")) { if (arg_u64(a, v, &target)) return 2; }
+		else if (!strcmp(a, "--ranks")) { if (arg_u64(a, v, &ranks_arg)) return 2; }
+		else if (!strcmp(a, "--seed")) { if (arg_u64(a, v, &seed)) return 2; rng ^= seed * 0x2545f4914f6cdd1dull; }
+		else if (!strcmp(a, "--faults")) { if (arg_u64(a, v, &faults_every)) return 2; }
+		else if (!strcmp(v, "serialized") || !strcmp(v, "batched")) serialized = !strcmp(v, "serialized");
+		else {
+			fprintf(stderr, "kvio-gen: --mode: '%s' is neither serialized nor batched\n", v);
+			return 2;
+		}
 	}
-	if (!sem || !ebpf || ranks < 1 || ranks > 8) { fprintf(stderr, "kvio-gen: need --sem and --ebpf (ranks 1..8)\n"); return 2; }
+	if (!sem || !ebpf) {
+		fprintf(stderr, "kvio-gen: need --sem FILE and --ebpf FILE (see --help)\n");
+		return 2;
+	}
+	if (ranks_arg < 1 || ranks_arg > 8) {
+		fprintf(stderr, "kvio-gen: --ranks: %llu is not in 1..8\n", (unsigned long long)ranks_arg);
+		return 2;
+	}
+	int ranks = (int)ranks_arg;
 	FILE *fs = fopen(sem, "w");
 	fe = fopen(ebpf, "w");
 	FILE *fv = serving ? fopen(serving, "w") : NULL;
-	if (!fs || !fe || (serving && !fv)) { perror("kvio-gen"); return 2; }
+	const char *bad = !fs ? sem : !fe ? ebpf : serving && !fv ? serving : NULL;
+	if (bad) {
+		fprintf(stderr, "kvio-gen: %s: cannot create: %s\n", bad, strerror(errno));
+		return 2;
+	}
 	static char fsbuf[1 << 20], febuf[1 << 20];
 	setvbuf(fs, fsbuf, _IOFBF, sizeof fsbuf);
 	setvbuf(fe, febuf, _IOFBF, sizeof febuf);
