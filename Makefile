@@ -12,7 +12,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build
 
-LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c
+LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c
 INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c \
               ingest/ingest.c
 REPORT_SRC := report/report.c report/json.c report/export.c report/kvio2perfetto.c

@@ -23,6 +23,11 @@ const char ingest_options_help[] =
 	"                        (default 500000; memory grows with it only while\n"
 	"                        completions are missing)\n"
 	"  --device NAME         device label in process names (default: ng)\n"
+	"  --time-range S,E      write only what overlaps [S, E] seconds after the arm's\n"
+	"                        rebase (absolute seconds with --no-rebase)\n"
+	"  --trace-id A[-B]      write only the commands and objects of trace_id A..B\n"
+	"                        (untagged commands are left out)\n"
+	"  --no-slba-counter     no per-command 'writes slba'/'reads slba' counter tracks\n"
 	"  -q, --quiet           no summary on stdout\n";
 
 static const char ingest_help[] =
@@ -67,6 +72,10 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 	if (opt_is(arg, "--device")) { VAL("--device"); a->o.device = v; return 1; }
 	if (opt_is(arg, "--pftrace")) { VAL("--pftrace"); a->pftrace = v; return 1; }
 	if (!strcmp(arg, "--no-rebase")) { a->o.no_rebase = 1; return 1; }
+	if (!strcmp(arg, "--no-slba-counter")) { a->o.no_slba_counter = 1; return 1; }
+	int r = window_parse_opt(&a->o.win, argc, argv, i);
+	if (r)
+		return r;
 	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) { a->quiet = 1; return 1; }
 	static const char *const num_opts[] = {"--lba-bytes", "--nominal-dur-ns", "--pair-horizon"};
 	for (int k = 0; k < 3; k++) {
@@ -151,7 +160,7 @@ int ingest_finish_args(struct ingest_args *a)
 	return 0;
 }
 
-static void summary(const struct arm *a)
+static void summary(const struct arm *a, const struct ingest_opts *o)
 {
 	printf("[%s]\n", a->label);
 	printf("  semantic: %zu records, %llu malformed, %llu truncated tail, dup trace_id %llu\n",
@@ -172,6 +181,10 @@ static void summary(const struct arm *a)
 	       (unsigned long long)a->tagged_bytes, (unsigned long long)a->untagged_bytes,
 	       (unsigned long long)a->header_cmds, a->nlanes_obj, (long long)a->lba_bytes,
 	       (unsigned long long)a->clock_anomalies);
+	if (o->win.has_time || o->win.has_tid) /* the counts above describe the input, these the window */
+		printf("  emitted : %llu object spans, %llu object instants, %llu command slices, %llu serving spans\n",
+		       (unsigned long long)a->emitted_spans, (unsigned long long)a->emitted_instants,
+		       (unsigned long long)a->emitted_cmds, (unsigned long long)a->emitted_serving);
 	for (size_t i = 0; i < a->warnings.n; i++)
 		printf("  WARNING: %s\n", VEC_AT(&a->warnings, const char *, i));
 }
@@ -247,8 +260,10 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 				}
 				write_arm_end(&w, arm, &a->o, &t);
 				write_threads(&w, arm);
-				write_stats(&w, arm);
+				write_stats(&w, arm, &a->o);
 			}
+			if (!status)
+				write_options_meta(&w, &a->o);
 			if (status)
 				w.rc = status == 2 ? SQLITE_ERROR : w.rc;
 			if (dbw_end(&w, a->narms) != SQLITE_OK && !status)
@@ -269,7 +284,7 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 	if (!status && !a->quiet && arms) {
 		printf("kvio-ingest: wrote %s\n", path);
 		for (int i = 0; i < a->narms; i++)
-			summary(&arms[i]);
+			summary(&arms[i], &a->o);
 	} else if (!status && !a->quiet) {
 		printf("kvio-ingest: wrote %s (from %s)\n", path, a->pftrace);
 	}

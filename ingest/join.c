@@ -211,12 +211,20 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 			ob->b = ob->e = end;
 			ob->is_span = 0;
 		}
+		if (ob->is_span && ob->is_store)
+			n_store_spans++;
+		/* --trace-id, then --time-range: only what is written takes a lane */
+		ob->tid_kept = (uint8_t)window_obj_tid(&o->win, ob->trace_id);
+		ob->kept = ob->tid_kept && window_span(&o->win, ob->b, ob->e - ob->b);
+		if (!ob->kept)
+			continue;
 		if (ob->is_span) {
 			sb[nspan] = ob->b;
 			se[nspan] = ob->e;
 			spos[nspan++] = (uint32_t)i;
-			if (ob->is_store)
-				n_store_spans++;
+			a->emitted_spans++;
+		} else {
+			a->emitted_instants++;
 		}
 	}
 	a->nlanes_obj = assign_lanes(nspan, sb, se, slane);
@@ -231,17 +239,23 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	size_t ns = a->serving.n;
 	int64_t *vb = xmalloc((ns ? ns : 1) * sizeof *vb), *ve = xmalloc((ns ? ns : 1) * sizeof *ve);
 	uint32_t *vl = xmalloc((ns ? ns : 1) * sizeof *vl);
+	size_t nk = 0; /* the kept spans (--time-range), compacted into vb/ve */
 	for (size_t i = 0; i < ns; i++) {
 		sv[i].start -= base;
 		sv[i].end -= base;
 		if (sv[i].end <= sv[i].start)
 			sv[i].end = sv[i].start + 1;
-		vb[i] = sv[i].start;
-		ve[i] = sv[i].end;
+		sv[i].kept = (uint8_t)window_span(&o->win, sv[i].start, sv[i].end - sv[i].start);
+		if (!sv[i].kept)
+			continue;
+		vb[nk] = sv[i].start;
+		ve[nk++] = sv[i].end;
 	}
-	a->nlanes_srv = assign_lanes(ns, vb, ve, vl);
-	for (size_t i = 0; i < ns; i++)
-		sv[i].lane = vl[i];
+	a->emitted_serving = nk;
+	a->nlanes_srv = assign_lanes(nk, vb, ve, vl);
+	for (size_t i = 0, k = 0; i < ns; i++)
+		if (sv[i].kept)
+			sv[i].lane = vl[k++];
 	free(vb); free(ve); free(vl);
 
 	if (strcmp(a->ebpf_f.path, "-") && !a->n_cmd_lines)

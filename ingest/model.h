@@ -8,6 +8,7 @@
 #define KVIO_MODEL_H
 #include "../lib/util.h"
 #include "../lib/u64map.h"
+#include "../lib/window.h"
 #include <stdint.h>
 
 #define NO_TS INT64_MIN
@@ -80,12 +81,15 @@ struct obj {
 	uint8_t lba_match;  /* bit k: a command's slba * lba candidate k == slot_offset (store objects) */
 	int64_t b, e;       /* slice begin/end (rebased) */
 	int is_span;        /* span on objects.NNN; else an instant on capture info */
+	uint8_t tid_kept;   /* its trace_id passes --trace-id (it counts in objects in flight) */
+	uint8_t kept;       /* ... and its span passes --time-range: written */
 	uint32_t lane;
 };
 
 struct serving {
 	int64_t start, end; /* raw ns; after the join: slice begin/end (rebased) */
 	uint32_t lane;
+	uint8_t kept;       /* inside --time-range: written */
 	struct jv op, name, tokens, request_id;
 };
 
@@ -131,8 +135,14 @@ struct arm {
 	uint64_t cmp_after_horizon; /* completions whose command was given up (stream.c) */
 	struct u64map first_obj; /* trace_id -> index of its first occurrence in objs */
 	uint64_t header_cmds, tagged_bytes, untagged_bytes;
+	/* what the window (--time-range / --trace-id) let through */
+	uint64_t emitted_cmds, emitted_spans, emitted_instants, emitted_serving;
 	struct vec warnings; /* const char* */
 };
+
+/* How device commands find their object (--join-by-key, --join-by-offset). */
+enum join_kind { JOIN_COOKIE = 0, JOIN_KEY, JOIN_OFFSET };
+extern const char *const join_name[3]; /* "user_data", "key", "offset" */
 
 struct ingest_opts {
 	int64_t lba_bytes;       /* --lba-bytes (default 4096) */
@@ -141,6 +151,9 @@ struct ingest_opts {
 	const char *device;      /* --device (default "ng") */
 	int no_rebase;
 	int progress;            /* stderr is a terminal */
+	struct kvio_window win;  /* --time-range / --trace-id: what is written (lib/window.h) */
+	int no_slba_counter;     /* --no-slba-counter: no "writes slba"/"reads slba" tracks */
+	int join;                /* enum join_kind */
 };
 
 /* load.c: read the arm's semantic and serving files (the device file is

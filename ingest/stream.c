@@ -400,18 +400,27 @@ static void write_one(struct stream *s, uint64_t seq)
 		a->untagged_bytes += c->data_len;
 	else
 		a->tagged_bytes += c->data_len;
-	uint32_t lane = lanes_add(&s->t->lanes[c->role], ts, ts + c->dur);
-	row.track = write_lane_track(s->w, s->t, c->role, lane);
-	int64_t id = s->w->next_id++;
-	dbw_cmd(s->w, id, &row);
-	if (c->obj >= 0) {
-		struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
-		if (ob->first_seq == seq)
-			ob->first_id = id;
-		if (ob->last_seq == seq)
-			ob->last_id = id;
+	/* the window: the counts above describe the input; a command of the
+	 * trace_ids counts in the rate counters; one also inside the time window
+	 * is written (its lane, its slice id) */
+	const struct kvio_window *win = &s->o->win;
+	int tid_kept = window_cmd_tid(win, c->trace_id);
+	if (tid_kept && window_span(win, ts, c->dur)) {
+		uint32_t lane = lanes_add(&s->t->lanes[c->role], ts, ts + c->dur);
+		row.track = write_lane_track(s->w, s->t, c->role, lane);
+		int64_t id = s->w->next_id++;
+		dbw_cmd(s->w, id, &row);
+		a->emitted_cmds++;
+		if (c->obj >= 0) {
+			struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
+			if (ob->first_seq == seq)
+				ob->first_id = id;
+			if (ob->last_seq == seq)
+				ob->last_id = id;
+		}
 	}
-	bucket_add(s->t, ts, c->data_len);
+	if (tid_kept)
+		bucket_add(s->t, ts, c->data_len);
 	if (!r->paired) { /* leave its user_data's stack (it is the bottom) */
 		uint32_t v;
 		if (map_get(&s->ud, c->user_data, &v) && ud_seq(s, v) == seq)

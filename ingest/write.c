@@ -72,25 +72,35 @@ static struct bucket *bucketize(const struct vec *ms, int64_t factor, size_t *nb
 	return b;
 }
 
-/* A rate counter: one point per bucket, 0 after every run of buckets. */
-static void rate_counter(struct dbw *w, const struct vec *ms, int64_t track, int64_t factor, double bytes_scale)
+/* A counter point, when its ts is inside the time window. */
+static void counter_in(struct dbw *w, const struct kvio_window *win, int64_t ts, int64_t track, double v)
+{
+	if (window_span(win, ts, 0))
+		dbw_counter(w, ts, track, v);
+}
+
+/* A rate counter: one point per bucket, 0 after every run of buckets (the
+ * points inside the time window). */
+static void rate_counter(struct dbw *w, const struct kvio_window *win, const struct vec *ms, int64_t track,
+			 int64_t factor, double bytes_scale)
 {
 	size_t nb;
 	struct bucket *b = bucketize(ms, factor, &nb);
 	int64_t width = factor * 1000000;
 	for (size_t i = 0; i < nb; i++) {
 		if (i && b[i].k > b[i - 1].k + 1)
-			dbw_counter(w, (b[i - 1].k + 1) * width, track, 0);
-		dbw_counter(w, b[i].k * width, track,
-			    bytes_scale > 0 ? b[i].bytes * bytes_scale : (double)b[i].n);
+			counter_in(w, win, (b[i - 1].k + 1) * width, track, 0);
+		counter_in(w, win, b[i].k * width, track,
+			   bytes_scale > 0 ? b[i].bytes * bytes_scale : (double)b[i].n);
 	}
 	if (nb)
-		dbw_counter(w, (b[nb - 1].k + 1) * width, track, 0);
+		counter_in(w, win, (b[nb - 1].k + 1) * width, track, 0);
 	free(b);
 }
 
-/* IO activity overview: one slice per run of consecutive 100 ms buckets. */
-static void overview(struct dbw *w, const struct vec *ms, int64_t track)
+/* IO activity overview: one slice per run of consecutive 100 ms buckets
+ * (those overlapping the time window). */
+static void overview(struct dbw *w, const struct kvio_window *win, const struct vec *ms, int64_t track)
 {
 	const int64_t B = 100000000;
 	size_t nb;
@@ -104,6 +114,10 @@ static void overview(struct dbw *w, const struct vec *ms, int64_t track)
 			j++;
 		}
 		int64_t t0 = b[i].k * B, t1 = (b[j - 1].k + 1) * B;
+		if (!window_span(win, t0, t1 - t0)) {
+			i = j;
+			continue;
+		}
 		char name[64];
 		snprintf(name, sizeof name, "%.1f GB", bytes / 1e9);
 		int64_t id = dbw_slice(w, t0, t1 - t0, track, name);
@@ -317,8 +331,10 @@ void write_arm_begin(struct dbw *w, struct arm *a, int ai, const struct ingest_o
 	t->nv_root = dbw_track(w, "IO activity", t->nv_proc, t->nv_upid, NULL, -1, 1);
 	t->ctr_cmds = dbw_track(w, "cmds/ms", t->nv_root, t->nv_upid, "cmds", 90, 0);
 	t->ctr_mbs = dbw_track(w, "MB/s", t->nv_root, t->nv_upid, "MB/s", 91, 0);
-	t->ctr_wslba = dbw_track(w, "writes slba", t->nv_root, t->nv_upid, "LBA", 92, 0);
-	t->ctr_rslba = dbw_track(w, "reads slba", t->nv_root, t->nv_upid, "LBA", 93, 0);
+	if (!o->no_slba_counter) { /* 0: commands carry no slba counter point */
+		t->ctr_wslba = dbw_track(w, "writes slba", t->nv_root, t->nv_upid, "LBA", 92, 0);
+		t->ctr_rslba = dbw_track(w, "reads slba", t->nv_root, t->nv_upid, "LBA", 93, 0);
+	}
 	for (int r = 0; r < NROLES; r++)
 		t->role_grp[r] = -1;
 }
@@ -387,7 +403,7 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 	}
 
 	/* serving spans */
-	if (a->serving.n) {
+	if (a->emitted_serving) {
 		snprintf(name, sizeof name, "Serving %s", L);
 		int64_t sv_upid = dbw_process(w, 1002 + 3 * t->ai, name);
 		int64_t sv_proc = dbw_track(w, NULL, -1, sv_upid, NULL, -1, 0);
@@ -398,6 +414,8 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 		}
 		const struct serving *sv = a->serving.v;
 		for (size_t i = 0; i < a->serving.n; i++) {
+			if (!sv[i].kept)
+				continue;
 			const char *nm = sv[i].op.t == JV_STR && sv[i].op.s[0] ? sv[i].op.s
 				       : sv[i].name.t == JV_STR && sv[i].name.s[0] ? sv[i].name.s : "request";
 			id = dbw_slice(w, sv[i].start, sv[i].end - sv[i].start, lanes[sv[i].lane], nm);
@@ -427,16 +445,21 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 	for (size_t i = 0; i < no; i++) {
 		const struct obj *ob = &objs[i];
 		int64_t oid = obj_base + (int64_t)i;
-		if (ob->is_span) {
-			object_slice(w, ob, olane[ob->lane], oid);
+		if (ob->is_span && ob->tid_kept) { /* objects in flight: every span of the trace_ids */
 			dl[nd++] = (struct i64pair){ob->b, 1};
 			dl[nd++] = (struct i64pair){ob->e, -1};
-			if (ob->n_cmds && ob->first_id >= 0 && ob->last_id >= 0) {
-				int64_t flow_id = ((int64_t)t->ai << 40) | (int64_t)i;
+		}
+		if (!ob->kept)
+			continue;
+		if (ob->is_span) {
+			object_slice(w, ob, olane[ob->lane], oid);
+			/* a flow stays when both its ends were written (first_id/last_id:
+			 * -1 for a command outside the window) */
+			int64_t flow_id = ((int64_t)t->ai << 40) | (int64_t)i;
+			if (ob->n_cmds && ob->first_id >= 0)
 				dbw_flow(w, oid, ob->first_id, flow_id);
-				if (ob->first_id != ob->last_id)
-					dbw_flow(w, ob->first_id, ob->last_id, flow_id);
-			}
+			if (ob->n_cmds && ob->first_id >= 0 && ob->last_id >= 0 && ob->first_id != ob->last_id)
+				dbw_flow(w, ob->first_id, ob->last_id, flow_id);
 		} else {
 			snprintf(name, sizeof name, "%s (no device cmds)", ob->op);
 			dbw_slice_id(w, oid, ob->e, 0, t->meta_trk, name);
@@ -449,19 +472,52 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 	int64_t cur = 0;
 	for (size_t i = 0; i < nd; i++) {
 		cur += dl[i].d;
-		dbw_counter(w, dl[i].ts, t->obj_ctr, (double)cur);
+		counter_in(w, &o->win, dl[i].ts, t->obj_ctr, (double)cur);
 	}
 	free(dl);
 
 	if (t->ms.n)
-		overview(w, &t->ms, t->nv_root);
-	rate_counter(w, &t->ms, t->ctr_cmds, 1, 0);
-	rate_counter(w, &t->ms, t->ctr_mbs, 10, 1e-4);
+		overview(w, &o->win, &t->ms, t->nv_root);
+	rate_counter(w, &o->win, &t->ms, t->ctr_cmds, 1, 0);
+	rate_counter(w, &o->win, &t->ms, t->ctr_mbs, 10, 1e-4);
 	for (int r = 0; r < NROLES; r++) {
 		vec_free(&t->role_lane[r]);
 		lanes_free(&t->lanes[r]);
 	}
 	vec_free(&t->ms);
+}
+
+const char *const join_name[3] = {"user_data", "key", "offset"};
+
+void write_options_meta(struct dbw *w, const struct ingest_opts *o)
+{
+	sqlite3_stmt *st;
+	if (w->rc != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->db, "INSERT INTO metadata VALUES(?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		return;
+	struct { const char *name; int present; int64_t i; const char *s; } m[] = {
+		{"kvio_join", 1, 0, join_name[o->join]},
+		{"kvio_time_range_start_ns", o->win.has_time, o->win.lo_ns, NULL},
+		{"kvio_time_range_end_ns", o->win.has_time, o->win.hi_ns, NULL},
+		{"kvio_trace_id_lo", o->win.has_tid, (int64_t)o->win.tid_lo, NULL},
+		{"kvio_trace_id_hi", o->win.has_tid, (int64_t)o->win.tid_hi, NULL},
+		{"kvio_no_slba_counter", o->no_slba_counter, 1, NULL},
+	};
+	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		if (!m[i].present)
+			continue;
+		sqlite3_bind_text(st, 1, m[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, m[i].s ? "string" : "int", -1, SQLITE_STATIC);
+		if (m[i].s) {
+			sqlite3_bind_null(st, 3);
+			sqlite3_bind_text(st, 4, m[i].s, -1, SQLITE_STATIC);
+		} else {
+			sqlite3_bind_int64(st, 3, m[i].i);
+			sqlite3_bind_null(st, 4);
+		}
+		dbw_step(w, st);
+	}
+	sqlite3_finalize(st);
 }
 
 /* The submitting threads the tracer saw: one thread row per (tid, comm). */
@@ -473,8 +529,9 @@ void write_threads(struct dbw *w, const struct arm *a)
 	}
 }
 
-void write_stats(struct dbw *w, const struct arm *a)
+void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o)
 {
+	int win = o->win.has_time || o->win.has_tid;
 	sqlite3_stmt *st;
 	const struct file_stats *fs[3] = {&a->sem_f, &a->ebpf_f, &a->serving_f};
 	const char *kinds[3] = {"sem", "ebpf", "serving"};
@@ -519,6 +576,11 @@ void write_stats(struct dbw *w, const struct arm *a)
 		{"lba_bytes", a->lba_bytes, 1},
 		{"base_ns", a->min_ts, 1},
 		{"object_lanes", a->nlanes_obj, 1},
+		/* under --time-range / --trace-id: what was written (the rest describes the input) */
+		{"emitted_cmds", (int64_t)a->emitted_cmds, win},
+		{"emitted_object_spans", (int64_t)a->emitted_spans, win},
+		{"emitted_object_instants", (int64_t)a->emitted_instants, win},
+		{"emitted_serving_spans", (int64_t)a->emitted_serving, win},
 	};
 	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
 		if (!kv[i].present)

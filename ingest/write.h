@@ -35,7 +35,9 @@ int64_t write_lane_track(struct dbw *w, struct arm_out *t, int role, uint32_t la
 void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, struct arm_out *t);
 
 void write_threads(struct dbw *w, const struct arm *a);
-void write_stats(struct dbw *w, const struct arm *a);
+/* The options that shaped the database (join, window, counters) as metadata rows. */
+void write_options_meta(struct dbw *w, const struct ingest_opts *o);
+void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o);
 
 /* stream.c: read the device file and write its commands. Returns 0 or 2. */
 int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path, const struct ingest_opts *o);
