@@ -15,7 +15,7 @@ B       := build
 LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c
 INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c \
               ingest/ingest.c
-REPORT_SRC := report/report.c report/json.c report/export.c report/kvio2perfetto.c
+REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/json.c report/export.c report/kvio2perfetto.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
 KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
 KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o

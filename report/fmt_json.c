@@ -1,0 +1,210 @@
+/* fmt_json.c — each analysis's JSON formatter: one label's rows of its sql/
+ * file into the label's JSON object, with the reference kvio_tp_report.py's
+ * keys and units (ns), plus kvio's additive keys (docs/report.md). */
+#include "report.h"
+#include <stdio.h>
+#include <string.h>
+
+/* JSON value of a cell, typed as SQLite returned it. */
+static struct jnode *cell_json(const struct cell *c)
+{
+	if (!c)
+		return jn_null();
+	switch (c->t) {
+	case SQLITE_INTEGER: return jn_int(c->i);
+	case SQLITE_FLOAT: return jn_real(c->d);
+	case SQLITE_TEXT: return jn_str(c->s);
+	default: return jn_null();
+	}
+}
+
+/* A ratio or mean: always a JSON float, as Python's division makes it. */
+static struct jnode *cell_real(const struct cell *c)
+{
+	if (!c || c->t == SQLITE_NULL)
+		return jn_null();
+	return jn_real(c->t == SQLITE_INTEGER ? (double)c->i : c->d);
+}
+
+/* Columns keys[0..n) of row j of s into object O, typed as SQLite returned them. */
+static void set_cells(struct jnode *O, const struct sel *s, size_t j, const char *const *keys, int n)
+{
+	for (int q = 0; q < n; q++)
+		jn_set(O, keys[q], cell_json(col(s, j, keys[q])));
+}
+#define SET_CELLS(O, s, j, ...) \
+	do { \
+		static const char *const keys_[] = {__VA_ARGS__}; \
+		set_cells(O, s, j, keys_, (int)(sizeof keys_ / sizeof keys_[0])); \
+	} while (0)
+
+/* info: the capture's metadata, from the label's first row. */
+void json_info(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	if (s->n)
+		SET_CELLS(jn_set(L->R, "info", jn_obj()), s, 0, "schema", "hostname", "device", "lba_bytes",
+			  "header_bytes");
+}
+
+/* commands: always present, zeros for a label without commands. */
+void json_commands(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	static const char *const keys[] = {"n", "tagged", "untagged", "tagged_bytes", "wall_ns"};
+	(void)c;
+	struct jnode *C = jn_set(L->R, "commands", jn_obj());
+	for (int q = 0; q < 5; q++) {
+		const struct cell *x = s->n ? col(s, 0, keys[q]) : NULL;
+		jn_set(C, keys[q], jn_int(x ? x->i : 0));
+	}
+	jn_set(C, "real_cover", jn_real(s->n ? cnum(col(s, 0, "real_cover")) : 0));
+}
+
+/* lat_<op>: latency percentiles, one object per op. */
+void json_latency(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		const char *op = cstr(col(s, j, "op"));
+		char key[32];
+		snprintf(key, sizeof key, "lat_%s", op ? op : "");
+		SET_CELLS(jn_set(L->R, key, jn_obj()), s, j, "p50", "p99", "p95", "max", "n");
+	}
+}
+
+/* qd1: the detector per op; the object is always present. */
+void json_qd1(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	struct jnode *Q = jn_set(L->R, "qd1", jn_obj());
+	for (size_t j = 0; j < s->n; j++) {
+		struct jnode *E = jn_set(Q, cstr(col(s, j, "op")), jn_obj());
+		SET_CELLS(E, s, j, "gap_p50", "gap_p95");
+		jn_set(E, "verdict", jn_str(cstr(col(s, j, "verdict"))));
+		SET_CELLS(E, s, j, "svc", "n_objects");
+	}
+}
+
+/* qd: achieved queue depth. */
+void json_qd(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		struct jnode *Q = jn_set(L->R, "qd", jn_obj());
+		jn_set(Q, "mean", cell_real(col(s, j, "mean")));
+		jn_set(Q, "max", cell_json(col(s, j, "max")));
+		jn_set(Q, "pct_time_le1", cell_real(col(s, j, "pct_time_le1")));
+	}
+}
+
+/* batches: inferred batches at --batch-gap-us. */
+void json_batches(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++)
+		SET_CELLS(jn_set(L->R, "batches", jn_obj()), s, j, "n", "size_p50", "size_p95");
+}
+
+/* objects: spans per op; the object is always present. */
+void json_objects(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	struct jnode *O = jn_set(L->R, "objects", jn_obj());
+	for (size_t j = 0; j < s->n; j++) {
+		struct jnode *E = jn_set(O, cstr(col(s, j, "op")), jn_obj());
+		SET_CELLS(E, s, j, "n", "span_p50", "span_p99");
+		jn_set(E, "eff_mbs_p50", cell_real(col(s, j, "eff_mbs_p50")));
+		SET_CELLS(E, s, j, "presubmit_p50");
+	}
+}
+
+/* failed_ops: objects that reported an error. */
+void json_failed(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++)
+		jn_set(L->R, "failed_ops", cell_json(col(s, j, "failed_ops")));
+}
+
+/* tp_barrier: all-rank-ready gaps (fmt heuristic). */
+void json_tp_barrier(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++)
+		SET_CELLS(jn_set(L->R, "tp_barrier", jn_obj()), s, j, "shards", "gap_p50", "gap_p99");
+}
+
+/* space: the space axis. */
+void json_space(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		struct jnode *S = jn_set(L->R, "space", jn_obj());
+		jn_set(S, "lba_reuse", cell_json(col(s, j, "lba_reuse")));
+		jn_set(S, "seq_pct", cell_real(col(s, j, "seq_pct")));
+		jn_set(S, "header_cmds", cell_json(col(s, j, "header_cmds")));
+	}
+}
+
+/* throughput_gbs (commands.sql): only where it is defined. */
+void json_throughput(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		const struct cell *t = col(s, j, "throughput_gbs");
+		if (t && t->t != SQLITE_NULL)
+			jn_set(L->R, "throughput_gbs", cell_real(t));
+	}
+}
+
+/* serving: spans per op; present only when the label has some. */
+void json_serving(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	struct jnode *S = s->n ? jn_set(L->R, "serving", jn_obj()) : NULL;
+	for (size_t j = 0; j < s->n; j++) {
+		const char *op = cstr(col(s, j, "op"));
+		SET_CELLS(jn_set(S, op ? op : "", jn_obj()), s, j, "n", "p50", "p99");
+	}
+}
+
+/* tp_ranks: all-rank-ready gaps from decoded keys. */
+void json_tp_ranks(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++)
+		SET_CELLS(jn_set(L->R, "tp_ranks", jn_obj()), s, j, "world_size", "ranks", "gap_p50", "gap_p99",
+			  "chunks");
+}
+
+/* capture: the ingest's counters that the database has. */
+const char *const capture_keys[] = {"malformed_lines", "truncated_tail", "drops", "cq_overflow", "clock_anomalies",
+				    "cmp_unpaired", "cmp_after_horizon", "late_lines", NULL};
+void json_capture(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		struct jnode *C = jn_set(L->R, "capture", jn_obj());
+		for (int q = 0; capture_keys[q]; q++) {
+			const struct cell *x = col(s, j, capture_keys[q]);
+			if (x && x->t != SQLITE_NULL)
+				jn_set(C, capture_keys[q], cell_json(x));
+		}
+	}
+}
+
+/* ab: paired diffs against the base label, when the base is reported too. */
+void json_ab(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	for (size_t j = 0; j < s->n; j++) {
+		const char *vs = cstr(col(s, j, "vs"));
+		if (!find_label(c, vs))
+			continue; /* a --label selection without the base: nothing to pair */
+		struct jnode *A = jn_get(L->R, "ab");
+		if (!A) {
+			A = jn_set(L->R, "ab", jn_obj());
+			jn_set(A, "vs", jn_str(vs));
+		}
+		SET_CELLS(jn_set(A, cstr(col(s, j, "op")), jn_obj()), s, j, "n", "delta_p50", "delta_p95");
+	}
+}

@@ -1,0 +1,246 @@
+/* fmt_text.c — each analysis's text formatter: one label's rows of its sql/
+ * file as lines of the text report, in the reference's units (us, ms, GB). */
+#include "report.h"
+#include <stdio.h>
+#include <string.h>
+
+static const char *us(double ns, char *b) { sprintf(b, "%.1fus", ns / 1e3); return b; }
+static const char *ms(double ns, char *b) { sprintf(b, "%.2fms", ns / 1e6); return b; }
+
+/* Integer value of column name in row j of s (0 unless an integer). */
+static long long iv(const struct sel *s, size_t j, const char *name)
+{
+	return (long long)col(s, j, name)->i;
+}
+
+/* Column name of row j of s, formatted with f (us or ms) into b. */
+static const char *t_of(const struct sel *s, size_t j, const char *name, const char *(*f)(double, char *), char *b)
+{
+	return f(cnum(col(s, j, name)), b);
+}
+
+/* Python list repr of strings joined by \x1f: ['EIO', "it's"] */
+static void py_list(char *out, size_t n, const char *joined)
+{
+	size_t o = 0;
+	o += snprintf(out + o, n - o, "[");
+	const char *p = joined;
+	int first = 1;
+	while (p && o < n) {
+		const char *e = strchr(p, 31);
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		int dq = memchr(p, '\'', l) && !memchr(p, '"', l);
+		o += snprintf(out + o, n - o, "%s%c%.*s%c", first ? "" : ", ", dq ? '"' : '\'', (int)l, p,
+			      dq ? '"' : '\'');
+		first = 0;
+		p = e ? e + 1 : NULL;
+	}
+	if (o < n)
+		snprintf(out + o, n - o, "]");
+}
+
+/* An integer that may be NULL, as Python prints None. */
+static const char *int_or_none(const struct cell *x, char *b, size_t n)
+{
+	if (x->t == SQLITE_NULL)
+		return "None";
+	snprintf(b, n, "%lld", (long long)x->i);
+	return b;
+}
+
+/* A string that may be NULL, as Python prints None. */
+static const char *str_or_none(const struct cell *x)
+{
+	return cstr(x) ? cstr(x) : "None";
+}
+
+/* capture: the label's first row of info.sql. */
+void text_info(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char sch[64], lba[64];
+	(void)c;
+	if (!s->n)
+		return;
+	say(L, "  capture : schema=%s host=%s dev=%s lba=%s", int_or_none(col(s, 0, "schema"), sch, sizeof sch),
+	    str_or_none(col(s, 0, "hostname")), str_or_none(col(s, 0, "device")),
+	    int_or_none(col(s, 0, "lba_bytes"), lba, sizeof lba));
+}
+
+/* commands: always, zeros for a label without commands. */
+void text_commands(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	long long n = s->n ? iv(s, 0, "n") : 0, tg = s->n ? iv(s, 0, "tagged") : 0,
+		  ut = s->n ? iv(s, 0, "untagged") : 0, tb = s->n ? iv(s, 0, "tagged_bytes") : 0,
+		  wall = s->n ? iv(s, 0, "wall_ns") : 0;
+	double cover = s->n ? cnum(col(s, 0, "real_cover")) : 0;
+	say(L, "  commands: %lld (%lld tagged / %lld untagged), %.2f GB tagged, wall %.2fs, "
+	       "real-duration coverage %.0f%%", n, tg, ut, tb / 1e9, wall / 1e9, 100 * cover);
+}
+
+/* latency: one line per op. */
+void text_latency(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char b1[64], b2[64], b3[64], b4[64];
+	(void)c;
+	for (size_t j = 0; j < s->n; j++)
+		say(L, "  %-5s latency: p50 %s  p95 %s  p99 %s  max %s  (n=%lld)", cstr(col(s, j, "op")),
+		    t_of(s, j, "p50", us, b1), t_of(s, j, "p95", us, b2), t_of(s, j, "p99", us, b3),
+		    t_of(s, j, "max", us, b4), iv(s, j, "n"));
+}
+
+/* qd1: the detector's heading, then one line per op. */
+void text_qd1(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char b1[64], b2[64];
+	(void)c;
+	say(L, "  --- QD1 detector (per-object submission gaps) ---");
+	for (size_t j = 0; j < s->n; j++)
+		say(L, "    %-5s: gap p50 %s  p95 %s  -> %s", cstr(col(s, j, "op")), t_of(s, j, "gap_p50", us, b1),
+		    t_of(s, j, "gap_p95", us, b2), cstr(col(s, j, "verdict")));
+}
+
+/* qd: achieved queue depth. */
+void text_qd(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++)
+		say(L, "  achieved QD: mean %.1f  max %lld  %%time QD<=1: %.0f%%", cnum(col(s, j, "mean")),
+		    iv(s, j, "max"), 100 * cnum(col(s, j, "pct_time_le1")));
+}
+
+/* batches: at --batch-gap-us. */
+void text_batches(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	for (size_t j = 0; j < s->n; j++)
+		say(L, "  inferred batches (gap>%lldus): %lld batches, size p50 %.0f p95 %.0f max %lld",
+		    (long long)(c->o->batch_gap_ns / 1000), iv(s, j, "n"), cnum(col(s, j, "size_p50")),
+		    cnum(col(s, j, "size_p95")), iv(s, j, "size_max"));
+}
+
+/* objects: the heading, then one line per op. */
+void text_objects(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char b1[64], b2[64], b3[64], line[512];
+	(void)c;
+	say(L, "  --- objects (span = op-start..op-end when schema-2) ---");
+	for (size_t j = 0; j < s->n; j++) {
+		int w = snprintf(line, sizeof line, "    %-6s: n=%4lld  span p50 %s  p99 %s", cstr(col(s, j, "op")),
+				 iv(s, j, "n"), t_of(s, j, "span_p50", ms, b1), t_of(s, j, "span_p99", ms, b2));
+		if (col(s, j, "eff_mbs_p50")->t != SQLITE_NULL)
+			w += snprintf(line + w, sizeof line - w, "  eff %.0f MB/s", cnum(col(s, j, "eff_mbs_p50")));
+		if (col(s, j, "presubmit_p50")->t != SQLITE_NULL)
+			snprintf(line + w, sizeof line - w, "  pre-submit p50 %s", t_of(s, j, "presubmit_p50", ms, b3));
+		say(L, "%s", line);
+	}
+}
+
+/* failed: the count and the distinct errors. */
+void text_failed(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char list[1024];
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		py_list(list, sizeof list, cstr(col(s, j, "errors")));
+		say(L, "    FAILED ops: %lld (%s)", iv(s, j, "failed_ops"), list);
+	}
+}
+
+/* tp_barrier: fmt heuristic. */
+void text_tp_barrier(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char b1[64], b2[64];
+	(void)c;
+	for (size_t j = 0; j < s->n; j++)
+		say(L, "  TP barrier (%lld shards): all-rank-ready gap p50 %s  p99 %s  (n=%lld chunks)",
+		    iv(s, j, "shards"), t_of(s, j, "gap_p50", ms, b1), t_of(s, j, "gap_p99", ms, b2),
+		    iv(s, j, "chunks"));
+}
+
+/* space: the header share is of commands.sql's tagged bytes. */
+void text_space(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	const struct rows *t = report_rows(c, "commands.sql");
+	double tb = 0;
+	for (size_t q = 0; t && q < t->nrow; q++) {
+		const char *name = cstr(cell(t, q, "label"));
+		if (name && !strcmp(name, L->name))
+			tb = cnum(cell(t, q, "tagged_bytes"));
+	}
+	for (size_t j = 0; j < s->n; j++) {
+		double hdr = cnum(col(s, j, "header_bytes"));
+		long long hc = iv(s, j, "header_cmds");
+		say(L, "  space: %lld/%lld write-LBA reuses, sequentiality %.0f%%, header cmds %lld (%.1f%% of bytes)",
+		    iv(s, j, "lba_reuse"), iv(s, j, "writes"), 100 * cnum(col(s, j, "seq_pct")), hc,
+		    100 * hc * hdr / (tb > 1 ? tb : 1));
+	}
+}
+
+/* throughput (commands.sql): only where it is defined. */
+void text_throughput(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		const struct cell *t = col(s, j, "throughput_gbs");
+		if (t && t->t != SQLITE_NULL)
+			say(L, "  throughput: %.2f GB/s tagged aggregate", cnum(t));
+	}
+}
+
+/* serving: a heading and one line per op, when the label has spans. */
+void text_serving(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char b1[64], b2[64];
+	(void)c;
+	if (s->n)
+		say(L, "  --- serving spans ---");
+	for (size_t j = 0; j < s->n; j++) {
+		const char *op = cstr(col(s, j, "op"));
+		say(L, "    %-12s: n=%3lld  p50 %s  p99 %s", op ? op : "", iv(s, j, "n"), t_of(s, j, "p50", ms, b1),
+		    t_of(s, j, "p99", ms, b2));
+	}
+}
+
+/* tp_ranks: decoded keys; the world size may be unknown. */
+void text_tp_ranks(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char b1[64], b2[64], world[32];
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		snprintf(world, sizeof world, "?");
+		if (col(s, j, "world_size")->t == SQLITE_INTEGER)
+			snprintf(world, sizeof world, "%lld", iv(s, j, "world_size"));
+		say(L, "  TP ranks (decoded keys, %lld of world %s): all-rank-ready gap p50 %s  p99 %s  (n=%lld chunks)",
+		    iv(s, j, "ranks"), world, t_of(s, j, "gap_p50", ms, b1), t_of(s, j, "gap_p99", ms, b2),
+		    iv(s, j, "chunks"));
+	}
+}
+
+/* capture: the ingest's counters that the database has. */
+void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char line[512];
+	(void)c;
+	for (size_t j = 0; j < s->n; j++) {
+		int w = snprintf(line, sizeof line, "  ingest  :");
+		for (int q = 0; capture_keys[q]; q++) {
+			const struct cell *x = col(s, j, capture_keys[q]);
+			if (x && x->t != SQLITE_NULL)
+				w += snprintf(line + w, sizeof line - w, " %s %lld", capture_keys[q], (long long)x->i);
+		}
+		say(L, "%s", line);
+	}
+}
+
+/* ab: one line per op after every label's report, when the base is reported too. */
+void text_ab(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	char b1[64];
+	for (size_t j = 0; j < s->n; j++) {
+		const char *vs = cstr(col(s, j, "vs"));
+		if (!find_label(c, vs))
+			continue;
+		say_tail(L, "  %s vs %s [%s]: span delta p50 %s (n=%lld paired; negative = %s faster)", L->name, vs,
+			 cstr(col(s, j, "op")), t_of(s, j, "delta_p50", ms, b1), iv(s, j, "n"), L->name);
+	}
+}

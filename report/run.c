@@ -1,0 +1,334 @@
+/* run.c — running the sql/ files for kvio-report: one file's statements on a
+ * connection (their rows kept as cells), and the queue of analyses taken by a
+ * pool of connections, one per core up to MAX_CONN.
+ *
+ * Each sql/ file is independent once prelude.sql has run, so the files are a
+ * queue taken by the connections (each but the caller's on its own thread,
+ * each with its own prelude: temp tables cannot be shared between SQLite
+ * connections), heaviest first so they finish together; the rows are kept
+ * and formatted afterwards in the table's order. */
+#include "report.h"
+#include "sqlfiles.h"
+#include "../ingest/schema.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- query results --------------------------------------------------------- */
+
+/* Free r's cells and names; r is left empty. */
+void rows_free(struct rows *r)
+{
+	for (size_t k = 0; k < r->nrow * (size_t)r->ncol; k++)
+		free(r->v[k].s);
+	for (int c = 0; c < r->ncol; c++)
+		free(r->col[c]);
+	free(r->v);
+	free(r->col);
+	memset(r, 0, sizeof *r);
+}
+
+/* The cell of column name in row (row < r->nrow), or NULL for no such column. */
+const struct cell *cell(const struct rows *r, size_t row, const char *name)
+{
+	for (int c = 0; c < r->ncol; c++)
+		if (!strcmp(r->col[c], name))
+			return &r->v[row * r->ncol + c];
+	return NULL;
+}
+
+/* A cell as a number: 0 for NULL, text or no cell. */
+double cnum(const struct cell *c)
+{
+	return !c ? 0 : c->t == SQLITE_INTEGER ? (double)c->i : c->t == SQLITE_FLOAT ? c->d : 0;
+}
+
+/* A cell's text, or NULL when it is not text. */
+const char *cstr(const struct cell *c)
+{
+	return c && c->t == SQLITE_TEXT ? c->s : NULL;
+}
+
+/* One line for a failed statement, from the first connection that fails (the
+ * others usually fail the same way: a full temp directory hits them all). A
+ * full disk names where SQLite's temp files go: the database is read-only, so
+ * it is never the database that filled up. */
+static void sql_fail(sqlite3 *db, const char *name)
+{
+	static atomic_int said;
+	if (sqlite3_errcode(db) == SQLITE_INTERRUPT) /* an early exit stopped it: already said why */
+		return;
+	if (atomic_exchange(&said, 1))
+		return;
+	if (sqlite3_errcode(db) == SQLITE_FULL) {
+		const char *dir = getenv("SQLITE_TMPDIR");
+		kvio_err("sql/%s: %s: no room for SQLite's temp files in %s (set SQLITE_TMPDIR to a roomier directory)",
+			 name, sqlite3_errmsg(db), dir && *dir ? dir : "/var/tmp or /tmp");
+	} else {
+		kvio_err("sql/%s: %s", name, sqlite3_errmsg(db));
+	}
+}
+
+/* Copy the current row of st (ncol columns) into row nrow of r, growing r.v
+ * (capacity *cap rows). */
+static void keep_row(struct rows *r, sqlite3_stmt *st, size_t *cap)
+{
+	int ncol = r->ncol;
+	if (r->nrow == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		r->v = xrealloc(r->v, *cap * ncol * sizeof *r->v);
+	}
+	for (int c = 0; c < ncol; c++) {
+		struct cell *x = &r->v[r->nrow * ncol + c];
+		memset(x, 0, sizeof *x);
+		x->t = sqlite3_column_type(st, c);
+		if (x->t == SQLITE_INTEGER)
+			x->i = sqlite3_column_int64(st, c);
+		else if (x->t == SQLITE_FLOAT)
+			x->d = sqlite3_column_double(st, c);
+		else if (x->t == SQLITE_TEXT || x->t == SQLITE_BLOB) {
+			x->t = SQLITE_TEXT;
+			x->s = xstrdup((const char *)sqlite3_column_text(st, c));
+		}
+	}
+	r->nrow++;
+}
+
+/* Step the prepared statement st of sql/<name> to its end, its rows (if it
+ * has columns) into r. 0, or -1 after a one-line error. */
+static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struct report_opts *o, struct rows *r)
+{
+	int pi = sqlite3_bind_parameter_index(st, ":batch_gap_ns");
+	if (pi)
+		sqlite3_bind_int64(st, pi, o->batch_gap_ns);
+	int ncol = sqlite3_column_count(st), rc;
+	size_t cap = 0;
+	memset(r, 0, sizeof *r);
+	if (ncol) {
+		r->ncol = ncol;
+		r->col = xmalloc(ncol * sizeof *r->col);
+		for (int c = 0; c < ncol; c++)
+			r->col[c] = xstrdup(sqlite3_column_name(st, c));
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		keep_row(r, st, &cap);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		sql_fail(db, name);
+		rows_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run every statement of sql/<name>; the rows of the last one that returns
+ * rows land in out. Returns 0, or -1 after a one-line error. */
+int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out)
+{
+	const char *sql = sql_text(name);
+	if (o->progress)
+		fprintf(stderr, "\r%s: running sql/%-16s", kvio_prog, name);
+	memset(out, 0, sizeof *out);
+	if (!sql) {
+		kvio_err("internal: sql/%s is not built in", name);
+		return -1;
+	}
+	const char *tail = sql;
+	while (tail && *tail) {
+		sqlite3_stmt *st = NULL;
+		struct rows r;
+		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
+			sql_fail(db, name);
+			return -1;
+		}
+		if (!st)
+			continue; /* comment or blank tail */
+		if (step_all(db, st, name, o, &r))
+			return -1;
+		if (r.ncol) {
+			rows_free(out);
+			*out = r;
+		}
+	}
+	return 0;
+}
+
+/* Print rows '|'-separated, reals as the sqlite3 shell prints them (%!.15g). */
+void rows_print(const struct rows *r)
+{
+	for (size_t k = 0; k < r->nrow; k++)
+		for (int c = 0; c < r->ncol; c++) {
+			const struct cell *x = &r->v[k * r->ncol + c];
+			char buf[64];
+			if (x->t == SQLITE_INTEGER)
+				printf("%lld", (long long)x->i);
+			else if (x->t == SQLITE_FLOAT) {
+				sqlite3_snprintf(sizeof buf, buf, "%!.15g", x->d);
+				fputs(buf, stdout);
+			} else if (x->t == SQLITE_TEXT)
+				fputs(x->s, stdout);
+			putchar(c + 1 < r->ncol ? '|' : '\n');
+		}
+}
+
+/* Temp tables and sorts go to temp files (page cache, not the heap) with a 16 MB
+ * cache per connection: a report's memory stays ~120-140 MB at any capture size
+ * (in-memory temp storage took 315 MB at 1M lines and 1.26 GB at 4M, for the
+ * same time). */
+int prepare_conn(sqlite3 *db, const struct report_opts *o)
+{
+	struct rows r = {0};
+	int rc = db_exec(db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;", "setting up the connection") != SQLITE_OK ||
+		 run_sql(db, "prelude.sql", o, &r) != 0;
+	rows_free(&r);
+	return rc ? -1 : 0;
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+/* The next file of the queue for a connection, or -1 when none is left. */
+static int take_next(struct runner *rn)
+{
+	pthread_mutex_lock(&rn->mu);
+	int i = rn->next < rn->nfiles ? rn->next++ : -1;
+	pthread_mutex_unlock(&rn->mu);
+	return i;
+}
+
+/* One connection's life: open (unless given), prelude, then files from the
+ * queue until none is left or one fails (w->rc -1). */
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct runner *rn = w->rn;
+	sqlite3 *db = w->db;
+	w->rc = 0;
+	if (!db && !(db = db_open_ro(rn->dbpath))) {
+		w->rc = -1;
+		goto out;
+	}
+	pthread_mutex_lock(&rn->mu);
+	w->live = rn->stop ? NULL : db;
+	pthread_mutex_unlock(&rn->mu);
+	if (!w->live || (!w->db && prepare_conn(db, &rn->o))) {
+		w->rc = -1;
+		goto out;
+	}
+	for (int i; !w->rc && (i = take_next(rn)) >= 0;) {
+		double t0 = now_s();
+		if (getenv("KVIO_TIMING"))
+			kvio_err("timing: conn %d starts %s", w->which, rn->files[i]);
+		if (run_sql(db, rn->files[i], &rn->o, &rn->res[i].rows))
+			w->rc = -1;
+		else if (getenv("KVIO_TIMING"))
+			kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
+		if (!w->rc)
+			rn->res[i].done = 1;
+	}
+out:
+	pthread_mutex_lock(&rn->mu);
+	w->live = NULL;
+	pthread_mutex_unlock(&rn->mu);
+	if (!w->db && db)
+		sqlite3_close(db);
+	return NULL;
+}
+
+/* The other connections start at once (their own prelude, then the queue);
+ * the caller's joins when it has its labels. */
+void analyses_start(struct runner *rn, const char *dbpath, const struct report_opts *o,
+		    const char *const *files, int n, struct result *res)
+{
+	sql_text("prelude.sql");
+	for (int i = 0; i < n; i++)
+		sql_text(files[i]); /* load KVIO_SQL_DIR copies before the threads start */
+	long ncpu = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	rn->nw = ncpu < 1 ? 1 : ncpu > MAX_CONN ? MAX_CONN : (int)ncpu;
+	rn->dbpath = dbpath;
+	rn->o = *o;
+	rn->o.progress = 0;
+	rn->files = files;
+	rn->nfiles = n;
+	rn->res = res;
+	rn->next = 0;
+	pthread_mutex_init(&rn->mu, NULL);
+	for (int k = 1; k < rn->nw; k++) {
+		rn->w[k] = (struct worker){.rn = rn, .which = k};
+		rn->w[k].threaded = pthread_create(&rn->w[k].th, NULL, work, &rn->w[k]) == 0;
+	}
+	rn->started = 1;
+}
+
+/* Run the queue on the caller's connection too (prelude.sql already run
+ * there), then wait for the others. 0, or -1 after an error (reported). */
+int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
+{
+	if (!rn->started)
+		return 0;
+	int rc = 0;
+	if (run_main) {
+		rn->w[0] = (struct worker){.rn = rn, .db = main};
+		work(&rn->w[0]);
+		rc = rn->w[0].rc;
+	} else { /* an early exit: nothing more is started, what runs is interrupted */
+		pthread_mutex_lock(&rn->mu);
+		rn->next = rn->nfiles;
+		rn->stop = 1;
+		for (int k = 1; k < rn->nw; k++)
+			if (rn->w[k].live)
+				sqlite3_interrupt(rn->w[k].live);
+		pthread_mutex_unlock(&rn->mu);
+	}
+	for (int k = 1; k < rn->nw; k++) {
+		if (rn->w[k].threaded)
+			pthread_join(rn->w[k].th, NULL);
+		else
+			work(&rn->w[k]);
+		rc |= rn->w[k].rc;
+	}
+	pthread_mutex_destroy(&rn->mu);
+	rn->started = 0;
+	return rc ? -1 : 0;
+}
+
+/* The text of sql/<name>: from $KVIO_SQL_DIR when set (to try an edited
+ * metric without rebuilding), else the copy built into kvio. */
+const char *sql_text(const char *name)
+{
+	static char *loaded[64];
+	static const char *loaded_name[64];
+	const char *dir = getenv("KVIO_SQL_DIR");
+	const char *builtin = NULL;
+	for (const struct sql_file *f = kvio_sql_files; f->name; f++)
+		if (!strcmp(f->name, name))
+			builtin = f->text;
+	if (!dir || !*dir || !builtin)
+		return builtin;
+	for (int i = 0; i < 64 && loaded_name[i]; i++)
+		if (!strcmp(loaded_name[i], name))
+			return loaded[i];
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		kvio_err("KVIO_SQL_DIR: %s: cannot open; using the built-in sql/%s", path, name);
+		return builtin;
+	}
+	size_t cap = 1 << 16, n = 0, got;
+	char *text = xmalloc(cap);
+	while ((got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 == cap)
+			text = xrealloc(text, cap *= 2);
+	}
+	fclose(f);
+	text[n] = 0;
+	for (int i = 0; i < 64; i++)
+		if (!loaded_name[i]) {
+			loaded_name[i] = name;
+			loaded[i] = text;
+			return text;
+		}
+	return text;
+}
