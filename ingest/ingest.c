@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 const char ingest_options_help[] =
-	"  --sem FILE            LMCache semantic JSONL (LMCACHE_KVIO_TRACE)\n"
+	"  --sem FILE            LMCache semantic JSONL (LMCACHE_KVIO_TRACE); '-' (here and\n"
+	"                        for --ebpf, --serving): standard input, for one of them\n"
 	"  --ebpf FILE           nvme_uring_cmd_monitor JSONL (commands, completions)\n"
 	"  --serving FILE        serving-layer request spans JSONL (optional)\n"
 	"  --label L             label of the single arm (default: capture)\n"
@@ -46,7 +47,8 @@ static const char ingest_help[] =
 	"  kvio-ingest -o ab.db --merge stock=s1.jsonl,e1.jsonl --merge batched=s2.jsonl,e2.jsonl\n"
 	"  sqlite3 trace.db -cmd '.load /usr/local/lib/kvio/kvio' \\\n"
 	"      \"select count(*) from slice where extract_arg(arg_set_id,'debug.trace_id')=42\"\n\n"
-	"exit status: 0 ok (unusable lines are counted and reported), 2 usage or I/O error\n";
+	"Warnings about the data go to standard error, also with -q.\n\n"
+	"%s";
 
 void ingest_defaults(struct ingest_args *a)
 {
@@ -58,16 +60,37 @@ void ingest_defaults(struct ingest_args *a)
 	a->o.progress = isatty(2);
 }
 
+const char ingest_exit_help[] =
+	"exit status: 0 ok (unusable lines are counted and reported); 1 the database was\n"
+	"  written but is unusable: an arm without any device command or semantic record;\n"
+	"  2 usage or I/O error, or an input that is not a JSONL capture (nothing written);\n"
+	"  130/143 interrupted by SIGINT/SIGTERM (nothing written)\n";
+
 static const char *g_label = "capture", *g_sem, *g_ebpf, *g_serving;
+
+/* An input path: '-' is standard input, for one input at most. NULL after a
+ * usage error. */
+static const char *in_path(const char *opt, const char *v)
+{
+	static const char *stdin_opt;
+	if (strcmp(v, "-"))
+		return v;
+	if (stdin_opt) {
+		kvio_err("%s -: standard input is already %s's input", opt, stdin_opt);
+		return NULL;
+	}
+	stdin_opt = opt;
+	return "/dev/stdin";
+}
 
 int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i], *v;
 	int64_t n;
 #define VAL(name) if (!(v = opt_value(argc, argv, i, name))) return -1
-	if (opt_is(arg, "--sem")) { VAL("--sem"); g_sem = v; return 1; }
-	if (opt_is(arg, "--ebpf")) { VAL("--ebpf"); g_ebpf = v; return 1; }
-	if (opt_is(arg, "--serving")) { VAL("--serving"); g_serving = v; return 1; }
+	if (opt_is(arg, "--sem")) { VAL("--sem"); return (g_sem = in_path("--sem", v)) ? 1 : -1; }
+	if (opt_is(arg, "--ebpf")) { VAL("--ebpf"); return (g_ebpf = in_path("--ebpf", v)) ? 1 : -1; }
+	if (opt_is(arg, "--serving")) { VAL("--serving"); return (g_serving = in_path("--serving", v)) ? 1 : -1; }
 	if (opt_is(arg, "--label")) { VAL("--label"); g_label = v; return 1; }
 	if (opt_is(arg, "--device")) { VAL("--device"); a->o.device = v; return 1; }
 	if (opt_is(arg, "--pftrace")) { VAL("--pftrace"); a->pftrace = v; return 1; }
@@ -185,8 +208,27 @@ static void summary(const struct arm *a, const struct ingest_opts *o)
 		printf("  emitted : %llu object spans, %llu object instants, %llu command slices, %llu serving spans\n",
 		       (unsigned long long)a->emitted_spans, (unsigned long long)a->emitted_instants,
 		       (unsigned long long)a->emitted_cmds, (unsigned long long)a->emitted_serving);
-	for (size_t i = 0; i < a->warnings.n; i++)
-		printf("  WARNING: %s\n", VEC_AT(&a->warnings, const char *, i));
+	if (a->warnings.n)
+		printf("  %zu warning(s), on standard error\n", a->warnings.n);
+}
+
+/* The data warnings of every arm, on stderr (kept by -q and by a redirected
+ * stdout); 1 when an arm holds neither a device command nor a semantic record
+ * or serving span (said: the database is unusable), else 0. */
+static int warn_arms(const struct arm *arms, int narms, const char *path)
+{
+	int empty = 0;
+	for (int i = 0; i < narms; i++) {
+		const struct arm *a = &arms[i];
+		for (size_t k = 0; k < a->warnings.n; k++)
+			kvio_err("[%s] WARNING: %s", a->label, VEC_AT(&a->warnings, const char *, k));
+		if (!a->n_cmd_lines && !a->objs.n && !a->serving.n) {
+			kvio_err("[%s] no device command and no semantic record in its inputs: %s holds nothing to "
+				 "report (exit 1)", a->label, path);
+			empty = 1;
+		}
+	}
+	return empty;
 }
 
 int pftrace_import(const char *path, sqlite3 *db);
@@ -285,7 +327,10 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 		printf("kvio-ingest: wrote %s\n", path);
 		for (int i = 0; i < a->narms; i++)
 			summary(&arms[i], &a->o);
-	} else if (!status && !a->quiet) {
+	}
+	if (!status && arms && warn_arms(arms, a->narms, path))
+		status = 1;
+	if (!status && !a->quiet && !arms) {
 		printf("kvio-ingest: wrote %s (from %s)\n", path, a->pftrace);
 	}
 cleanup:
@@ -306,7 +351,7 @@ int ingest_cmdline(struct ingest_args *a, int argc, char **argv, const char *hel
 	ingest_defaults(a);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf(help, ingest_options_help);
+			printf(help, ingest_options_help, ingest_exit_help);
 			return 0;
 		}
 		if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
@@ -335,5 +380,9 @@ int cmd_ingest(int argc, char **argv)
 	int rc = ingest_cmdline(&a, argc, argv, ingest_help, "trace.db");
 	if (rc >= 0)
 		return rc;
+	if (!strcmp(a.out, "-")) {
+		kvio_err("-o -: a database cannot be written to standard output (SQLite needs a file): name one");
+		return 2;
+	}
 	return ingest_to_db(&a, a.out);
 }

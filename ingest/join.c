@@ -231,7 +231,9 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	for (size_t k = 0; k < nspan; k++)
 		objs[spos[k]].lane = slane[k];
 	free(sb); free(se); free(spos); free(slane);
-	if (n_store_spans && a->header_cmds == 0)
+	/* without any command the stores have nothing to classify: the warnings
+	 * below say what is wrong (no device file, or one without commands) */
+	if (n_store_spans && a->header_cmds == 0 && a->n_cmd_lines)
 		arm_warn(a, "0 header commands classified across %zu stores: check --lba-bytes", n_store_spans);
 
 	/* serving spans */
@@ -261,6 +263,12 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	if (strcmp(a->ebpf_f.path, "-") && !a->n_cmd_lines)
 		arm_warn(a, "%s has no nvme_cmd lines: was the tracer attached (its stderr says which probes were on)?",
 			 a->ebpf_f.path);
+	if (strcmp(a->ebpf_f.path, "-") && a->n_cmd_lines && !a->n_cmp_lines)
+		arm_warn(a, "%s has no nvme_cmp lines (no completion probe): latency and queue depth are unavailable, "
+			    "commands show the nominal --nominal-dur-ns", a->ebpf_f.path);
+	if (!strcmp(a->ebpf_f.path, "-") && n_store_spans)
+		arm_warn(a, "no device file (--ebpf): the %zu stores have no commands, so no header or latency "
+			    "figures", n_store_spans);
 	if (strcmp(a->sem_f.path, "-") && !no)
 		arm_warn(a, "%s has no semantic records (was LMCACHE_KVIO_TRACE set for the run?)", a->sem_f.path);
 	a->swapped = strcmp(a->sem_f.path, "-") && strcmp(a->ebpf_f.path, "-") && !no && !a->n_cmd_lines &&

@@ -449,7 +449,9 @@ static void parse_text(struct reader *r, const char *buf, size_t n, int final, u
 }
 
 /* ---- inputs: plain or gzip JSONL, files, pipes, process substitution -------
- * A regular file is peeked (pread, nothing consumed): plain text is read with
+ * A regular file is peeked (pread, nothing consumed): a file that is not JSONL
+ * (a database, an executable, a .pftrace, binary) is refused naming what it
+ * looks like; plain text is read with
  * read() as it is; gzip goes through zlib; zstd, xz and bzip2 are refused
  * with the command that would work. A pipe cannot be peeked, so it is read
  * through zlib, which passes plain text through unchanged. A gzip stream that
@@ -462,6 +464,33 @@ struct input {
 	int ended;          /* the gzip stream ended early: said once, then EOF */
 };
 
+/* What the first bytes of a regular file say it is when it is not JSONL (plain
+ * or compressed): a phrase naming it and what to do, or NULL when it may be
+ * JSONL. m holds the first n bytes (up to 4 KiB). A Perfetto trace starts with
+ * a TracePacket (field 1, length-delimited: byte 0x0a) and holds control
+ * bytes, which JSON text never does; binary data has NULs in its first line
+ * (NULs after complete lines are what a crash leaves: those lines are read). */
+static const char *not_jsonl(const unsigned char *m, size_t n)
+{
+	if (n >= 16 && !memcmp(m, "SQLite format 3", 16))
+		return "a SQLite database (a kvio trace.db is read by kvio-report and kvio-export), not a JSONL capture";
+	if (n >= 4 && !memcmp(m, "\x7f" "ELF", 4))
+		return "an ELF executable or library, not a JSONL capture";
+	int ctl = 0;
+	for (size_t i = 0; i < n && !ctl; i++)
+		ctl = m[i] < 0x20 && m[i] != '\t' && m[i] != '\n' && m[i] != '\r';
+	if (n >= 2 && m[0] == 0x0a && m[1] != 0x0a && m[1] != '\r' && ctl)
+		return "a Perfetto trace (.pftrace): read it with kvio-ingest --pftrace FILE";
+	size_t i = 0;
+	while (i < n && (m[i] == '\n' || m[i] == '\r'))
+		i++;
+	for (; i < n && m[i] != '\n'; i++)
+		if (m[i] == 0)
+			return i == 0 ? "starts with NUL bytes (a capture zeroed by a crash, or not a capture): not JSONL"
+				      : "binary (NUL bytes in its first line), not a JSONL capture";
+	return NULL;
+}
+
 static int input_open(struct input *in, const char *path)
 {
 	*in = (struct input){.fd = open(path, O_RDONLY | O_CLOEXEC), .path = path};
@@ -469,7 +498,7 @@ static int input_open(struct input *in, const char *path)
 		kvio_err("%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
-	unsigned char m[6] = {0};
+	unsigned char m[4096] = {0};
 	ssize_t n = pread(in->fd, m, sizeof m, 0);
 	const char *fmt = NULL, *tool = NULL;
 	if (n >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
@@ -485,6 +514,12 @@ static int input_open(struct input *in, const char *path)
 		return -1;
 	}
 	int gzip = n >= 2 && m[0] == 0x1f && m[1] == 0x8b;
+	const char *what = n > 0 && !gzip ? not_jsonl(m, (size_t)n) : NULL;
+	if (what) {
+		kvio_err("%s: %s", path, what);
+		close(in->fd);
+		return -1;
+	}
 	if (gzip || (n < 0 && errno == ESPIPE)) {
 		if (!(in->gz = gzdopen(in->fd, "rb"))) {
 			kvio_err("%s: cannot read: %s", path, strerror(errno ? errno : ENOMEM));

@@ -581,6 +581,8 @@ void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o
 		{"emitted_object_spans", (int64_t)a->emitted_spans, win},
 		{"emitted_object_instants", (int64_t)a->emitted_instants, win},
 		{"emitted_serving_spans", (int64_t)a->emitted_serving, win},
+		/* 0: a device file without any nvme_cmp line (no latency, no queue depth) */
+		{"completion_probe", a->n_cmp_lines > 0, strcmp(a->ebpf_f.path, "-") != 0},
 	};
 	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
 		if (!kv[i].present)

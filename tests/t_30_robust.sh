@@ -110,11 +110,15 @@ printf '%s\n' '{"event_type":"nvme_cmd","user_data":1,"op_name":"write","slba":1
 eq "uint above 2^63: args row" "uint|-1|18446744073709551615" \
 	"$(q "$T/big.db" "select value_type, int_value, display_value from args where key = 'debug.slba'")"
 
-# empty inputs: a database all the same, and a warning that says what is likely wrong
+# empty inputs: a database all the same (its counts say what was read), warnings
+# that say what is likely wrong, and exit 1: the result is unusable
 : > "$T/empty.jsonl"
-"$BUILD/kvio-ingest" -o "$T/empty.db" --sem "$T/empty.jsonl" --ebpf "$T/empty.jsonl" > "$T/empty.out" 2>&1
-eq "empty inputs: exit 0" 0 $?
-eq "empty inputs: both warnings" 2 "$(grep -c 'WARNING: .*empty.jsonl has no' "$T/empty.out")"
+"$BUILD/kvio-ingest" -o "$T/empty.db" --sem "$T/empty.jsonl" --ebpf "$T/empty.jsonl" > "$T/empty.out" 2> "$T/empty.err"
+eq "empty inputs: exit 1" 1 $?
+eq "empty inputs: both warnings, on stderr" "2 0" \
+	"$(grep -c 'WARNING: .*empty.jsonl has no' "$T/empty.err") $(grep -c 'WARNING' "$T/empty.out")"
+eq "empty inputs: one line says the database holds nothing" 1 \
+	"$(grep -c "^kvio-ingest: \[capture\] no device command and no semantic record in its inputs: $T/empty.db holds nothing" "$T/empty.err")"
 eq "empty inputs: warnings kept in the database" 2 "$(q "$T/empty.db" "select count(*) from kvio_warning")"
 
 # ---- the streaming join (ingest/stream.c) ----

@@ -11,3 +11,69 @@ for bad in "--lines abc" "--lines 10x" "--lines -5" "--mode fast" "--ranks 9" "-
 	"$BUILD/kvio-gen" --sem "$T/gen.s" --ebpf "$T/gen.e" $bad > /dev/null 2> "$T/gen.err"
 	eq "kvio-gen $bad: exit 2, one line" "2 1" "$? $(wc -l < "$T/gen.err")"
 done
+
+# ---- inputs that are not JSONL are named by their first bytes (exit 2, one
+# line naming the file, nothing written): never "N malformed lines", exit 0 ----
+"$BUILD/kvio-ingest" -q -o "$T/c.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
+"$BUILD/kvio-export" "$T/c.db" -o "$T/c.pftrace" > /dev/null
+printf 'ab\000\001\002cd\nmore\n' > "$T/c.bin"
+head -c 8192 /dev/zero > "$T/c.zero"
+for c in "ELF:$BUILD/kvio:an ELF executable" "db:$T/c.db:a SQLite database" \
+	"pftrace:$T/c.pftrace:a Perfetto trace (.pftrace): read it with kvio-ingest --pftrace" \
+	"binary:$T/c.bin:binary (NUL bytes in its first line)" "zeros:$T/c.zero:starts with NUL bytes"; do
+	what=${c%%:*}; rest=${c#*:}; f=${rest%%:*}; says=${rest#*:}
+	for opt in --ebpf --sem; do
+		rm -f "$T/n.db"
+		"$BUILD/kvio-ingest" -q -o "$T/n.db" $opt "$f" > "$T/n.out" 2> "$T/n.err"
+		eq "$what as $opt: exit 2, one line naming the file and what it is, no database" \
+			"2 1 1 no" "$? $(wc -l < "$T/n.err") $(grep -cF "kvio-ingest: $f: $says" "$T/n.err") $([ -e "$T/n.db" ] && echo yes || echo no)"
+	done
+done
+
+# ---- ingest: data warnings on stderr (kept by -q), what is wrong said plainly ----
+# a device file without any nvme_cmp line (kvio-gen --no-completions: the
+# tracer without its completion probe): a warning, completion_probe 0 in
+# kvio_stats; the tiny fixture has completions (its ebpf.jsonl: nvme_cmp lines)
+"$BUILD/kvio-gen" --sem "$T/nc.s" --ebpf "$T/nc.e" --lines 3000 --no-completions 2>/dev/null
+"$BUILD/kvio-ingest" -q -o "$T/nc.db" --sem "$T/nc.s" --ebpf "$T/nc.e" > "$T/nc.out" 2> "$T/nc.err"
+eq "no nvme_cmp line: exit 0, nothing on stdout with -q, the warning on stderr" "0 0 1" \
+	"$? $(wc -c < "$T/nc.out") $(grep -c "^kvio-ingest: \[capture\] WARNING: $T/nc.e has no nvme_cmp lines (no completion probe): latency and queue depth are unavailable" "$T/nc.err")"
+eq "no nvme_cmp line: kvio_stats completion_probe 0, the tiny capture's 1" "0 1" \
+	"$(q "$T/nc.db" "select value from kvio_stats where name = 'completion_probe'") $(q "$T/c.db" "select value from kvio_stats where name = 'completion_probe'")"
+"$BUILD/kvio-ingest" -o "$T/nc2.db" --sem "$T/nc.s" --ebpf "$T/nc.e" > "$T/nc2.out" 2> "$T/nc2.err"
+eq "no nvme_cmp line, summary: counted on stdout, said on stderr" "1 1" \
+	"$(grep -c '^  1 warning(s), on standard error' "$T/nc2.out") $(grep -c 'no nvme_cmp lines' "$T/nc2.err")"
+# stores with an empty device file: "no nvme_cmd lines", not "0 header commands
+# classified ... check --lba-bytes" (tiny's sem.jsonl has stores); without a
+# device file: that there is none
+: > "$T/empty.e"
+"$BUILD/kvio-ingest" -q -o "$T/ne.db" --sem fixtures/tiny/sem.jsonl --ebpf "$T/empty.e" 2> "$T/ne.err"
+eq "stores, empty device file: says no nvme_cmd lines, not check --lba-bytes" "1 0" \
+	"$(grep -c "$T/empty.e has no nvme_cmd lines" "$T/ne.err") $(grep -c 'check --lba-bytes' "$T/ne.err")"
+"$BUILD/kvio-ingest" -q -o "$T/ne.db" --sem fixtures/tiny/sem.jsonl 2> "$T/ne.err"
+eq "stores, no device file: says so, not check --lba-bytes" "1 0" \
+	"$(grep -c 'WARNING: no device file (--ebpf)' "$T/ne.err") $(grep -c 'check --lba-bytes' "$T/ne.err")"
+# the exit codes are in --help
+# helpcodes CMD: which of the exit-code phrases CMD --help carries
+helpcodes() {
+	h=$("$BUILD/$1" --help | tr '\n' ' ' | tr -s ' ')
+	for p in 'exit status: 0 ok' '; 1 ' '; 2 usage or I/O error' '130/143'; do
+		case $h in *"$p"*) printf '+' ;; *) printf '%s?' "$p" ;; esac
+	done
+}
+for c in kvio-ingest kvio2perfetto; do
+	eq "$c --help: the exit codes 0 1 2 130/143" "++++" "$(helpcodes $c)"
+done
+
+# ---- '-' is standard input for --sem/--ebpf/--serving; a database cannot go to stdout ----
+"$BUILD/kvio-ingest" -q -o "$T/si.db" --sem - --ebpf fixtures/tiny/ebpf.jsonl < fixtures/tiny/sem.jsonl
+eq "--sem -: exit 0, the same slices as from the file" "0 $(q "$T/c.db" "select count(*) from slice")" \
+	"$? $(q "$T/si.db" "select count(*) from slice")"
+cat fixtures/tiny/ebpf.jsonl | "$BUILD/kvio-ingest" -q -o "$T/si2.db" --sem fixtures/tiny/sem.jsonl --ebpf -
+eq "--ebpf - from a pipe: the same slices" "$(q "$T/c.db" "select count(*) from slice")" \
+	"$(q "$T/si2.db" "select count(*) from slice")"
+"$BUILD/kvio-ingest" -q -o "$T/si3.db" --sem - --ebpf - < fixtures/tiny/sem.jsonl 2> "$T/si.err"
+eq "--sem - --ebpf -: exit 2, one line" "2 1" "$? $(wc -l < "$T/si.err")"
+"$BUILD/kvio-ingest" -q -o - --sem fixtures/tiny/sem.jsonl > "$T/so.out" 2> "$T/so.err"
+eq "-o - (a database to stdout): exit 2, one line, nothing on stdout" "2 1 0" \
+	"$? $(grep -c 'cannot be written to standard output' "$T/so.err") $(wc -c < "$T/so.out")"
