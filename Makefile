@@ -1,13 +1,14 @@
 # kvio — build, test, demo, bench, install.  `make demo` and `make test` are the
 # two commands a newcomer needs (they install missing Debian packages first).
 CC      ?= cc
+CXX     ?= g++
 CFLAGS  ?= -O2 -g
 # -Werror is the project's own test builds' business (tests/t_80_build.sh, CI:
 # `make WERROR=-Werror`), never a packager's: a newer compiler's new warning
 # must not break `make` or `make install`. CPPFLAGS and LDFLAGS are honoured.
 WERROR  ?=
 WFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -D_GNU_SOURCE
-LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread
+LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread -lsimdjson -lstdc++
 PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build
@@ -18,7 +19,7 @@ INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/
 REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/json.c report/export.c report/kvio2perfetto.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
 KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
-KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o
+KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/sjline.o $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
 .PHONY: all user capture deps demo test bench vmtest fuzz install uninstall clean
@@ -37,6 +38,12 @@ capture: $(CAPTURE_BIN)
 $(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h) $(B)/kvio.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -I$(B) -c $< -o $@
+
+# the one C++ file (simdjson behind a C interface); no -march: simdjson's
+# library picks its stage-1 kernel for the CPU at run time
+$(B)/ingest/sjline.o: ingest/sjline.cc ingest/sjline.h
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -Wall -Wextra $(WERROR) -fno-exceptions -fno-rtti $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # the .pftrace messages: report/kvio.proto compiled by protoc-c
 $(B)/kvio.pb-c.c $(B)/kvio.pb-c.h: report/kvio.proto
@@ -81,6 +88,10 @@ $(B)/nvme_uring_cmd_monitor: $(CAPTURE_SRC) $(CAPTURE_HDR) $(B)/capture/nvme_uri
 $(B)/kvio-load: capture/kvio_load.c
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -luring
 
+# the fuzz target "parser": the fast path and the full parser side by side
+$(B)/jl-diff: tests/jl_diff.c ingest/jsonl.c lib/util.c $(B)/ingest/sjline.o ingest/jsonl.h ingest/sjline.h
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/jl_diff.c ingest/jsonl.c lib/util.c $(B)/ingest/sjline.o -lsimdjson -lstdc++ -lm
+
 $(B)/kvio-gen: scripts/kvio-gen.c
 	@mkdir -p $(B)
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
@@ -109,7 +120,7 @@ FUZZ_RUNS ?= 300
 FUZZ_SEED ?= 1
 fuzz: deps
 	@$(MAKE) --no-print-directory B=$(B)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-		$(addprefix $(B)/asan/,$(CMDS)) $(B)/asan/kvio-gen
+		$(addprefix $(B)/asan/,$(CMDS)) $(B)/asan/kvio-gen $(B)/asan/jl-diff
 	@python3 scripts/fuzz.py $(B)/asan $(B)/fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED)
 
 # install: the user-space set (builds it if needed, never the BPF toolchain);

@@ -1,8 +1,11 @@
-/* jsonl.c — see jsonl.h. The jsmn implementation is compiled here once. */
+/* jsonl.c — see jsonl.h. The jsmn implementation is compiled here once; the
+ * fast path is simdjson's (sjline.cc). */
 #define JSMN_STRICT
 #include <jsmn.h>
 #include "jsonl.h"
 #include "../lib/util.h"
+#include "sjline.h"
+#include <limits.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -113,6 +116,172 @@ static int too_deep(const char *s, size_t n)
 	return 0;
 }
 
+/* Every primitive token is a JSON literal or number: jsmn (strict) accepts
+ * bare words made of primitive characters, simdjson leaves the scalars it is
+ * not asked to read unchecked. 0 = ok. */
+static int bad_primitive(struct jline *j)
+{
+	if (j->ucap < j->ntok) {
+		j->ucap = j->cap > j->ntok ? j->cap : j->ntok;
+		j->uval = xrealloc(j->uval, j->ucap * sizeof *j->uval);
+		j->plain = xrealloc(j->plain, j->ucap);
+	}
+	memset(j->plain, 0, j->ntok);
+	for (int i = 0; i < j->ntok; i++) {
+		const jsmntok_t *t = &j->tok[i];
+		if (t->type != JSMN_PRIMITIVE)
+			continue;
+		const char *p = j->s + t->start;
+		size_t l = t->end - t->start;
+		if (l <= 19 && (p[0] != '0' || l == 1)) { /* the common case: read its value now */
+			uint64_t v = 0;
+			size_t k = 0;
+			while (k < l && (unsigned char)(p[k] - '0') <= 9)
+				v = v * 10 + (unsigned)(p[k++] - '0');
+			if (k == l) {
+				j->uval[i] = v;
+				j->plain[i] = 1;
+				continue;
+			}
+		}
+		if ((l == 4 && !memcmp(p, "true", 4)) || (l == 5 && !memcmp(p, "false", 5)) ||
+		    (l == 4 && !memcmp(p, "null", 4)))
+			continue;
+		/* number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+		size_t k = 0;
+		if (k < l && p[k] == '-')
+			k++;
+		if (k < l && p[k] == '0')
+			k++;
+		else if (k < l && p[k] >= '1' && p[k] <= '9')
+			while (k < l && p[k] >= '0' && p[k] <= '9')
+				k++;
+		else
+			return -1;
+		if (k < l && p[k] == '.') {
+			k++;
+			size_t d = k;
+			while (k < l && p[k] >= '0' && p[k] <= '9')
+				k++;
+			if (k == d)
+				return -1;
+		}
+		if (k < l && (p[k] == 'e' || p[k] == 'E')) {
+			k++;
+			if (k < l && (p[k] == '+' || p[k] == '-'))
+				k++;
+			size_t d = k;
+			while (k < l && p[k] >= '0' && p[k] <= '9')
+				k++;
+			if (k == d)
+				return -1;
+		}
+		if (k != l)
+			return -1;
+	}
+	return 0;
+}
+
+/* A key's slot in the hash table (before probing). */
+static unsigned key_hash(const char *k, size_t n)
+{
+	if (!n)
+		return 0;
+	const unsigned char *u = (const unsigned char *)k;
+	return (unsigned)n * 7u + u[0] * 31u + u[n - 1] * 131u + u[n / 2] * 17u;
+}
+
+/* Index the top-level members once: the member array, and for the first
+ * JL_HASHED of them the hash table (the last duplicate of a key owns it). */
+static void index_members(struct jline *j)
+{
+	j->nmem = 0;
+	if (++j->gen == 0) { /* the generation wrapped: every slot is stale */
+		memset(j->sgen, 0, sizeof j->sgen);
+		j->gen = 1;
+	}
+	int it = 1, k;
+	/* a flat object's members are tokens 1, 3, 5, ... */
+	while ((k = j->fast ? (it < j->ntok ? (it += 2) - 2 : -1) : jl_next_member(j, &it)) >= 0) {
+		if (j->nmem == j->memcap) {
+			j->memcap = j->memcap ? j->memcap * 2 : 32;
+			j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
+		}
+		struct jmember m = {j->s + j->tok[k].start, j->tok[k].end - j->tok[k].start, k + 1};
+		int i = j->nmem++;
+		j->mem[i] = m;
+		if (i >= JL_HASHED)
+			continue;
+		for (unsigned h = key_hash(m.key, (size_t)m.klen);; h++) {
+			h &= JL_HASH - 1;
+			if (j->sgen[h] != j->gen) {
+				j->sgen[h] = j->gen;
+				j->slot[h] = (int16_t)i;
+				break;
+			}
+			const struct jmember *o = &j->mem[j->slot[h]];
+			if (o->klen == m.klen && !memcmp(o->key, m.key, (size_t)m.klen)) {
+				j->slot[h] = (int16_t)i;
+				break;
+			}
+		}
+	}
+}
+
+/* 1 when s[0..n) has no backslash and no control character but TAB: the
+ * lines the fast path takes (the others, rare, go to the full parser, which
+ * checks escapes and refuses control characters). 8 bytes at a time. */
+static int plain_bytes(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, b;
+		memcpy(&w, s + i, 8);
+		b = w ^ (0x5c * ones); /* a zero byte where w has a backslash */
+		/* a byte below 0x20 (of those below 0x80), or a backslash */
+		if (!((((w - 0x20 * ones) & ~w) | ((b - ones) & ~b)) & high))
+			continue;
+		for (size_t k = i; k < i + 8; k++)
+			if (((unsigned char)s[k] < 0x20 && s[k] != '\t') || s[k] == '\\')
+				return 0;
+	}
+	for (; i < n; i++)
+		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == '\\')
+			return 0;
+	return 1;
+}
+
+int jl_fast = 1;
+_Static_assert(JL_PADDING >= SJ_PADDING, "padding");
+
+/* The fast path: a flat object tokenized by simdjson (sjline.cc). 1 when the
+ * tokens are ready, 0 when the full parser must decide. */
+static int fast_tokens(struct jline *j, const char *s, size_t n)
+{
+	if (*s != '{' || n > INT_MAX / 2 || !plain_bytes(s, n))
+		return 0;
+	if (!j->sj && !(j->sj = sj_new()))
+		return 0;
+	const char *p = s;
+	if (!j->pad_end || j->pad_end < s || (size_t)(j->pad_end - s) < n + JL_PADDING) {
+		/* no readable padding after the line: parse a copy */
+		if (j->padcap < n + SJ_PADDING) {
+			j->padcap = 2 * n + SJ_PADDING;
+			j->pad = xrealloc(j->pad, j->padcap);
+		}
+		memcpy(j->pad, s, n);
+		p = j->pad;
+	}
+	int r;
+	while ((r = sj_flat(j->sj, p, n, j->tok, j->cap)) < 0) {
+		j->cap *= 2;
+		j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
+	}
+	j->ntok = r;
+	return r > 0 && !bad_primitive(j);
+}
+
 enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 {
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
@@ -122,16 +291,22 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 	j->s = s;
 	j->n = n;
 	j->ntok = 0;
+	j->fast = 0;
 	if (n == 0)
 		return JL_BLANK;
-	if (utf8_check(s, n))
-		return JL_UTF8;
-	if (n > 2 * JL_MAX_DEPTH && too_deep(s, n)) /* shorter lines cannot be */
-		return JL_DEEP;
 	if (!j->tok) {
 		j->cap = 128;
 		j->tok = xmalloc(sizeof(jsmntok_t) * j->cap);
 	}
+	if (jl_fast && fast_tokens(j, s, n)) {
+		j->fast = 1;
+		index_members(j);
+		return JL_OK;
+	}
+	if (utf8_check(s, n))
+		return JL_UTF8;
+	if (n > 2 * JL_MAX_DEPTH && too_deep(s, n)) /* shorter lines cannot be */
+		return JL_DEEP;
 	for (;;) {
 		jsmn_init(&j->p);
 		int r = jsmn_parse(&j->p, s, n, j->tok, j->cap);
@@ -146,63 +321,18 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 		break;
 	}
 	/* exactly one top-level value spanning the whole line */
+	enum jl_err e = JL_OK;
 	if ((size_t)j->tok[0].end != n || j->tok[0].start != 0)
-		return JL_SYNTAX;
-	if (j->tok[0].type != JSMN_OBJECT)
-		return JL_NOTOBJ;
-	/* jsmn (strict) accepts bare words made of primitive characters; check
-	 * every primitive is a JSON literal or number. */
-	for (int i = 0; i < j->ntok; i++) {
-		const jsmntok_t *t = &j->tok[i];
-		if (t->type != JSMN_PRIMITIVE)
-			continue;
-		const char *p = s + t->start;
-		size_t l = t->end - t->start;
-		if ((l == 4 && !memcmp(p, "true", 4)) || (l == 5 && !memcmp(p, "false", 5)) ||
-		    (l == 4 && !memcmp(p, "null", 4)))
-			continue;
-		/* number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-		size_t k = 0;
-		if (k < l && p[k] == '-')
-			k++;
-		if (k < l && p[k] == '0')
-			k++;
-		else if (k < l && p[k] >= '1' && p[k] <= '9')
-			while (k < l && p[k] >= '0' && p[k] <= '9')
-				k++;
-		else
-			return JL_SYNTAX;
-		if (k < l && p[k] == '.') {
-			k++;
-			size_t d = k;
-			while (k < l && p[k] >= '0' && p[k] <= '9')
-				k++;
-			if (k == d)
-				return JL_SYNTAX;
-		}
-		if (k < l && (p[k] == 'e' || p[k] == 'E')) {
-			k++;
-			if (k < l && (p[k] == '+' || p[k] == '-'))
-				k++;
-			size_t d = k;
-			while (k < l && p[k] >= '0' && p[k] <= '9')
-				k++;
-			if (k == d)
-				return JL_SYNTAX;
-		}
-		if (k != l)
-			return JL_SYNTAX;
+		e = JL_SYNTAX;
+	else if (j->tok[0].type != JSMN_OBJECT)
+		e = JL_NOTOBJ;
+	else if (bad_primitive(j))
+		e = JL_SYNTAX;
+	if (e != JL_OK) {
+		j->ntok = 0; /* no tokens of a refused line are read */
+		return e;
 	}
-	/* index the top-level members once; lookups then compare lengths first */
-	j->nmem = 0;
-	int it = 1, k;
-	while ((k = jl_next_member(j, &it)) >= 0) {
-		if (j->nmem == j->memcap) {
-			j->memcap = j->memcap ? j->memcap * 2 : 32;
-			j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
-		}
-		j->mem[j->nmem++] = (struct jmember){s + j->tok[k].start, j->tok[k].end - j->tok[k].start, k + 1};
-	}
+	index_members(j);
 	return JL_OK;
 }
 
@@ -210,9 +340,19 @@ void jl_free(struct jline *j)
 {
 	free(j->tok);
 	free(j->mem);
+	free(j->pad);
+	free(j->uval);
+	free(j->plain);
+	sj_free(j->sj);
+	j->uval = NULL;
+	j->plain = NULL;
+	j->ucap = 0;
 	j->tok = NULL;
 	j->mem = NULL;
+	j->pad = NULL;
+	j->sj = NULL;
 	j->cap = j->memcap = j->nmem = 0;
+	j->padcap = 0;
 }
 
 int jl_skip(const struct jline *j, int t)
@@ -238,6 +378,16 @@ int jl_next_member(const struct jline *j, int *it)
 
 int jl_find(const struct jline *j, const char *key, size_t keylen)
 {
+	if (j->nmem <= JL_HASHED) {
+		for (unsigned h = key_hash(key, keylen);; h++) {
+			h &= JL_HASH - 1;
+			if (j->sgen[h] != j->gen)
+				return -1;
+			const struct jmember *m = &j->mem[j->slot[h]];
+			if ((size_t)m->klen == keylen && !memcmp(m->key, key, keylen))
+				return m->val;
+		}
+	}
 	for (int i = j->nmem - 1; i >= 0; i--) /* the last duplicate wins */
 		if ((size_t)j->mem[i].klen == keylen && !memcmp(j->mem[i].key, key, keylen))
 			return j->mem[i].val;
@@ -272,6 +422,10 @@ static int is_int_text(const char *p, size_t l)
 
 int jl_u64(const struct jline *j, int t, uint64_t *out)
 {
+	if (t >= 0 && t < j->ntok && j->plain[t]) {
+		*out = j->uval[t];
+		return 0;
+	}
 	if (!jl_is_num(j, t))
 		return -1;
 	const char *p = j->s + j->tok[t].start;
@@ -311,6 +465,10 @@ static const char *num_text(const struct jline *j, int t, char buf[64], size_t *
 
 int jl_i64(const struct jline *j, int t, int64_t *out)
 {
+	if (t >= 0 && t < j->ntok && j->plain[t] && j->uval[t] <= INT64_MAX) {
+		*out = (int64_t)j->uval[t];
+		return 0;
+	}
 	char buf[64];
 	size_t l;
 	const char *p = num_text(j, t, buf, &l);

@@ -1,4 +1,13 @@
-/* jsonl.h — one JSON Lines record: exact tokenizing (jsmn) and typed field access.
+/* jsonl.h — one JSON Lines record: exact tokenizing and typed field access.
+ *
+ * Two parsers make the same tokens: a flat object (every value a string,
+ * number, true, false or null; no backslash, no control character) goes
+ * through simdjson's On-Demand parser (sjline.cc, the fast path); any other
+ * line, and any line simdjson refuses, through jsmn with kvio's own checks
+ * (UTF-8, depth, number grammar), which decides what the line is. So a line is
+ * counted the same whichever parser saw it: the fast path accepts only lines
+ * the full parser accepts, with the same tokens (tests/unit_jsonl.c and the
+ * fuzz target "parser" hold the two to that).
  *
  * Numbers are read from their text with strtoull/strtoll/strtod, so a 64-bit
  * user_data survives exactly (a double-based parser silently rounds it). */
@@ -9,6 +18,8 @@
 #include <jsmn.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct sjline;
 
 /* Why a line could not be used. */
 enum jl_err {
@@ -30,6 +41,10 @@ struct jmember {
 	int klen, val;
 };
 
+/* Keys of up to JL_HASHED members are found through a hash table. */
+#define JL_HASH 128
+#define JL_HASHED 64
+
 struct jline {
 	const char *s; /* line text, not NUL-terminated */
 	size_t n;
@@ -38,10 +53,34 @@ struct jline {
 	jsmn_parser p;
 	struct jmember *mem; /* top-level members, built by jl_parse */
 	int nmem, memcap;
+	/* slot[h] holds member index + 1 where gen[h] == gen (0: empty); the
+	 * last duplicate of a key owns its slot */
+	uint32_t gen, sgen[JL_HASH];
+	int16_t slot[JL_HASH];
+	/* uval[t], when plain[t]: token t is a plain non-negative integer of at
+	 * most 19 digits, of that value (read once by jl_parse) */
+	uint64_t *uval;
+	unsigned char *plain;
+	int ucap;
+	/* Set by the caller (or NULL): the end of the readable memory the lines
+	 * passed to jl_parse lie in. A line with JL_PADDING readable bytes after
+	 * it is parsed where it is; else a copy is (pad). */
+	const char *pad_end;
+	char *pad;
+	size_t padcap;
+	struct sjline *sj; /* the fast path's parser, made on first use */
+	int fast;          /* the last line's tokens came from the fast path */
 };
 
+/* Bytes the fast path may read past a line (simdjson's padding). */
+#define JL_PADDING 64
+
+/* 1 (the default): flat objects take the fast path; 0: every line goes to the
+ * full parser (the tests and the fuzz target compare the two). */
+extern int jl_fast;
+
 /* Tokenize s[0..n) (no trailing newline; a trailing CR is trimmed by the caller).
- * Returns JL_OK when the line is exactly one JSON object. */
+ * Returns JL_OK when the line is exactly one JSON object. j starts zeroed. */
 enum jl_err jl_parse(struct jline *j, const char *s, size_t n);
 void jl_free(struct jline *j);
 const char *jl_err_str(enum jl_err e);

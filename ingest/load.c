@@ -573,12 +573,13 @@ static ssize_t input_read(struct input *in, char *p, size_t n)
 	return 0;
 }
 
-/* Sequential reads: append up to want bytes to *buf. Returns bytes read (0 at
- * EOF), -1 on error (reported). */
+/* Sequential reads: append up to want bytes to *buf, which keeps JL_PADDING
+ * bytes allocated past them (the line parser reads there). Returns bytes read
+ * (0 at EOF), -1 on error (reported). */
 static ssize_t read_more(struct input *in, char **buf, size_t *have, size_t *cap, size_t want)
 {
-	if (*have + want > *cap) {
-		*cap = *have + want;
+	if (*have + want + JL_PADDING > *cap) {
+		*cap = *have + want + JL_PADDING;
 		*buf = xrealloc(*buf, *cap);
 	}
 	size_t got = 0;
@@ -690,6 +691,7 @@ static int read_file(struct arm *a, enum ftype ft, struct file_stats *fs, const 
 		return 2;
 	}
 	struct reader r = {.a = a, .ft = ft, .fs = fs, .o = o};
+	r.j.pad_end = buf ? buf + cap : NULL;
 	parse_text(&r, buf ? buf : "", have, 1, 0);
 	free(buf);
 	uint64_t shown = 0;
@@ -850,6 +852,7 @@ static void *dev_worker(void *arg)
 			b->fs.lines++;
 			overlong_line(&r, k + 1);
 		}
+		r.j.pad_end = text ? text + cap : NULL;
 		if (!rc)
 			parse_text(&r, text ? text : "", n, final, overlong);
 		b->rc = rc;
@@ -871,6 +874,7 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 {
 	struct file_stats *fs = &a->ebpf_f;
 	struct devread d = {.path = path, .o = o, .nblocks = -1};
+	jl_fast = !env_i64("KVIO_JSMN", 0, 0); /* 1: the full parser only (measuring it) */
 	if (input_open(&d.in, path))
 		return 2;
 	d.bs = (size_t)env_i64("KVIO_BLOCK_BYTES", 4 << 20, 1);
@@ -949,6 +953,7 @@ int arm_load(struct arm *a, const char *sem, const char *serving, const struct i
 	struct file_stats *fss[2] = {&a->sem_f, &a->serving_f};
 	enum ftype fts[2] = {F_SEM, F_SERVING};
 	int rc = 0;
+	jl_fast = !env_i64("KVIO_JSMN", 0, 0);
 	for (int i = 0; i < 2 && !rc; i++) {
 		fss[i]->path = paths[i] ? paths[i] : "-";
 		if (paths[i])

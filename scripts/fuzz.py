@@ -3,7 +3,7 @@
 
   python3 scripts/fuzz.py ASAN_BUILD_DIR WORK_DIR [--runs N] [--seed S]
 
-Two targets, N runs each:
+Three targets, N runs each:
   jsonl    kvio-ingest on mutated semantic/device/serving JSONL (fixtures and a
            generated capture): junk tokens, byte flips, duplicated, dropped and
            shuffled lines, cuts, huge numbers; plain or gzip (sometimes cut);
@@ -11,6 +11,9 @@ Two targets, N runs each:
   pftrace  kvio-ingest --pftrace on mutated .pftrace files (kvio's own and a
            reference-style one): byte flips, inserts, deletions, 0xff varints,
            swapped runs, cuts, gzip.
+  parser   jl-diff on 200 mutated lines of those captures (the same line
+           mutations): the fast path (simdjson) and the full parser (jsmn)
+           must agree on every line's verdict, tokens and values.
 When an ingest succeeds, kvio-report and kvio-export run on its database too.
 A run fails when a command dies by a signal, exits outside its documented
 statuses, or a sanitizer reports; its inputs are kept in WORK_DIR/crash-*.
@@ -158,7 +161,17 @@ def main():
         if hit:
             found += 1
             keep(work, 'crash-pftrace-%d-%d' % (seed, k), [pf], why)
-    print('fuzz: %d jsonl + %d pftrace runs (seed %d), %d findings' % (runs, runs, seed, found))
+    lines = [l for base in (gen, tiny) for v in base.values() for l in v]
+    pl = os.path.join(work, 'in.lines')
+    for k in range(runs):
+        data = mutate_lines(random.sample(lines, min(len(lines), 200)))
+        open(pl, 'wb').write(data)
+        p = subprocess.run([os.path.join(b, 'jl-diff'), pl], capture_output=True, env=ENV)
+        hit, err = bad(p)
+        if hit or p.returncode:
+            found += 1
+            keep(work, 'crash-parser-%d-%d' % (seed, k), [pl], p.stdout.decode('utf-8', 'replace') + err)
+    print('fuzz: %d jsonl + %d pftrace + %d parser runs (seed %d), %d findings' % (runs, runs, runs, seed, found))
     sys.exit(1 if found else 0)
 
 

@@ -26,6 +26,10 @@ q() {
 	sqlite3 -batch -noheader -separator '|' -cmd ".load $BUILD/kvio" "$1" "$2" 2>&1
 }
 
+# the JSON line layer's sources for a unit test: jsonl.c and its fast path (the
+# C++ file make built, with the libraries it needs; after the other sources)
+JSONL="ingest/jsonl.c $BUILD/ingest/sjline.o -lsimdjson -lstdc++"
+
 # unit NAME SOURCES...: compile a C unit test with the project's warnings, run
 # it, and count its "ok - " / "FAIL - " lines
 unit() {

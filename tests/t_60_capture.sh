@@ -3,7 +3,7 @@
 # VM test (fixtures/vm: kvio-load runs of 4 objects, serialized with 512 KiB
 # objects = 4 x (1 header + 4 payload) stores + 4 x 4 loads = 36 commands;
 # batched with 4 MiB objects = 4 x (1 + 32) + 4 x 32 = 260 commands).
-unit unit_capture tests/unit_capture.c capture/monitor_out.c capture/probes.c ingest/jsonl.c lib/util.c
+unit unit_capture tests/unit_capture.c capture/monitor_out.c capture/probes.c lib/util.c $JSONL
 ok "monitor --help exits 0" "$BUILD/nvme_uring_cmd_monitor" --help
 "$BUILD/nvme_uring_cmd_monitor" --lba-size x 2>/dev/null; eq "monitor: bad --lba-size exits 2" 2 $?
 "$BUILD/nvme_uring_cmd_monitor" --dur -1 2>/dev/null; eq "monitor: bad --dur exits 2" 2 $?

@@ -9,6 +9,8 @@ if command -v clang >/dev/null; then
 "
 	done
 	eq "clang -Wall -Wextra -Werror: every source file" "" "$out"
+	eq "clang++ -Wall -Wextra -Werror: the one C++ file" "" \
+		"$(clang++ -std=c++17 -Wall -Wextra -Werror -fno-exceptions -fno-rtti -fsyntax-only ingest/sjline.cc 2>&1)"
 fi
 rm -rf "$T/inst"
 make -s install DESTDIR="$T/inst" PREFIX=/usr > "$T/install.out" 2>&1
