@@ -212,6 +212,35 @@ void dbw_flush_chunk(struct dbw *w)
 	sqlite3_bind_int64(w->chunk, 2, n);
 	sqlite3_bind_blob(w->chunk, 3, p, (int)len, SQLITE_STATIC);
 	dbw_step(w, w->chunk);
+	/* the chunk's time and trace_id extent (kvio_cmd_range) */
+	int64_t tmin = INT64_MAX, emax = INT64_MIN;
+	uint32_t dmin = UINT32_MAX, dmax = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		int64_t e;
+		if (cb->ts[k] < tmin)
+			tmin = cb->ts[k];
+		if (__builtin_add_overflow(cb->ts[k], cb->dur[k] < 0 ? 0 : cb->dur[k], &e))
+			e = INT64_MAX;
+		if (cb->dur[k] < 0) /* never ended: open to the right */
+			e = INT64_MAX;
+		if (e > emax)
+			emax = e;
+		if (cb->trace_id[k] && cb->trace_id[k] < dmin)
+			dmin = cb->trace_id[k];
+		if (cb->trace_id[k] > dmax)
+			dmax = cb->trace_id[k];
+	}
+	sqlite3_bind_int64(w->range, 1, cb->first_id);
+	sqlite3_bind_int64(w->range, 2, tmin);
+	sqlite3_bind_int64(w->range, 3, emax);
+	if (dmax) {
+		sqlite3_bind_int64(w->range, 4, dmin);
+		sqlite3_bind_int64(w->range, 5, dmax);
+	} else {
+		sqlite3_bind_null(w->range, 4);
+		sqlite3_bind_null(w->range, 5);
+	}
+	dbw_step(w, w->range);
 	cb->n = 0;
 }
 
@@ -246,7 +275,7 @@ void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r)
 
 static sqlite3_stmt **stmt_slot(struct dbw *w, int i)
 {
-	sqlite3_stmt **s[] = {&w->process, &w->track, &w->chunk, &w->name, &w->kv, &w->slice, &w->arg,
+	sqlite3_stmt **s[] = {&w->process, &w->track, &w->chunk, &w->range, &w->name, &w->kv, &w->slice, &w->arg,
 			      &w->counter, &w->flow, &w->obj};
 	return i < (int)(sizeof s / sizeof s[0]) ? s[i] : NULL;
 }
@@ -258,6 +287,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 		("INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
 		 " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"),
 		"INSERT INTO kvio_cmd_chunk(id, n, data) VALUES(?,?,?)",
+		"INSERT INTO kvio_cmd_range(id, ts_min, end_max, tid_min, tid_max) VALUES(?,?,?,?,?)",
 		"INSERT INTO kvio_cmd_name(id, name) VALUES(?,?)",
 		"INSERT INTO kvio_cmd_kv(id, key_hex, key_len, value_len) VALUES(?,?,?,?)",
 		"INSERT INTO kvio_slice(id, ts, dur, track_id, name, arg_set_id) VALUES(?,?,?,?,?,?)",

@@ -21,7 +21,7 @@ struct chunkbuf {
 
 struct dbw {
 	sqlite3 *db;
-	sqlite3_stmt *process, *track, *chunk, *slice, *arg, *counter, *flow, *name, *kv, *obj;
+	sqlite3_stmt *process, *track, *chunk, *range, *slice, *arg, *counter, *flow, *name, *kv, *obj;
 	int64_t obj_id;      /* between dbw_obj_begin and dbw_obj_end: args of this set go to kvio_obj */
 	struct chunkbuf *cb;
 	struct vec names;    /* global command names (char*, owned), index = kvio_cmd_name.id */

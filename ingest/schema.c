@@ -22,6 +22,11 @@ const char kvio_schema_sql[] =
 	 * rows: id, ts, dur, track_id, name, slba, data_len, trace_id, role,
 	 * real_dur, key_hex, key_len, value_len, slba_track */
 	"CREATE TABLE kvio_cmd_chunk(id INTEGER PRIMARY KEY, n INT NOT NULL, data BLOB NOT NULL);\n"
+	/* per chunk (id = the chunk's id): its earliest ts, latest ts + dur and
+	 * smallest/largest non-zero trace_id (NULL: none), so that a time window or
+	 * a trace_id range reads only the chunks that can hold it */
+	"CREATE TABLE kvio_cmd_range(id INTEGER PRIMARY KEY, ts_min INT NOT NULL, end_max INT NOT NULL,"
+	" tid_min INT, tid_max INT);\n"
 	"CREATE TABLE kvio_cmd_name(id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
 	"CREATE TABLE kvio_cmd_kv(id INTEGER PRIMARY KEY, key_hex TEXT, key_len INT, value_len INT);\n"
 	"CREATE VIRTUAL TABLE kvio_cmd USING kvio_cmds;\n"

@@ -15,6 +15,7 @@
 #include "../lib/cli.h"
 #include "../lib/strpool.h"
 #include "../lib/util.h"
+#include "../lib/window.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +112,7 @@ struct exporter {
 	struct strpool names, ann_names, str_values;
 	struct ev e;
 	uint64_t packets;
+	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
 };
 
 static void ev_reset(struct exporter *x, int type, int64_t ts, uint64_t track)
@@ -368,6 +370,106 @@ static void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double 
 	fast_packet(x, SEQ_ID, ts, 0, te, (size_t)(p - te));
 }
 
+/* ---- the window: which rows an export of --time-range / --trace-id reads ------
+ * Generic slices (kvio_slice) are kept when their span overlaps the window and
+ * their trace_id (an object's, or a "no device cmds" instant's arg) is in the
+ * range; slices without one (serving, overview) by time only; the capture_info
+ * instant always (as at ingest: it says what produced the database).
+ * Commands are read only from the chunks whose extent (kvio_cmd_range) meets
+ * the window: time proportional to the window, not to the database. */
+#define WIN_SLICE_SQL                                                                                  \
+	" WHERE s.name = 'capture_info' OR s.ts <= :hi AND (s.dur < 0 OR s.ts + s.dur >= :lo) AND (:ht = 0 OR coalesce("\
+	"(SELECT o.trace_id FROM kvio_obj o WHERE o.id = s.id), (SELECT a.int_value FROM kvio_arg a"      \
+	" WHERE a.arg_set_id = s.id AND a.key = 'debug.trace_id')) IS NULL OR coalesce((SELECT o.trace_id" \
+	" FROM kvio_obj o WHERE o.id = s.id), (SELECT a.int_value FROM kvio_arg a WHERE a.arg_set_id ="   \
+	" s.id AND a.key = 'debug.trace_id')) BETWEEN :tlo AND :thi)"
+#define WIN_CHUNK_SQL                                                                                  \
+	" WHERE id IN (SELECT id FROM kvio_cmd_range WHERE ts_min <= :hi AND end_max >= :lo AND"          \
+	" (:ht = 0 OR (tid_max >= :tlo AND tid_min <= :thi)))"
+
+/* Prepare sql with the window's parameters bound (those it names). */
+static int win_prepare(sqlite3 *db, const struct kvio_window *w, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL))
+		return -1;
+	int64_t lo = w && w->has_time ? w->lo_ns : INT64_MIN, hi = w && w->has_time ? w->hi_ns : INT64_MAX;
+	struct { const char *n; int64_t v; } p[] = {
+		{":lo", lo}, {":hi", hi}, {":ht", w && w->has_tid},
+		{":tlo", w ? (int64_t)w->tid_lo : 0}, {":thi", w ? (int64_t)w->tid_hi : 0},
+	};
+	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) {
+		int k = sqlite3_bind_parameter_index(*st, p[i].n);
+		if (k)
+			sqlite3_bind_int64(*st, k, p[i].v);
+	}
+	return 0;
+}
+
+/* The command chunks to read: those meeting the window (all of them without
+ * one, or in a database written before kvio_cmd_range existed). */
+static int chunk_query(sqlite3 *db, const struct kvio_window *w, sqlite3_stmt **st)
+{
+	int ranged = w && sqlite3_table_column_metadata(db, "main", "kvio_cmd_range", "id", NULL, NULL, NULL,
+							  NULL, NULL) == SQLITE_OK;
+	return win_prepare(db, w, ranged ? "SELECT id, data FROM kvio_cmd_chunk" WIN_CHUNK_SQL " ORDER BY id"
+					 : "SELECT id, data FROM kvio_cmd_chunk ORDER BY id", st);
+}
+
+/* A command is written: its trace_id and span pass the window. */
+static int cmd_kept(const struct kvio_window *w, const struct chunk_view *v, uint32_t i)
+{
+	return !w || (window_cmd_tid(w, v->trace_id[i]) && window_span(w, v->ts[i], v->dur[i]));
+}
+
+/* The ids of every slice the window keeps, each list ascending: ids[0]
+ * generic slices, ids[1] commands. A flow is written when both its ends are.
+ * Returns 0 or -1. */
+static int window_ids(sqlite3 *db, const struct kvio_window *w, struct vec ids[2])
+{
+	sqlite3_stmt *st;
+	if (win_prepare(db, w, "SELECT s.id FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY s.id", &st))
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		*(int64_t *)vec_push(&ids[0], sizeof(int64_t)) = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (chunk_query(db, w, &st))
+		return -1;
+	int rc = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct chunk_view v;
+		int64_t first = sqlite3_column_int64(st, 0);
+		if (chunk_map(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &v)) {
+			rc = -1; /* export_cmds names it */
+			continue;
+		}
+		for (uint32_t i = 0; i < v.n; i++)
+			if (cmd_kept(w, &v, i))
+				*(int64_t *)vec_push(&ids[1], sizeof(int64_t)) = first + i;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* id is in the ascending list ids. */
+static int in_ids(const struct vec *ids, int64_t id)
+{
+	size_t lo = 0, hi = ids->n;
+	const int64_t *v = ids->v;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ids->n && v[lo] == id;
+}
+
+static int id_kept(const struct vec ids[2], int64_t id)
+{
+	return in_ids(&ids[0], id) || in_ids(&ids[1], id);
+}
+
 /* ---- flows: slice id -> its flow ids (in, out) ------------------------------- */
 struct flowref {
 	int64_t slice;
@@ -386,13 +488,21 @@ struct flows {
 	size_t n;
 };
 
-static int load_flows(sqlite3 *db, struct flows *f)
+/* The flows (with a window: those whose both ends it keeps). */
+static int load_flows(sqlite3 *db, const struct kvio_window *w, struct flows *f)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow", -1, &st, NULL))
+	struct vec ids[2] = {{0}, {0}};
+	if ((w && window_ids(db, w, ids)) ||
+	    sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow", -1, &st, NULL)) {
+		vec_free(&ids[0]);
+		vec_free(&ids[1]);
 		return -1;
+	}
 	size_t cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (w && !(id_kept(ids, sqlite3_column_int64(st, 0)) && id_kept(ids, sqlite3_column_int64(st, 1))))
+			continue;
 		if (f->n + 2 > cap) {
 			cap = cap ? cap * 2 : 256;
 			f->r = xrealloc(f->r, cap * sizeof *f->r);
@@ -402,6 +512,8 @@ static int load_flows(sqlite3 *db, struct flows *f)
 		f->r[f->n++] = (struct flowref){sqlite3_column_int64(st, 1), fid, 0};
 	}
 	sqlite3_finalize(st);
+	vec_free(&ids[0]);
+	vec_free(&ids[1]);
 	if (f->n > 1)
 		qsort(f->r, f->n, sizeof *f->r, flowref_cmp);
 	return 0;
@@ -489,23 +601,44 @@ static int export_tracks(sqlite3 *db, struct exporter *x)
 	return 0;
 }
 
-/* Generic slices (objects, serving, capture info, overview) with their args. */
+/* Put cursor st (rows ordered by their first column, an id) on the rows of
+ * id: a merge step over the whole table, or with `point` a lookup (st's ?1).
+ * rc is the cursor's last step result; returns the new one. */
+static int seek(sqlite3_stmt *st, int rc, int point, int64_t id)
+{
+	if (point) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		return sqlite3_step(st);
+	}
+	while (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) < id)
+		rc = sqlite3_step(st);
+	return rc;
+}
+
+/* Generic slices (objects, serving, capture info, overview) with their args;
+ * under a window, those it keeps, their args looked up one slice at a time. */
 static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl)
 {
 	sqlite3_stmt *s, *a, *ob;
-	if (sqlite3_prepare_v2(db, "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", -1, &s, NULL))
+	int pt = x->win != NULL;
+	if (win_prepare(db, x->win, pt ? "SELECT id, ts, dur, track_id, name FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY id"
+				       : "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", &s))
 		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
-				   " FROM kvio_arg ORDER BY arg_set_id, key", -1, &a, NULL)) {
+	if (sqlite3_prepare_v2(db, pt ? "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
+					" FROM kvio_arg WHERE arg_set_id = ?1 ORDER BY key"
+				      : "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
+					" FROM kvio_arg ORDER BY arg_set_id, key", -1, &a, NULL)) {
 		sqlite3_finalize(s);
 		return -1;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT * FROM kvio_obj ORDER BY id", -1, &ob, NULL)) {
+	if (sqlite3_prepare_v2(db, pt ? "SELECT * FROM kvio_obj WHERE id = ?1" : "SELECT * FROM kvio_obj ORDER BY id",
+			       -1, &ob, NULL)) {
 		sqlite3_finalize(s);
 		sqlite3_finalize(a);
 		return -1;
 	}
-	int arc = sqlite3_step(a), orc = sqlite3_step(ob);
+	int arc = pt ? SQLITE_DONE : sqlite3_step(a), orc = pt ? SQLITE_DONE : sqlite3_step(ob);
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1),
 			dur = sqlite3_column_int64(s, 2);
@@ -513,8 +646,7 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 		ev_reset(x, dur ? KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN : KVIO__PF__TRACK_EVENT__TYPE__TYPE_INSTANT,
 			 ts, track);
 		ev_name(x, (const char *)sqlite3_column_text(s, 4));
-		while (arc == SQLITE_ROW && sqlite3_column_int64(a, 0) < id)
-			arc = sqlite3_step(a);
+		arc = seek(a, arc, pt, id);
 		/* strings are referenced, not copied: keep their row until emitted */
 		const char *keys[MAXANN];
 		char *vals[MAXANN];
@@ -542,8 +674,7 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 			nk++;
 		}
 		/* object args: typed columns of kvio_obj, each value with its own type */
-		while (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) < id)
-			orc = sqlite3_step(ob);
+		orc = seek(ob, orc, pt, id);
 		if (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) == id)
 			for (int c = 1; c < sqlite3_column_count(ob) && nk < MAXANN; c++) {
 				int t = sqlite3_column_type(ob, c);
@@ -697,7 +828,7 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	}
 	sqlite3_finalize(nm);
 	if (sqlite3_prepare_v2(db, "SELECT key_hex, key_len, value_len FROM kvio_cmd_kv WHERE id = ?", -1, &kv, NULL) ||
-	    sqlite3_prepare_v2(db, "SELECT id, data FROM kvio_cmd_chunk ORDER BY id", -1, &st, NULL)) {
+	    chunk_query(db, x->win, &st)) {
 		for (size_t i = 0; i < nnames; i++)
 			free(names[i]);
 		free(names);
@@ -718,6 +849,8 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 			break;
 		}
 		for (uint32_t i = 0; i < v.n; i++) {
+			if (!cmd_kept(x->win, &v, i))
+				continue;
 			uint8_t f = v.flags[i];
 			uint32_t trk = v.track[i];
 			if (trk >= nlanes) {
@@ -795,10 +928,13 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	return rc;
 }
 
+/* Stored counters (under a window: their points inside it; counters carry
+ * no trace_id, --trace-id keeps them all). */
 static int export_counters(sqlite3 *db, struct exporter *x)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT ts, track_id, value FROM kvio_counter ORDER BY id", -1, &st, NULL))
+	if (win_prepare(db, x->win, "SELECT ts, track_id, value FROM kvio_counter WHERE ts BETWEEN :lo AND :hi ORDER BY id",
+			&st))
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW)
 		emit_counter(x, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
@@ -807,7 +943,7 @@ static int export_counters(sqlite3 *db, struct exporter *x)
 	return 0;
 }
 
-int export_db(sqlite3 *db, const char *path, struct export_stats *stats)
+int export_db(sqlite3 *db, const char *path, const struct kvio_window *win, struct export_stats *stats)
 {
 	size_t n = strlen(path) + 32;
 	char *tmp = xmalloc(n);
@@ -827,10 +963,11 @@ int export_db(sqlite3 *db, const char *path, struct export_stats *stats)
 		free(tmp);
 		return 2;
 	}
+	x.win = win && (win->has_time || win->has_tid) ? win : NULL;
 	x.o.cap = 1 << 20;
 	x.o.buf = xmalloc(x.o.cap);
 	struct flows fl = {0};
-	if (load_flows(db, &fl)) {
+	if (load_flows(db, x.win, &fl)) {
 		kvio_err("reading flows: %s", sqlite3_errmsg(db));
 		rc = 2;
 	}
@@ -875,22 +1012,34 @@ int export_db(sqlite3 *db, const char *path, struct export_stats *stats)
 }
 
 static const char export_help[] =
-	"usage: kvio-export trace.db -o kv.pftrace[.gz]\n\n"
+	"usage: kvio-export trace.db -o kv.pftrace[.gz] [--time-range S,E] [--trace-id A[-B]]\n\n"
 	"Writes the database as a Perfetto TrackEvent trace: drag it onto\n"
 	"https://ui.perfetto.dev (processing stays in the browser) or open it with\n"
 	"trace_processor. A .gz suffix gzips. The file appears only when complete.\n\n"
+	"options:\n"
+	"  -o, --out FILE        the .pftrace to write\n"
+	"  --time-range S,E      only what overlaps [S, E] seconds of the database's time\n"
+	"                        (rebased per arm; absolute if ingested with --no-rebase);\n"
+	"                        reads only the command chunks of the window\n"
+	"  --trace-id A[-B]      only the commands and objects of trace_id A..B\n\n"
 	"EXAMPLES\n"
 	"  kvio-export trace.db -o kv.pftrace\n"
-	"  kvio-export ab.db -o ab.pftrace.gz\n\n"
+	"  kvio-export ab.db -o ab.pftrace.gz\n"
+	"  kvio-export trace.db -o stall.pftrace --time-range 12.5,14.5\n\n"
 	"exit status: 0 ok, 2 usage error, unreadable database or write error\n";
 
 int cmd_export(int argc, char **argv)
 {
 	const char *dbpath = NULL, *out = NULL;
+	struct kvio_window win = {0};
 	for (int i = 1; i < argc; i++) {
+		int r;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(export_help, stdout);
 			return 0;
+		} else if ((r = window_parse_opt(&win, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return 2;
 		} else if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
 			if (!(out = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out")))
 				return 2;
@@ -912,7 +1061,7 @@ int cmd_export(int argc, char **argv)
 	if (!db)
 		return 2;
 	struct export_stats s;
-	int rc = export_db(db, out, &s);
+	int rc = export_db(db, out, &win, &s);
 	sqlite3_close(db);
 	if (!rc)
 		printf("kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n", out,

@@ -41,7 +41,7 @@ int cmd_kvio2perfetto(int argc, char **argv)
 	if (!rc) {
 		sqlite3 *db = db_open_ro(dbpath);
 		struct export_stats s;
-		rc = db ? export_db(db, out, &s) : 2;
+		rc = db ? export_db(db, out, NULL, &s) : 2;
 		if (db)
 			sqlite3_close(db);
 		if (!rc && !a.quiet)

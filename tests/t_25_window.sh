@@ -68,3 +68,44 @@ eq "no-slba-counter: the commands keep their slba arg" "10|11|11|43|0|100" \
 eq "kvio2perfetto --no-slba-counter --trace-id 2: two reads, no slba track in the file" "550000000 550200000|0" \
 	"$(cmds "$T/ns.rt.db")|$(q "$T/ns.rt.db" "select count(*) from counter_track where name like '%slba'")"
 ok "kvio2perfetto window file: pfwire structure" python3 tests/pfwire.py check "$T/ns.pftrace"
+
+# kvio-export --time-range / --trace-id on an existing database: the same
+# selection as at ingest (second method: the ingest-side filter), and only
+# the chunks that can hold the window are read (a damaged chunk outside it
+# does not matter; the full export names it)
+"$BUILD/kvio-ingest" -q -o "$T/full.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
+rt() { "$BUILD/kvio-ingest" -q -o "$2" --pftrace "$1"; }
+"$BUILD/kvio-export" "$T/full.db" -o "$T/xw.pftrace" --time-range 0.050051,0.5501999 >/dev/null
+eq "export window: exit 0" 0 $?
+ok "export window: pfwire structure (flows start and end once)" python3 tests/pfwire.py check "$T/xw.pftrace"
+rt "$T/xw.pftrace" "$T/xw.db"
+eq "export window: commands as the ingest window (B, C)" "$(cmds "$T/w2.db")" "$(cmds "$T/xw.db")"
+eq "export window: objects and flows as the ingest window" "$(objs "$T/w2.db")|$(flows "$T/w2.db")" "$(objs "$T/xw.db")|$(flows "$T/xw.db")"
+eq "export window: capture_info kept, the delete instant and E, F not" "1|0|0" \
+	"$(q "$T/xw.db" "select count(*) from slice where name = 'capture_info'")|$(q "$T/xw.db" "select count(*) from slice where name like 'delete%'")|$(q "$T/xw.db" "select count(*) from slice where ts >= 650000000 and name in ('read','write')")"
+"$BUILD/kvio-export" "$T/full.db" -o "$T/xt.pftrace" --trace-id 1-3 >/dev/null && rt "$T/xt.pftrace" "$T/xt.db"
+eq "export trace-id 1-3: as the ingest's" "$(cmds "$T/t2.db")|$(objs "$T/t2.db")|$(flows "$T/t2.db")" "$(cmds "$T/xt.db")|$(objs "$T/xt.db")|$(flows "$T/xt.db")"
+"$BUILD/kvio-export" "$T/full.db" -o "$T/xbad.pftrace" --time-range 3,2 2>"$T/xbad.err"
+eq "export: --time-range 3,2 is a usage error, nothing written" "2 1 no" "$? $(wc -l < "$T/xbad.err") $([ -e "$T/xbad.pftrace" ] && echo yes || echo no)"
+
+"$BUILD/kvio-gen" --sem "$T/gw.sem.jsonl" --ebpf "$T/gw.ebpf.jsonl" --lines 40000 --mode batched 2>/dev/null
+"$BUILD/kvio-ingest" -q -o "$T/gw.db" --sem "$T/gw.sem.jsonl" --ebpf "$T/gw.ebpf.jsonl"
+# brute force over the virtual table (every command) before damaging anything
+N50=$(q "$T/gw.db" "select count(*) from kvio_cmd where ts <= 50000000 and ts + dur >= 0")
+NT=$(q "$T/gw.db" "select count(*) from kvio_cmd where trace_id between 300 and 302")
+eq "export window fixture: three chunks, the first alone reaches below 50 ms, the last alone holds trace_id >= 300" "3 1 1" \
+	"$(q "$T/gw.db" "select count(*) from kvio_cmd_range") $(q "$T/gw.db" "select count(*) from kvio_cmd_range where ts_min <= 50000000") $(q "$T/gw.db" "select count(*) from kvio_cmd_range where tid_max >= 300")"
+cp "$T/gw.db" "$T/gw1.db"
+q "$T/gw1.db" "update kvio_cmd_chunk set data = x'00' where id <> (select min(id) from kvio_cmd_chunk)" >/dev/null
+"$BUILD/kvio-export" "$T/gw1.db" -o "$T/gw1.pftrace" --time-range 0,0.05 >/dev/null 2>"$T/gw1.err"
+eq "export window reads only its chunks (two damaged chunks outside it)" "0" "$?"
+rt "$T/gw1.pftrace" "$T/gw1.rt.db"
+eq "export window: as many commands as a brute-force count over every command" "$N50" \
+	"$(q "$T/gw1.rt.db" "select count(*) from slice where name in ('read','write')")"
+"$BUILD/kvio-export" "$T/gw1.db" -o "$T/gw1f.pftrace" >/dev/null 2>&1
+eq "export without a window reads every chunk (and names the damaged one: exit 2)" "2" "$?"
+cp "$T/gw.db" "$T/gw2.db"
+q "$T/gw2.db" "update kvio_cmd_chunk set data = x'00' where id <> (select max(id) from kvio_cmd_chunk)" >/dev/null
+"$BUILD/kvio-export" "$T/gw2.db" -o "$T/gw2.pftrace" --trace-id 300-302 >/dev/null && rt "$T/gw2.pftrace" "$T/gw2.rt.db"
+eq "export --trace-id 300-302 reads only the chunk holding them; count as brute force" "$NT" \
+	"$(q "$T/gw2.rt.db" "select count(*) from slice where name in ('read','write')")"
