@@ -328,10 +328,16 @@ int dbw_end(struct dbw *w, int narms)
 {
 	dbw_flush_chunk(w);
 	if (w->rc == SQLITE_OK) {
-		char sql[256];
+		char sql[1024];
+		/* readable without the extension: what reads the rest */
 		snprintf(sql, sizeof sql,
 			 "INSERT INTO metadata VALUES('kvio_schema_version','int',%d,NULL),"
-			 "('trace_type','string',NULL,'kvio'),('arms','int',%d,NULL)",
+			 "('trace_type','string',NULL,'kvio'),('arms','int',%d,NULL),"
+			 "('kvio_extension','string',NULL,'kvio (PREFIX/lib/kvio/kvio.so; a build: build/kvio.so)'),"
+			 "('kvio_read_with','string',NULL,'slice, args and counter need kvio''s SQLite extension "
+			 "(without it: no such module: kvio_cmds): sqlite3 trace.db -cmd \".load "
+			 "/usr/local/lib/kvio/kvio\" (a build: .load build/kvio); kvio-report and kvio-export "
+			 "load it themselves')",
 			 KVIO_DB_VERSION, narms);
 		w->rc = db_exec(w->db, sql, "writing the database");
 	}

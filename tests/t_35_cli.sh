@@ -77,3 +77,47 @@ eq "--sem - --ebpf -: exit 2, one line" "2 1" "$? $(wc -l < "$T/si.err")"
 "$BUILD/kvio-ingest" -q -o - --sem fixtures/tiny/sem.jsonl > "$T/so.out" 2> "$T/so.err"
 eq "-o - (a database to stdout): exit 2, one line, nothing on stdout" "2 1 0" \
 	"$? $(grep -c 'cannot be written to standard output' "$T/so.err") $(wc -c < "$T/so.out")"
+
+# ---- the database says what reads it, without kvio's extension ----
+eq "metadata without the extension: which extension, how to load it, the error without it" "1 1" \
+	"$(sqlite3 -batch "$T/c.db" "select str_value like '%.load /usr/local/lib/kvio/kvio%', str_value like '%no such module: kvio_cmds%' from metadata where name = 'kvio_read_with'" | tr '|' ' ')"
+eq "metadata without the extension: kvio_extension names kvio.so" 1 \
+	"$(sqlite3 -batch "$T/c.db" "select str_value like '%lib/kvio/kvio.so%' from metadata where name = 'kvio_extension'")"
+# docs/database.md lists every debug.* key kvio writes, with its value_type:
+# the keys of databases that between them hold every kind of slice (kvio-gen
+# with serving spans, TP ranks and faults; tiny; KV-keyed commands, a negative
+# slot_offset, JSON-typed error/instance, a duplicate trace_id)
+"$BUILD/kvio-gen" --sem "$T/k.s" --ebpf "$T/k.e" --serving "$T/k.v" --lines 6000 --ranks 2 --faults 7 2>/dev/null
+"$BUILD/kvio-ingest" -q -o "$T/k1.db" --sem "$T/k.s" --ebpf "$T/k.e" --serving "$T/k.v"
+printf '%s\n' '{"event_type":"nvme_cmd","user_data":4294967296,"op_name":"store","key_hex":"abcd","key_len":2,"value_len":100,"slba":1,"data_len":4096,"ts":5000000}' \
+	'{"event_type":"nvme_cmp","user_data":4294967296,"ts":5009000}' > "$T/k2.e"
+printf '%s\n' '{"trace_id":1,"op":"store","ts":0.004,"ts_start":0.001,"bytes":4096,"slot_offset":-4096,"error":3,"instance":7,"pid":-2}' \
+	'{"trace_id":1,"op":"store","ts":0.006,"bytes":4096,"error":"EIO","instance":"i1","key":"a@b"}' > "$T/k2.s"
+"$BUILD/kvio-ingest" -q -o "$T/k2.db" --sem "$T/k2.s" --ebpf "$T/k2.e" 2>/dev/null
+for d in "$T/k1.db" "$T/c.db" "$T/k2.db"; do q "$d" "select distinct key, value_type from args"; done | sort -u > "$T/keys"
+python3 - "$T/keys" docs/database.md > "$T/keys.missing" <<'PY'
+import re, sys
+parts = open(sys.argv[2]).read().split('## `debug.*` arg keys')
+if len(parts) < 2:
+    sys.exit(print('no "debug.* arg keys" section'))
+rows = [l for l in parts[1].splitlines() if l.startswith('|')]
+doc = {}  # key -> set of documented types
+for r in rows:
+    c = [x.strip() for x in r.strip('|').split('|')]
+    if len(c) < 3:
+        continue
+    keys = re.findall(r'`(debug\.[a-z_]+)`', c[1])
+    types = [t.strip() for t in c[2].split(',')]
+    for i, k in enumerate(keys):
+        t = types[i] if len(types) == len(keys) else types[0]
+        doc.setdefault(k, set()).update({'int', 'uint', 'real', 'string', 'bool'} if t == 'JSON' else {t, 'int'} if t == 'uint' else {t})
+n = 0
+for l in open(sys.argv[1]):
+    k, t = l.strip().split('|')
+    n += 1
+    if t not in doc.get(k, ()):
+        print('%s %s' % (k, t))
+print('checked', n, file=sys.stderr)
+PY
+eq "docs/database.md: every debug.* key of the databases, with its type" "" "$(cat "$T/keys.missing" | tr '\n' ' ')"
+eq "the key check saw the keys (at least 45 key/type pairs)" 1 "$([ "$(wc -l < "$T/keys")" -ge 45 ] && echo 1)"
