@@ -333,8 +333,8 @@ int dbw_end(struct dbw *w, int narms)
 		snprintf(sql, sizeof sql,
 			 "INSERT INTO metadata VALUES('kvio_schema_version','int',%d,NULL),"
 			 "('trace_type','string',NULL,'kvio'),('arms','int',%d,NULL),"
-			 "('kvio_extension','string',NULL,'kvio (PREFIX/lib/kvio/kvio.so; a build: build/kvio.so)'),"
-			 "('kvio_read_with','string',NULL,'slice, args and counter need kvio''s SQLite extension "
+			 "('extension','string',NULL,'kvio (PREFIX/lib/kvio/kvio.so; a build: build/kvio.so)'),"
+			 "('read_with','string',NULL,'slice, args and counter need kvio''s SQLite extension "
 			 "(without it: no such module: kvio_cmds): sqlite3 trace.db -cmd \".load "
 			 "/usr/local/lib/kvio/kvio\" (a build: .load build/kvio); kvio-report and kvio-export "
 			 "load it themselves')",

@@ -80,9 +80,9 @@ eq "-o - (a database to stdout): exit 2, one line, nothing on stdout" "2 1 0" \
 
 # ---- the database says what reads it, without kvio's extension ----
 eq "metadata without the extension: which extension, how to load it, the error without it" "1 1" \
-	"$(sqlite3 -batch "$T/c.db" "select str_value like '%.load /usr/local/lib/kvio/kvio%', str_value like '%no such module: kvio_cmds%' from metadata where name = 'kvio_read_with'" | tr '|' ' ')"
-eq "metadata without the extension: kvio_extension names kvio.so" 1 \
-	"$(sqlite3 -batch "$T/c.db" "select str_value like '%lib/kvio/kvio.so%' from metadata where name = 'kvio_extension'")"
+	"$(sqlite3 -batch "$T/c.db" "select str_value like '%.load /usr/local/lib/kvio/kvio%', str_value like '%no such module: kvio_cmds%' from metadata where name = 'read_with'" | tr '|' ' ')"
+eq "metadata without the extension: extension names kvio.so" 1 \
+	"$(sqlite3 -batch "$T/c.db" "select str_value like '%lib/kvio/kvio.so%' from metadata where name = 'extension'")"
 # docs/database.md lists every debug.* key kvio writes, with its value_type:
 # the keys of databases that between them hold every kind of slice (kvio-gen
 # with serving spans, TP ranks and faults; tiny; KV-keyed commands, a negative
