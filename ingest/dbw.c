@@ -14,7 +14,7 @@ void dbw_step(struct dbw *w, sqlite3_stmt *st)
 		return;
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
-		kvio_err("%s: writing the database: %s", sqlite3_db_filename(w->db, "main"), sqlite3_errmsg(w->db));
+		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, rc));
 		w->rc = rc;
 	}
 	sqlite3_reset(st);
@@ -310,7 +310,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	for (size_t i = 0; rc == SQLITE_OK && i < sizeof sql / sizeof sql[0]; i++) {
 		rc = sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(w, (int)i), NULL);
 		if (rc != SQLITE_OK)
-			kvio_err("%s: preparing the database writes: %s", sqlite3_db_filename(db, "main"), sqlite3_errmsg(db));
+			kvio_err("%s: preparing the database writes: %s", db_name(db), sqlite3_errmsg(db));
 	}
 	w->rc = rc;
 	if (rc == SQLITE_OK) {

@@ -3,6 +3,7 @@
 #include "schema.h"
 #include "write.h"
 #include "../lib/cli.h"
+#include "../lib/outfile.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,102 +248,133 @@ static long peak_rss_kb(void)
 	return kb;
 }
 
+size_t ingest_inputs(const struct ingest_args *a, const char **in, size_t cap)
+{
+	size_t n = 0;
+	if (a->pftrace && n < cap)
+		in[n++] = a->pftrace;
+	for (int i = 0; i < a->narms; i++) {
+		const char *p[3] = {a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving};
+		for (int k = 0; k < 3; k++)
+			if (p[k] && n < cap)
+				in[n++] = p[k];
+	}
+	return n;
+}
+
+int ingest_inputs_readable(const struct ingest_args *a)
+{
+	for (int i = 0; i < a->narms; i++) {
+		const char *p[3] = {a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving};
+		for (int k = 0; k < 3; k++)
+			if (p[k] && access(p[k], R_OK) != 0) {
+				kvio_err("%s: cannot open: %s", p[k], strerror(errno));
+				return 2;
+			}
+	}
+	return 0;
+}
+
+/* The JSONL arms into db; *armsp gets the arms (the caller frees them). */
+static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
+{
+	int status = 0;
+	int timing = getenv("KVIO_TIMING") != NULL;
+	double t0 = now_s();
+	struct arm *arms = *armsp = xcalloc(a->narms, sizeof *arms);
+	struct dbw w;
+	if (dbw_begin(&w, db) != SQLITE_OK)
+		return 2;
+	for (int i = 0; i < a->narms && !status && w.rc == SQLITE_OK; i++) {
+		struct arm *arm = &arms[i];
+		struct arm_out t;
+		arm->label = a->arms[i].label;
+		status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
+		arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
+		if (status)
+			break;
+		arm_prepare(arm);
+		write_arm_begin(&w, arm, i, &a->o, &t);
+		if (a->arms[i].ebpf)
+			status = arm_stream(arm, &w, &t, a->arms[i].ebpf, &a->o);
+		arm_finish(arm, &a->o);
+		if (arm->swapped) { /* a result of nothing: a usage error, not a database */
+			kvio_err("%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's "
+				 "(nothing written)", arm->sem_f.path, arm->ebpf_f.path);
+			status = 2;
+			break;
+		}
+		write_arm_end(&w, arm, &a->o, &t);
+		write_threads(&w, arm);
+		write_stats(&w, arm, &a->o);
+	}
+	if (!status)
+		write_options_meta(&w, &a->o);
+	if (status)
+		w.rc = status == 2 ? SQLITE_ERROR : w.rc;
+	if (dbw_end(&w, a->narms) != SQLITE_OK && !status)
+		status = 2;
+	if (timing)
+		kvio_err("timing: ingest %.3fs (peak RSS %ld KB)", now_s() - t0, peak_rss_kb());
+	return status;
+}
+
+int ingest_into(struct ingest_args *a, struct outfile *o, struct arm **armsp)
+{
+	sqlite3 *db = NULL;
+	int status = 0;
+	*armsp = NULL;
+	outfile_sqlite(o);
+	if (db_create(o->tmp, &db) != SQLITE_OK)
+		return 2;
+	if (a->pftrace)
+		status = pftrace_import(a->pftrace, db) != 0 ? 2 : 0;
+	else
+		status = ingest_arms(a, db, armsp);
+	int crc = sqlite3_close(db);
+	if (crc != SQLITE_OK && !status) {
+		kvio_err("writing %s: closing the database: %s", o->path, sqlite3_errstr(crc));
+		status = 2;
+	}
+	return status;
+}
+
+int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path)
+{
+	for (int i = 0; !a->quiet && arms && i < a->narms; i++)
+		summary(&arms[i], &a->o);
+	return arms && warn_arms(arms, a->narms, path);
+}
+
+void ingest_free(const struct ingest_args *a, struct arm *arms)
+{
+	for (int i = 0; arms && i < a->narms; i++)
+		arm_free(&arms[i]);
+	free(arms);
+}
+
 int ingest_to_db(struct ingest_args *a, const char *path)
 {
 	/* temp file next to the target, renamed into place only when complete */
-	size_t n = strlen(path) + 32;
-	char *tmp = xmalloc(n);
-	snprintf(tmp, n, "%s.tmp-%d", path, (int)getpid());
-	unlink(tmp);
-	sqlite3 *db = NULL;
-	int status = 0;
+	const char *in[3 * MAX_ARMS + 1];
+	size_t nin = ingest_inputs(a, in, sizeof in / sizeof in[0]);
+	struct outfile o;
 	struct arm *arms = NULL;
-	if (db_create(tmp, &db) != SQLITE_OK) {
-		status = 2;
-		goto cleanup;
-	}
-	if (a->pftrace) {
-		if (pftrace_import(a->pftrace, db) != 0)
-			status = 2;
-	} else {
-		int timing = getenv("KVIO_TIMING") != NULL;
-		double t0 = now_s();
-		/* every input must be readable before anything is written */
-		for (int i = 0; i < a->narms && !status; i++) {
-			const char *p[3] = {a->arms[i].sem, a->arms[i].ebpf, a->arms[i].serving};
-			for (int k = 0; k < 3 && !status; k++)
-				if (p[k] && access(p[k], R_OK) != 0) {
-					kvio_err("%s: cannot open: %s", p[k], strerror(errno));
-					status = 2;
-				}
-		}
-		arms = xcalloc(a->narms, sizeof *arms);
-		struct dbw w;
-		if (!status && dbw_begin(&w, db) != SQLITE_OK)
-			status = 2;
-		else if (!status) {
-			for (int i = 0; i < a->narms && !status && w.rc == SQLITE_OK; i++) {
-				struct arm *arm = &arms[i];
-				struct arm_out t;
-				arm->label = a->arms[i].label;
-				status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
-				arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
-				if (status)
-					break;
-				arm_prepare(arm);
-				write_arm_begin(&w, arm, i, &a->o, &t);
-				if (a->arms[i].ebpf)
-					status = arm_stream(arm, &w, &t, a->arms[i].ebpf, &a->o);
-				arm_finish(arm, &a->o);
-				if (arm->swapped) { /* a result of nothing: a usage error, not a database */
-					kvio_err("%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's "
-						 "(nothing written)", arm->sem_f.path, arm->ebpf_f.path);
-					status = 2;
-					break;
-				}
-				write_arm_end(&w, arm, &a->o, &t);
-				write_threads(&w, arm);
-				write_stats(&w, arm, &a->o);
-			}
-			if (!status)
-				write_options_meta(&w, &a->o);
-			if (status)
-				w.rc = status == 2 ? SQLITE_ERROR : w.rc;
-			if (dbw_end(&w, a->narms) != SQLITE_OK && !status)
-				status = 2;
-		}
-		if (timing)
-			kvio_err("timing: ingest %.3fs (peak RSS %ld KB)", now_s() - t0, peak_rss_kb());
-	}
-	if (sqlite3_close(db) != SQLITE_OK && !status) {
-		kvio_err("%s: closing the database failed", tmp);
-		status = 2;
-	}
-	db = NULL;
-	if (!status && rename(tmp, path) != 0) {
-		kvio_err("%s: cannot rename into place: %s", path, strerror(errno));
-		status = 2;
-	}
-	if (!status && !a->quiet && arms) {
+	if (ingest_inputs_readable(a) || outfile_open(&o, path, in, nin))
+		return 2;
+	int status = ingest_into(a, &o, &arms);
+	if (status)
+		outfile_abort(&o);
+	else
+		status = outfile_commit(&o);
+	if (!status && !a->quiet && arms)
 		printf("kvio-ingest: wrote %s\n", path);
-		for (int i = 0; i < a->narms; i++)
-			summary(&arms[i], &a->o);
-	}
-	if (!status && arms && warn_arms(arms, a->narms, path))
+	if (!status && arms && ingest_summary(a, arms, path))
 		status = 1;
 	if (!status && !a->quiet && !arms) {
 		printf("kvio-ingest: wrote %s (from %s)\n", path, a->pftrace);
 	}
-cleanup:
-	if (db)
-		sqlite3_close(db);
-	if (status)
-		unlink(tmp);
-	if (arms)
-		for (int i = 0; i < a->narms; i++)
-			arm_free(&arms[i]);
-	free(arms);
-	free(tmp);
+	ingest_free(a, arms);
 	return status;
 }
 

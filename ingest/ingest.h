@@ -29,8 +29,25 @@ int ingest_finish_args(struct ingest_args *a);
  * takes ingest_options_help). Returns -1 to go on, else the exit status (0
  * after --help, 2 after a reported usage error). */
 int ingest_cmdline(struct ingest_args *a, int argc, char **argv, const char *help, const char *out_what);
-/* Build the database at path (atomically: temp file + rename). Exit status. */
+/* Build the database at path (lib/outfile.h: refused when path is an input,
+ * temp file + rename, nothing left behind on failure). Exit status. */
 int ingest_to_db(struct ingest_args *a, const char *path);
+/* The input files of a into in[0..cap) (for outfile_open's same-file check);
+ * returns how many. */
+size_t ingest_inputs(const struct ingest_args *a, const char **in, size_t cap);
+/* 0 when every JSONL input can be opened for reading, else 2 (said). */
+int ingest_inputs_readable(const struct ingest_args *a);
+struct outfile;
+struct arm;
+/* Ingest into the empty database file o->tmp (an open outfile; the caller
+ * commits or aborts it). *arms gets the arms' results (NULL for a .pftrace
+ * import): say them with ingest_summary, free them with ingest_free.
+ * Exit status. */
+int ingest_into(struct ingest_args *a, struct outfile *o, struct arm **arms);
+/* After a successful ingest into path: the arms' summaries on stdout (unless
+ * -q), their data warnings on stderr. 1 when an arm holds nothing (said), else 0. */
+int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path);
+void ingest_free(const struct ingest_args *a, struct arm *arms);
 extern const char ingest_options_help[];
 
 #endif

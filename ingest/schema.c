@@ -1,6 +1,9 @@
 /* schema.c — DDL of the kvio database and the helpers that open it. */
 #include "schema.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,13 +111,32 @@ const char kvio_schema_sql[] =
 #undef CMD_ARG
 #undef OBJ_ARG
 
+const char *db_name(sqlite3 *db)
+{
+	const char *file = sqlite3_db_filename(db, "main");
+	return file && *file ? outfile_name(file) : "(database)";
+}
+
+const char *db_reason(sqlite3 *db, int rc)
+{
+	int prim = rc & 0xff, e = db ? sqlite3_system_errno(db) : 0;
+	if (prim == SQLITE_FULL) /* SQLite clears its errno on ENOSPC */
+		return strerror(ENOSPC);
+	if ((prim == SQLITE_IOERR || prim == SQLITE_CANTOPEN) && e)
+		return strerror(e);
+	return db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+}
+
 int db_exec(sqlite3 *db, const char *sql, const char *what)
 {
 	char *err = NULL;
 	int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
 	if (rc != SQLITE_OK) {
-		const char *file = sqlite3_db_filename(db, "main");
-		kvio_err("%s: %s: %s", file && *file ? file : "(database)", what, err ? err : sqlite3_errstr(rc));
+		int prim = rc & 0xff;
+		if ((prim == SQLITE_FULL || prim == SQLITE_IOERR) && sqlite3_db_readonly(db, "main") == 0)
+			kvio_err("writing %s: %s", db_name(db), db_reason(db, rc));
+		else
+			kvio_err("%s: %s: %s", db_name(db), what, err ? err : sqlite3_errstr(rc));
 		sqlite3_free(err);
 	}
 	return rc;
@@ -125,7 +147,7 @@ int db_create(const char *path, sqlite3 **out)
 	sqlite3 *db;
 	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
-		kvio_err("%s: cannot create database: %s", path, sqlite3_errstr(rc));
+		kvio_err("creating %s: %s", outfile_name(path), db_reason(db, rc));
 		sqlite3_close(db);
 		return rc;
 	}
@@ -148,9 +170,17 @@ int db_create(const char *path, sqlite3 **out)
 sqlite3 *db_open_ro(const char *path)
 {
 	sqlite3 *db;
+	struct stat sb;
+	/* SQLite says "unable to open database file" or "disk I/O error" for a
+	 * missing file or a directory: say what the system says */
+	int serr = stat(path, &sb) != 0 ? errno : S_ISDIR(sb.st_mode) ? EISDIR : 0;
+	if (serr) {
+		kvio_err("%s: cannot open database: %s", path, strerror(serr));
+		return NULL;
+	}
 	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
-		kvio_err("%s: cannot open database: %s", path, sqlite3_errstr(rc));
+		kvio_err("%s: cannot open database: %s", path, db_reason(db, rc));
 		sqlite3_close(db);
 		return NULL;
 	}

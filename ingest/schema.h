@@ -12,8 +12,16 @@ extern const char kvio_schema_sql[];
 int db_create(const char *path, sqlite3 **out);
 /* Open an existing kvio database read-only; checks it is one. One-line error and NULL on failure. */
 sqlite3 *db_open_ro(const char *path);
-/* Execute SQL, printing "what: error" on failure. Returns SQLITE_OK or the error code. */
+/* Execute SQL, printing "what: error" on failure ("writing FILE: reason" for a
+ * full disk or an I/O error while writing). Returns SQLITE_OK or the error code. */
 int db_exec(sqlite3 *db, const char *sql, const char *what);
+
+/* The database's file as messages name it: the user's output path while db is
+ * a temp file being written (lib/outfile.h), else its file name. */
+const char *db_name(sqlite3 *db);
+/* Why rc happened, in the system's words where there are some (a full disk:
+ * strerror(ENOSPC); an I/O error: its errno), else SQLite's message. */
+const char *db_reason(sqlite3 *db, int rc);
 
 /* extract_arg() and friends (kvio_ext.c), registered on db. */
 int kvio_register_functions(sqlite3 *db);

@@ -2,6 +2,7 @@
  * kvio-report, kvio-export, kvio2perfetto, installed as links) or on the first
  * argument (`kvio ingest ...`). */
 #include "cli.h"
+#include "outfile.h"
 #include "util.h"
 #include <sqlite3.h>
 #include <stdio.h>
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
 	/* no global memory statistics: they take a process-wide mutex on every
 	 * allocation, which serializes the report's two connections */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* a signal removes the temp files of outputs being written, exits 128+N */
+	outfile_signals_init();
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
 	for (size_t i = 0; i < NBUILTIN; i++)

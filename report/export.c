@@ -13,6 +13,7 @@
 #include "../ingest/cmdchunk.h"
 #include "../ingest/schema.h"
 #include "../lib/cli.h"
+#include "../lib/outfile.h"
 #include "../lib/strpool.h"
 #include "../lib/util.h"
 #include "../lib/window.h"
@@ -27,40 +28,66 @@
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 #define SEQ_NEEDS_INCREMENTAL_STATE 2
 
-/* ---- output: plain or gzip, with a write buffer ---------------------------- */
+/* ---- output: plain or gzip, with a write buffer ----------------------------
+ * Bytes go to an outfile (lib/outfile.h), gzipped here with deflate when the
+ * output's name ends in .gz. A failed write is sticky in the outfile: the
+ * buffer is emptied all the same (so a reserve never runs past its end),
+ * nothing more is written, and the export loops stop at the next row. */
 struct out {
-	FILE *f;
-	gzFile gz;
-	unsigned char *buf;
+	struct outfile *f;
+	int gz;
+	z_stream z;
+	unsigned char *buf, *zbuf;
 	size_t n, cap;
-	int err;
 	uint64_t bytes;
 };
 
-static void out_flush(struct out *o)
+#define ZBUF_BYTES (256u << 10)
+
+/* Write the buffered bytes (compressed when gz; finish: end the gzip stream). */
+static void out_flush(struct out *o, int finish)
 {
-	if (!o->n || o->err)
-		return;
-	if (o->gz) {
-		if (gzwrite(o->gz, o->buf, (unsigned)o->n) != (int)o->n)
-			o->err = 1;
-	} else if (fwrite(o->buf, 1, o->n, o->f) != o->n) {
-		o->err = 1;
+	if (o->f->err) {
+		/* nothing more reaches the file */
+	} else if (o->gz && (o->n || finish)) {
+		o->z.next_in = o->buf;
+		o->z.avail_in = (uInt)o->n;
+		int zr;
+		do {
+			o->z.next_out = o->zbuf;
+			o->z.avail_out = ZBUF_BYTES;
+			zr = deflate(&o->z, finish ? Z_FINISH : Z_NO_FLUSH);
+			if (zr == Z_STREAM_ERROR) {
+				outfile_fail(o->f, EIO);
+				break;
+			}
+			if (outfile_write(o->f, o->zbuf, ZBUF_BYTES - o->z.avail_out))
+				break;
+		} while (finish ? zr != Z_STREAM_END : o->z.avail_out == 0);
+	} else if (o->n) {
+		outfile_write(o->f, o->buf, o->n);
 	}
 	o->bytes += o->n;
 	o->n = 0;
 }
 
+/* Room for n more bytes at the end of the buffer. */
 static unsigned char *out_reserve(struct out *o, size_t n)
 {
 	if (o->n + n > o->cap) {
-		out_flush(o);
+		out_flush(o, 0);
 		if (n > o->cap) {
 			o->cap = n * 2;
 			o->buf = xrealloc(o->buf, o->cap);
 		}
 	}
 	return o->buf + o->n;
+}
+
+/* Nonzero once a write to the output failed: the export stops. */
+static int out_failed(const struct out *o)
+{
+	return o->f->err != 0;
 }
 
 /* Append one packet as Trace.packet (field 1, length-delimited). */
@@ -563,7 +590,7 @@ static int export_tracks(sqlite3 *db, struct exporter *x)
 		" ON p.upid = t.upid AND t.parent_id IS NULL AND t.name IS NULL ORDER BY t.id", -1, &st, NULL);
 	if (rc)
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (!out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW) {
 		Kvio__Pf__TracePacket p = KVIO__PF__TRACE_PACKET__INIT;
 		Kvio__Pf__TrackDescriptor d = KVIO__PF__TRACK_DESCRIPTOR__INIT;
 		Kvio__Pf__ProcessDescriptor pd = KVIO__PF__PROCESS_DESCRIPTOR__INIT;
@@ -639,7 +666,7 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 		return -1;
 	}
 	int arc = pt ? SQLITE_DONE : sqlite3_step(a), orc = pt ? SQLITE_DONE : sqlite3_step(ob);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	while (!out_failed(&x->o) && sqlite3_step(s) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1),
 			dur = sqlite3_column_int64(s, 2);
 		uint64_t track = (uint64_t)sqlite3_column_int64(s, 3);
@@ -840,7 +867,7 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	uint32_t next_seq = LANE_SEQ0;
 	unsigned char *te = xmalloc(4096);
 	size_t tecap = 4096;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (!out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t first = sqlite3_column_int64(st, 0);
 		struct chunk_view v;
 		if (chunk_map(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &v)) {
@@ -936,32 +963,29 @@ static int export_counters(sqlite3 *db, struct exporter *x)
 	if (win_prepare(db, x->win, "SELECT ts, track_id, value FROM kvio_counter WHERE ts BETWEEN :lo AND :hi ORDER BY id",
 			&st))
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while (!out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW)
 		emit_counter(x, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
 			     sqlite3_column_double(st, 2));
 	sqlite3_finalize(st);
 	return 0;
 }
 
-int export_db(sqlite3 *db, const char *path, const struct kvio_window *win, struct export_stats *stats)
+int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, struct export_stats *stats)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = xmalloc(n);
-	snprintf(tmp, n, "%s.tmp-%d", path, (int)getpid());
 	struct exporter x;
 	memset(&x, 0, sizeof x);
 	fieldnums_init();
-	size_t pl = strlen(path);
-	int gz = pl > 3 && !strcmp(path + pl - 3, ".gz");
+	size_t pl = strlen(of->path);
 	int rc = 0;
-	if (gz)
-		x.o.gz = gzopen(tmp, "wb6");
-	else
-		x.o.f = fopen(tmp, "wb");
-	if (!x.o.gz && !x.o.f) {
-		kvio_err("%s: cannot create: %s", tmp, strerror(errno));
-		free(tmp);
-		return 2;
+	x.o.f = of;
+	x.o.gz = pl > 3 && !strcmp(of->path + pl - 3, ".gz");
+	if (x.o.gz) {
+		/* windowBits 15 + 16: a gzip wrapper, as gzopen(..., "wb6") writes */
+		if (deflateInit2(&x.o.z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			kvio_err("%s: cannot start gzip", of->path);
+			return 2;
+		}
+		x.o.zbuf = xmalloc(ZBUF_BYTES);
 	}
 	x.win = win && (win->has_time || win->has_tid) ? win : NULL;
 	x.o.cap = 1 << 20;
@@ -986,28 +1010,19 @@ int export_db(sqlite3 *db, const char *path, const struct kvio_window *win, stru
 		kvio_err("reading the database: %s", sqlite3_errmsg(db));
 		rc = 2;
 	}
-	out_flush(&x.o);
-	int cerr = x.o.gz ? gzclose(x.o.gz) != Z_OK : fclose(x.o.f) != 0;
-	if (!rc && (x.o.err || cerr)) {
-		kvio_err("%s: write error", tmp);
-		rc = 2;
-	}
-	if (!rc && rename(tmp, path) != 0) {
-		kvio_err("%s: cannot rename into place: %s", path, strerror(errno));
-		rc = 2;
-	}
-	if (rc)
-		unlink(tmp);
+	out_flush(&x.o, 1);
+	if (x.o.gz)
+		deflateEnd(&x.o.z);
 	if (stats) {
 		stats->packets = x.packets;
 		stats->bytes = x.o.bytes;
 	}
 	free(fl.r);
 	free(x.o.buf);
+	free(x.o.zbuf);
 	strpool_free(&x.names);
 	strpool_free(&x.ann_names);
 	strpool_free(&x.str_values);
-	free(tmp);
 	return rc;
 }
 
@@ -1057,12 +1072,22 @@ int cmd_export(int argc, char **argv)
 		kvio_err("need a trace.db and -o FILE (see --help)");
 		return 2;
 	}
-	sqlite3 *db = db_open_ro(dbpath);
-	if (!db)
+	struct outfile of;
+	const char *in[] = {dbpath};
+	if (outfile_open(&of, out, in, 1))
 		return 2;
+	sqlite3 *db = db_open_ro(dbpath);
+	if (!db) {
+		outfile_abort(&of);
+		return 2;
+	}
 	struct export_stats s;
-	int rc = export_db(db, out, &win, &s);
+	int rc = export_db(db, &of, &win, &s);
 	sqlite3_close(db);
+	if (rc)
+		outfile_abort(&of);
+	else
+		rc = outfile_commit(&of);
 	if (!rc)
 		printf("kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n", out,
 		       (unsigned long long)s.packets, (unsigned long long)s.bytes);

@@ -9,10 +9,12 @@ struct export_stats {
 };
 
 struct kvio_window;
+struct outfile;
 
-/* Write db to path (".gz" gzips), atomically (temp file + rename); with a
- * window (lib/window.h; NULL or empty: everything), only what it keeps.
- * Returns 0, or 2 after a one-line error. */
-int export_db(sqlite3 *db, const char *path, const struct kvio_window *win, struct export_stats *stats);
+/* Write db as a .pftrace into the open outfile o (gzipped when o->path ends in
+ * ".gz"); the caller commits or aborts o. With a window (lib/window.h; NULL or
+ * empty: everything), only what it keeps. Returns 0, or 2 after a one-line
+ * error reading db; a write error stays in o->err for outfile_commit to say. */
+int export_db(sqlite3 *db, struct outfile *o, const struct kvio_window *win, struct export_stats *stats);
 
 #endif

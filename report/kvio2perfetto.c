@@ -4,6 +4,7 @@
 #include "../ingest/ingest.h"
 #include "../ingest/schema.h"
 #include "../lib/cli.h"
+#include "../lib/outfile.h"
 #include "../lib/util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -29,25 +30,39 @@ int cmd_kvio2perfetto(int argc, char **argv)
 	int rc = ingest_cmdline(&a, argc, argv, help, "kv.pftrace");
 	if (rc >= 0)
 		return rc;
-	const char *out = a.out;
 	if (a.pftrace) {
 		kvio_err("--pftrace belongs to kvio-ingest");
 		return 2;
 	}
-	size_t n = strlen(out) + 32;
-	char *dbpath = xmalloc(n);
-	snprintf(dbpath, n, "%s.db-%d", out, (int)getpid());
-	rc = ingest_to_db(&a, dbpath);
+	/* the output beside its final name; the database in $TMPDIR, removed on
+	 * every way out (a signal too: lib/outfile.h) */
+	const char *in[3 * MAX_ARMS + 1];
+	size_t nin = ingest_inputs(&a, in, sizeof in / sizeof in[0]);
+	struct outfile out, tdb;
+	if (ingest_inputs_readable(&a) || outfile_open(&out, a.out, in, nin))
+		return 2;
+	if (outfile_scratch(&tdb, "kvio2perfetto.db", in, nin)) {
+		outfile_abort(&out);
+		return 2;
+	}
+	struct arm *arms = NULL;
+	struct export_stats s;
+	rc = ingest_into(&a, &tdb, &arms);
+	if (!rc && ingest_summary(&a, arms, a.out)) /* an arm holds nothing: no trace */
+		rc = 1;
 	if (!rc) {
-		sqlite3 *db = db_open_ro(dbpath);
-		struct export_stats s;
-		rc = db ? export_db(db, out, NULL, &s) : 2;
+		sqlite3 *db = db_open_ro(tdb.tmp);
+		rc = db ? export_db(db, &out, NULL, &s) : 2;
 		if (db)
 			sqlite3_close(db);
-		if (!rc && !a.quiet)
-			printf("kvio2perfetto: wrote %s (%llu packets)\n", out, (unsigned long long)s.packets);
 	}
-	unlink(dbpath);
-	free(dbpath);
+	outfile_abort(&tdb);
+	if (rc)
+		outfile_abort(&out);
+	else
+		rc = outfile_commit(&out);
+	if (!rc && !a.quiet)
+		printf("kvio2perfetto: wrote %s (%llu packets)\n", a.out, (unsigned long long)s.packets);
+	ingest_free(&a, arms);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "sqlfiles.h"
 #include "../ingest/schema.h"
 #include "../lib/cli.h"
+#include "../lib/outfile.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,7 @@ static const char report_help[] =
 
 struct args {
 	const char *dbpath, *json_file, *rows_of;
+	struct outfile *jf; /* --json FILE, open from the start (lib/outfile.h) */
 	int json, fail_qd1;
 	const char *only[64];
 	int nonly;
@@ -342,8 +344,8 @@ static void print_text(const char *dbpath, const struct label *ls, int nl)
 			printf("%s\n", VEC_AT(&ls[li].tail, char *, q));
 }
 
-/* The JSON of every label to stdout (json_file NULL) or json_file. 0 or 2. */
-static int print_json(struct label *ls, int nl, const char *json_file)
+/* The JSON of every label to stdout (jf NULL) or into jf, committed here. 0 or 2. */
+static int print_json(struct label *ls, int nl, struct outfile *jf)
 {
 	int status = 0;
 	struct jnode *root = jn_obj();
@@ -351,22 +353,16 @@ static int print_json(struct label *ls, int nl, const char *json_file)
 		jn_set(root, ls[li].name, ls[li].R);
 		ls[li].R = NULL;
 	}
-	if (!json_file) {
+	if (!jf) {
 		jn_print(stdout, root, 1);
 	} else {
-		FILE *f = fopen(json_file, "w");
-		if (!f) {
-			kvio_err("%s: cannot write", json_file);
-			status = 2;
-		} else {
+		FILE *f = outfile_stdio(jf);
+		if (f)
 			jn_print(f, root, 1);
-			if (fclose(f) != 0) {
-				kvio_err("%s: write error", json_file);
-				status = 2;
-			} else {
-				printf("(json -> %s)\n", json_file);
-			}
-		}
+		if (!f || outfile_commit(jf))
+			status = 2;
+		else
+			printf("(json -> %s)\n", jf->path);
 	}
 	jn_free(root);
 	return status;
@@ -398,7 +394,7 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	if (!json_only)
 		print_text(g->dbpath, *ls, *nl);
 	if (g->json)
-		status = print_json(*ls, *nl, g->json_file);
+		status = print_json(*ls, *nl, g->jf);
 	if (!status && g->fail_qd1 && tripped) {
 		kvio_err("--fail-on qd1: a load or store path looks serialized (QD~1)");
 		status = 3;
@@ -412,9 +408,17 @@ int cmd_report(int argc, char **argv)
 	int status = parse_args(&g, argc, argv);
 	if (status >= 0)
 		return status;
-	sqlite3 *db = db_open_ro(g.dbpath);
-	if (!db)
+	/* --json FILE: refused when it is the database; created (as a temp file)
+	 * before the minutes of SQL, renamed into place at the end */
+	struct outfile jf = {.slot = -1, .fd = -1};
+	const char *in[] = {g.dbpath};
+	if (g.json_file && outfile_open(g.jf = &jf, g.json_file, in, 1))
 		return 2;
+	sqlite3 *db = db_open_ro(g.dbpath);
+	if (!db) {
+		outfile_abort(&jf);
+		return 2;
+	}
 	struct label *ls = NULL;
 	int nl = 0;
 	const char *queue[NANALYSES];
@@ -431,6 +435,7 @@ int cmd_report(int argc, char **argv)
 		status = run_sql(db, g.rows_of, &g.o, &r) ? 2 : (rows_print(&r), 0);
 	else
 		status = report(&g, db, &rn, &ls, &nl);
+	outfile_abort(&jf); /* after a commit: nothing to do */
 	analyses_finish(&rn, NULL, 0); /* an early exit still waits for the other connections */
 	rows_free(&r);
 	for (int i = 0; i < nq; i++)

@@ -5,14 +5,16 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-BUILD=$ROOT/build
+BUILD=${KVIO_TEST_BUILD:-$ROOT/build} # make fuzz: the ASan build
 T=$(mktemp -d /tmp/kvio-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export ROOT BUILD T
 PASS=0
 FAIL=0
 . tests/lib.sh
-for f in tests/t_*.sh; do
+# tests/run.sh [tests/t_NN.sh ...]: only those
+[ $# -gt 0 ] || set -- tests/t_*.sh
+for f in "$@"; do
 	echo "# $f"
 	. "./$f"
 done
