@@ -180,6 +180,31 @@ void json_tp_ranks(struct label *L, const struct sel *s, const struct rctx *c)
 /* capture: the ingest's counters that the database has. */
 const char *const capture_keys[] = {"malformed_lines", "truncated_tail", "drops", "cq_overflow", "clock_anomalies",
 				    "cmp_unpaired", "cmp_after_horizon", "late_lines", NULL};
+/* A two-element array of cells a and b (as seconds when scale is set), or
+ * NULL when either is NULL. */
+static struct jnode *pair_json(const struct cell *a, const struct cell *b, int seconds)
+{
+	if (!a || !b || a->t == SQLITE_NULL || b->t == SQLITE_NULL)
+		return NULL;
+	struct jnode *v = jn_arr();
+	jn_push(v, seconds ? jn_real(cnum(a) / 1e9) : cell_json(a));
+	jn_push(v, seconds ? jn_real(cnum(b) / 1e9) : cell_json(b));
+	return v;
+}
+
+/* The additive keys: join, time_range [start_s, end_s], trace_id [lo, hi]. */
+static void json_window(struct jnode *C, const struct sel *s, size_t j)
+{
+	const char *jk = cstr(col(s, j, "join_kind"));
+	struct jnode *v;
+	if (jk)
+		jn_set(C, "join", jn_str(jk));
+	if ((v = pair_json(col(s, j, "time_start_ns"), col(s, j, "time_end_ns"), 1)))
+		jn_set(C, "time_range", v);
+	if ((v = pair_json(col(s, j, "tid_lo"), col(s, j, "tid_hi"), 0)))
+		jn_set(C, "trace_id", v);
+}
+
 void json_capture(struct label *L, const struct sel *s, const struct rctx *c)
 {
 	(void)c;
@@ -190,6 +215,7 @@ void json_capture(struct label *L, const struct sel *s, const struct rctx *c)
 			if (x && x->t != SQLITE_NULL)
 				jn_set(C, capture_keys[q], cell_json(x));
 		}
+		json_window(C, s, j);
 	}
 }
 

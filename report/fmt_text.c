@@ -217,6 +217,20 @@ void text_tp_ranks(struct label *L, const struct sel *s, const struct rctx *c)
 }
 
 /* capture: the ingest's counters that the database has. */
+/* The window the metrics describe, when there is one: so nobody mistakes it
+ * for the whole run. */
+static void text_window(struct label *L, const struct sel *s, size_t j)
+{
+	const struct cell *t0 = col(s, j, "time_start_ns"), *d0 = col(s, j, "tid_lo");
+	char t[96] = "", d[96] = "";
+	if (t0 && t0->t != SQLITE_NULL)
+		snprintf(t, sizeof t, "time [%.9g, %.9g] s", cnum(t0) / 1e9, cnum(col(s, j, "time_end_ns")) / 1e9);
+	if (d0 && d0->t != SQLITE_NULL)
+		snprintf(d, sizeof d, "%strace_id [%lld, %lld]", *t ? ", " : "", iv(s, j, "tid_lo"), iv(s, j, "tid_hi"));
+	if (*t || *d)
+		say(L, "  window  : %s%s (the metrics describe this window only)", t, d);
+}
+
 void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
 {
 	char line[512];
@@ -228,7 +242,11 @@ void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
 			if (x && x->t != SQLITE_NULL)
 				w += snprintf(line + w, sizeof line - w, " %s %lld", capture_keys[q], (long long)x->i);
 		}
+		const char *jk = cstr(col(s, j, "join_kind"));
+		if (jk)
+			snprintf(line + w, sizeof line - w, " | join %s", jk);
 		say(L, "%s", line);
+		text_window(L, s, j);
 	}
 }
 

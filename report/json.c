@@ -15,6 +15,17 @@ static struct jnode *jn_new(enum jt t)
 
 struct jnode *jn_obj(void) { return jn_new(J_OBJ); }
 struct jnode *jn_null(void) { return jn_new(J_NULL); }
+struct jnode *jn_arr(void) { return jn_new(J_ARR); }
+
+struct jnode *jn_push(struct jnode *a, struct jnode *v)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 4;
+		a->vals = xrealloc(a->vals, a->cap * sizeof *a->vals);
+	}
+	a->vals[a->n++] = v;
+	return v;
+}
 struct jnode *jn_int(int64_t v) { struct jnode *n = jn_new(J_INT); n->i = v; return n; }
 struct jnode *jn_real(double v) { struct jnode *n = jn_new(J_REAL); n->d = v; return n; }
 struct jnode *jn_str(const char *s) { struct jnode *n = jn_new(J_STR); n->s = xstrdup(s ? s : ""); return n; }
@@ -50,7 +61,8 @@ void jn_free(struct jnode *n)
 	if (!n)
 		return;
 	for (int i = 0; i < n->n; i++) {
-		free(n->keys[i]);
+		if (n->keys)
+			free(n->keys[i]);
 		jn_free(n->vals[i]);
 	}
 	free(n->keys);
@@ -147,6 +159,18 @@ static void print_at(FILE *f, const struct jnode *n, int indent, int depth)
 			print_at(f, n->vals[i], indent, depth + 1);
 		}
 		fprintf(f, "\n%*s}", indent * depth, "");
+		break;
+	case J_ARR: /* as json.dump(indent=1): one element a line */
+		if (!n->n) {
+			fputs("[]", f);
+			break;
+		}
+		fputc('[', f);
+		for (int i = 0; i < n->n; i++) {
+			fprintf(f, "%s\n%*s", i ? "," : "", indent * (depth + 1), "");
+			print_at(f, n->vals[i], indent, depth + 1);
+		}
+		fprintf(f, "\n%*s]", indent * depth, "");
 		break;
 	}
 }

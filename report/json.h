@@ -4,14 +4,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum jt { J_NULL, J_INT, J_REAL, J_STR, J_OBJ, J_BOOL };
+enum jt { J_NULL, J_INT, J_REAL, J_STR, J_OBJ, J_BOOL, J_ARR };
 
 struct jnode {
 	enum jt t;
 	int64_t i;
 	double d;
 	char *s;
-	/* objects: ordered members */
+	/* objects: ordered members; arrays: vals only */
 	char **keys;
 	struct jnode **vals;
 	int n, cap;
@@ -22,6 +22,9 @@ struct jnode *jn_int(int64_t v);
 struct jnode *jn_real(double v);
 struct jnode *jn_str(const char *s);
 struct jnode *jn_null(void);
+struct jnode *jn_arr(void);
+/* Append v to array a; returns v. */
+struct jnode *jn_push(struct jnode *a, struct jnode *v);
 /* Set key (replacing an existing one, keeping its place); returns v. */
 struct jnode *jn_set(struct jnode *o, const char *key, struct jnode *v);
 struct jnode *jn_get(const struct jnode *o, const char *key);

@@ -153,7 +153,7 @@ static int qd1_tripped(const struct rctx *c)
 
 static const char report_help[] =
 	"usage: kvio-report trace.db [--json [FILE]] [--batch-gap-us 50] [--label L ...]\n"
-	"                   [--fail-on qd1] [--jobs N]\n\n"
+	"                   [--fail-on qd1] [--jobs N] [--time-range S,E] [--trace-id A[-B]]\n\n"
 	"The kvio metrics pack per capture label (A/B arms side by side): QD1 detector,\n"
 	"latency percentiles, achieved queue depth, inferred batches, object spans,\n"
 	"TP all-rank barrier, space axis, throughput, serving spans, paired A/B diffs.\n"
@@ -166,6 +166,9 @@ static const char report_help[] =
 	"  --fail-on qd1     exit 3 when any label's load or store verdict is QD~1\n"
 	"  --jobs N          database connections running the sql/ files at once, 1-4\n"
 	"                    (default: one per core, up to 4; each holds ~100 MB)\n"
+	"  --time-range S,E  the metrics of the commands and objects overlapping [S, E]\n"
+	"                    seconds of the database's time (and serving spans)\n"
+	"  --trace-id A[-B]  the metrics of trace_ids A..B only (no untagged commands)\n"
 	"  --rows FILE.sql   print the rows of one sql/ file as kvio-report runs it\n"
 	"                    ('|'-separated, like sqlite3), after prelude.sql\n\n"
 	"The sql/ files are built into kvio; KVIO_SQL_DIR=DIR runs the ones in DIR instead\n"
@@ -255,10 +258,13 @@ static int parse_args(struct args *g, int argc, char **argv)
 	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on"};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int is_valued = 0;
+		int is_valued = 0, w;
 		for (int k = 0; k < 5; k++)
 			is_valued |= opt_is(a, valued[k]);
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		if ((w = window_parse_opt(&g->o.win, argc, argv, &i)) != 0) {
+			if (w < 0)
+				return 2;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(report_help, stdout);
 			return 0;
 		} else if (opt_is(a, "--json")) {
@@ -320,7 +326,8 @@ static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int
 	if (unknown)
 		return 2;
 	if (!*nl) {
-		kvio_err("%s: no kvio command or object slices%s", g->dbpath, g->nonly ? " for those labels" : "");
+		kvio_err("%s: no kvio command or object slices%s%s", g->dbpath, g->nonly ? " for those labels" : "",
+			 g->o.win.has_time || g->o.win.has_tid ? " in the --time-range/--trace-id window" : "");
 		return 2;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #define KVIO_REPORT_H
 #include "json.h"
 #include "../lib/util.h"
+#include "../lib/window.h"
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@ struct report_opts {
 	int64_t batch_gap_ns;
 	int progress; /* stderr is a terminal: say which file runs */
 	int jobs;     /* connections; 0: one per core, up to MAX_CONN */
+	struct kvio_window win; /* --time-range / --trace-id: bound as :win_lo, :win_hi, :win_tlo, :win_thi */
 };
 
 /* Run every statement of sql/<name>; the rows of the last one that returns

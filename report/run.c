@@ -102,6 +102,14 @@ static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struc
 	int pi = sqlite3_bind_parameter_index(st, ":batch_gap_ns");
 	if (pi)
 		sqlite3_bind_int64(st, pi, o->batch_gap_ns);
+	/* the window (unbound, NULL, without one: the sql/ files read NULL as "no bound") */
+	struct { const char *n; int on; int64_t v; } wp[] = {
+		{":win_lo", o->win.has_time, o->win.lo_ns}, {":win_hi", o->win.has_time, o->win.hi_ns},
+		{":win_tlo", o->win.has_tid, (int64_t)o->win.tid_lo}, {":win_thi", o->win.has_tid, (int64_t)o->win.tid_hi},
+	};
+	for (size_t k = 0; k < sizeof wp / sizeof wp[0]; k++)
+		if (wp[k].on && (pi = sqlite3_bind_parameter_index(st, wp[k].n)))
+			sqlite3_bind_int64(st, pi, wp[k].v);
 	int ncol = sqlite3_column_count(st), rc;
 	size_t cap = 0;
 	memset(r, 0, sizeof *r);

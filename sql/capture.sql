@@ -10,6 +10,20 @@
 --                    given up (kvio-ingest --pair-horizon: a stall that long)
 --   late_lines       device records joined out of time order (more than a read
 --                    block older than records before them)
+--   join_kind        how commands found their objects: user_data | key | offset
+--                    (metadata kvio_join; NULL in a database that does not say)
+--   time_start_ns, time_end_ns  the time window the metrics describe: the
+--                    ingest's --time-range (metadata) and kvio-report's
+--                    (:win_lo, :win_hi) intersected; NULL without either
+--   tid_lo, tid_hi   the same for --trace-id
+WITH meta AS (
+  SELECT
+    (SELECT str_value FROM metadata WHERE name = 'kvio_join') AS join_kind,
+    (SELECT int_value FROM metadata WHERE name = 'kvio_time_range_start_ns') AS t0,
+    (SELECT int_value FROM metadata WHERE name = 'kvio_time_range_end_ns') AS t1,
+    (SELECT int_value FROM metadata WHERE name = 'kvio_trace_id_lo') AS d0,
+    (SELECT int_value FROM metadata WHERE name = 'kvio_trace_id_hi') AS d1
+)
 SELECT
   label,
   max(CASE name WHEN 'malformed_lines' THEN value END) AS malformed_lines,
@@ -19,7 +33,12 @@ SELECT
   max(CASE name WHEN 'clock_anomalies' THEN value END) AS clock_anomalies,
   max(CASE name WHEN 'cmp_unpaired' THEN value END) AS cmp_unpaired,
   max(CASE name WHEN 'cmp_after_horizon' THEN value END) AS cmp_after_horizon,
-  max(CASE name WHEN 'late_lines' THEN value END) AS late_lines
+  max(CASE name WHEN 'late_lines' THEN value END) AS late_lines,
+  (SELECT join_kind FROM meta) AS join_kind,
+  (SELECT CASE WHEN t0 IS NULL THEN :win_lo WHEN :win_lo IS NULL THEN t0 ELSE max(t0, :win_lo) END FROM meta) AS time_start_ns,
+  (SELECT CASE WHEN t1 IS NULL THEN :win_hi WHEN :win_hi IS NULL THEN t1 ELSE min(t1, :win_hi) END FROM meta) AS time_end_ns,
+  (SELECT CASE WHEN d0 IS NULL THEN :win_tlo WHEN :win_tlo IS NULL THEN d0 ELSE max(d0, :win_tlo) END FROM meta) AS tid_lo,
+  (SELECT CASE WHEN d1 IS NULL THEN :win_thi WHEN :win_thi IS NULL THEN d1 ELSE min(d1, :win_thi) END FROM meta) AS tid_hi
 FROM kvio_stats
 GROUP BY label
 ORDER BY label;

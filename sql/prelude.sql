@@ -9,6 +9,10 @@
 -- "Serving <label>".
 -- The pool: a label's commands with trace_id != 0, or all of its commands
 -- when none is tagged (transports without a user_data channel).
+-- The window (kvio-report --time-range / --trace-id): :win_lo/:win_hi (ns) keep
+-- the command and object slices overlapping [lo, hi] (edges inclusive),
+-- :win_tlo/:win_thi those of trace_ids lo..hi (an untagged command never);
+-- unbound (NULL) bounds keep everything.
 -- Percentile, everywhere: pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))];
 -- kvio_pct below is the one place that computes it.
 
@@ -61,7 +65,9 @@ SELECT
   extract_arg(s.arg_set_id, 'debug.role') AS role,  -- header | payload (store objects)
   coalesce(extract_arg(s.arg_set_id, 'debug.real_dur'), 0) AS real -- 1: dur from a completion
 FROM slice s
-JOIN kvio_cmd_track t ON t.id = s.track_id;
+JOIN kvio_cmd_track t ON t.id = s.track_id
+WHERE (:win_hi IS NULL OR s.ts <= :win_hi) AND (:win_lo IS NULL OR s.ts + s.dur >= :win_lo)
+  AND (:win_tlo IS NULL OR extract_arg(s.arg_set_id, 'debug.trace_id') BETWEEN :win_tlo AND :win_thi);
 
 -- kvio_pool_all: labels whose pool is all commands (none tagged)
 CREATE TEMP TABLE kvio_pool_all AS
@@ -94,7 +100,9 @@ SELECT
 FROM slice s
 JOIN process_track pt ON s.track_id = pt.id
 JOIN kvio_proc p USING (upid)
-WHERE pt.name LIKE 'objects%';
+WHERE pt.name LIKE 'objects%'
+  AND (:win_hi IS NULL OR s.ts <= :win_hi) AND (:win_lo IS NULL OR s.ts + s.dur >= :win_lo)
+  AND (:win_tlo IS NULL OR extract_arg(s.arg_set_id, 'debug.trace_id') BETWEEN :win_tlo AND :win_thi);
 
 -- kvio_sample: values to take percentiles of, by (label, grp). Fill it with
 -- DELETE, then one INSERT ... ORDER BY label, grp, v: its rows are then numbered

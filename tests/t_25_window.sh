@@ -109,3 +109,42 @@ q "$T/gw2.db" "update kvio_cmd_chunk set data = x'00' where id <> (select max(id
 "$BUILD/kvio-export" "$T/gw2.db" -o "$T/gw2.pftrace" --trace-id 300-302 >/dev/null && rt "$T/gw2.pftrace" "$T/gw2.rt.db"
 eq "export --trace-id 300-302 reads only the chunk holding them; count as brute force" "$NT" \
 	"$(q "$T/gw2.rt.db" "select count(*) from slice where name in ('read','write')")"
+
+# kvio-report --time-range / --trace-id: the metrics of the window only. By hand for
+# [50051000, 550199900] on tiny: B (write, 80 us, 128 KiB) and C (read, 100 us, 128 KiB);
+# wall = C's end - B's ts = 550100000 - 50010000 = 500090000 ns; qd mean = (80000 + 100000) / wall;
+# store pre-submit = B - 0 = 50010000, load's = C - 500000000 = 50000000
+"$BUILD/kvio-report" "$T/full.db" --time-range 0.050051,0.5501999 --json > "$T/rw.json"
+eq "report window by hand: n, tagged bytes, wall, write/read p50, qd mean, pre-submit, time_range, join" \
+	"2 262144 500090000 80000 100000 0.0003599352 50010000 50000000 [0.050051, 0.5501999] user_data" \
+	"$(python3 -c "
+import json; d = json.load(open('$T/rw.json'))['capture']; c = d['commands']; o = d['objects']
+print(c['n'], c['tagged_bytes'], c['wall_ns'], d['lat_write']['p50'], d['lat_read']['p50'], round(d['qd']['mean'], 10),
+      o['store']['presubmit_p50'], o['load']['presubmit_p50'], d['capture']['time_range'], d['capture']['join'])")"
+"$BUILD/kvio-report" "$T/full.db" --trace-id 2 --json > "$T/rt.json"
+eq "report trace-id 2 by hand: two reads, latency of the real one only (D is nominal), no writes, no store, capture.trace_id" "2 1 0 [2, 2] None" \
+	"$(python3 -c "
+import json; d = json.load(open('$T/rt.json'))['capture']
+print(d['commands']['n'], d['lat_read']['n'], d.get('lat_write', {}).get('n', 0), d['capture']['trace_id'], d['objects'].get('store'))")"
+eq "report of an ingest-window database: the capture section says the window (text)" \
+	"  window  : time [0.050051, 0.5501999] s (the metrics describe this window only)" \
+	"$("$BUILD/kvio-report" "$T/w2.db" | grep '^  window')"
+eq "report without a window: no window keys" "user_data False False" \
+	"$("$BUILD/kvio-report" "$T/full.db" --json | python3 -c "import json,sys; c = json.load(sys.stdin)['capture']['capture']; print(c['join'], 'time_range' in c, 'trace_id' in c)")"
+"$BUILD/kvio-report" "$T/full.db" --time-range 5,6 > /dev/null 2>"$T/re.err"
+eq "report of an empty window: exit 2, one line naming the window" "2 1" "$? $(grep -c 'window' "$T/re.err")"
+"$BUILD/kvio-report" "$T/full.db" --trace-id 9-1 > /dev/null 2>&1
+eq "report: --trace-id 9-1 is a usage error" "2" "$?"
+# second methods on a generated capture: kvio-report --time-range of the whole database =
+# kvio-report of the ingest-window database (same slices) = tests/model_report.py on that database
+"$BUILD/kvio-ingest" -q -o "$T/gwin.db" --sem "$T/gw.sem.jsonl" --ebpf "$T/gw.ebpf.jsonl" --time-range 0.03,0.09
+nocap() { python3 -c 'import json,sys; d=json.load(sys.stdin); [v.pop("capture", None) for v in d.values()]; print(json.dumps(d, sort_keys=True))'; }
+eq "report --time-range of the whole database = report of the ingest-window database (but capture)" \
+	"$("$BUILD/kvio-report" "$T/gw.db" --time-range 0.03,0.09 --json | nocap)" "$("$BUILD/kvio-report" "$T/gwin.db" --json | nocap)"
+"$BUILD/kvio-report" "$T/gwin.db" --json > "$T/gwin.json"
+ok "model = kvio-report on an ingest-window database" python3 tests/model_report.py "$T/gwin.db" "$BUILD/kvio" "$T/gwin.json"
+"$BUILD/kvio-ingest" -q -o "$T/gtid.db" --sem "$T/gw.sem.jsonl" --ebpf "$T/gw.ebpf.jsonl" --trace-id 40-120
+"$BUILD/kvio-report" "$T/gtid.db" --json > "$T/gtid.json"
+ok "model = kvio-report on an ingest --trace-id database" python3 tests/model_report.py "$T/gtid.db" "$BUILD/kvio" "$T/gtid.json"
+eq "report --trace-id of the whole database = report of the ingest --trace-id database (but capture)" \
+	"$("$BUILD/kvio-report" "$T/gw.db" --trace-id 40-120 --json | nocap)" "$(nocap < "$T/gtid.json")"
