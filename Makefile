@@ -115,12 +115,16 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh scripts/bench.sh
 
-# mutation fuzzing of the inputs under ASan/UBSan (minutes; not part of `make test`)
+# mutation fuzzing of the inputs under ASan/UBSan (minutes; not part of `make test`),
+# after the output cases (full disks, signals, same-file refusals: tests/t_35_outputs.sh)
+# on the same build
 FUZZ_RUNS ?= 300
 FUZZ_SEED ?= 1
 fuzz: deps
 	@$(MAKE) --no-print-directory B=$(B)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		$(addprefix $(B)/asan/,$(CMDS)) $(B)/asan/kvio-gen $(B)/asan/jl-diff
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		KVIO_TEST_BUILD=$(abspath $(B)/asan) sh tests/run.sh tests/t_35_outputs.sh
 	@python3 scripts/fuzz.py $(B)/asan $(B)/fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED)
 
 # install: the user-space set (builds it if needed, never the BPF toolchain);

@@ -117,7 +117,7 @@ sigcase() { # NAME EXPECTED OUTPUT SIGNAL GLOB COMMAND...
 	name=$1 want=$2 out=$3; shift 3
 	echo previous > "$out"
 	rc=$(python3 tests/sigrun.py "$@" 2>"$T/sig.err")
-	eq "signal, $name: exit status" "$want" "$rc"
+	eq "signal, $name: exit status, nothing said" "$want|" "$rc|$(cat "$T/sig.err")"
 	eq "signal, $name: previous output intact, no temp file left" "previous|0" \
 		"$(cat "$out")|$(leftovers "$O" "$T/k2p")"
 }
