@@ -10,8 +10,8 @@
 #  - a temp file left by a dead process (SIGKILL) is removed by the next run
 #    into the same output; a live process's, or an input's, is not.
 # Also run by `make fuzz` on the ASan/UBSan build (KVIO_TEST_BUILD=build/asan).
-# Expected messages are the contract's words (docs/formats.md, "Outputs"), not
-# copied from a run.
+# Expected messages are the contract's words (docs/formats.md, "Outputs: whole
+# or not at all"), not copied from a run.
 O=$T/out
 mkdir -p "$O" "$T/k2p"
 "$BUILD/kvio-ingest" -q -o "$O/t.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
