@@ -116,6 +116,23 @@ static int too_deep(const char *s, size_t n)
 	return 0;
 }
 
+/* 1 when p[0..8) are eight decimal digits, their value in *v (SWAR: the
+ * digits are checked and combined in pairs, fours, eights). */
+static int eight_digits(const char *p, uint64_t *v)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	/* every byte in '0'..'9': high nibble 3, and adding 6 keeps it 3 */
+	if (((w & 0xf0f0f0f0f0f0f0f0ull) | (((w + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
+	    0x3333333333333333ull)
+		return 0;
+	w -= 0x3030303030303030ull;                            /* the first digit in the low byte */
+	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffull;       /* pairs */
+	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffull;     /* fours */
+	*v = (w * 10000 + (w >> 32)) & 0xffffffffull;          /* eight */
+	return 1;
+}
+
 /* Every primitive token is a JSON literal or number: jsmn (strict) accepts
  * bare words made of primitive characters, simdjson leaves the scalars it is
  * not asked to read unchecked. 0 = ok. */
@@ -136,6 +153,8 @@ static int bad_primitive(struct jline *j)
 		if (l <= 19 && (p[0] != '0' || l == 1)) { /* the common case: read its value now */
 			uint64_t v = 0;
 			size_t k = 0;
+			if (l >= 8 && eight_digits(p, &v))
+				k = 8;
 			while (k < l && (unsigned char)(p[k] - '0') <= 9)
 				v = v * 10 + (unsigned)(p[k++] - '0');
 			if (k == l) {

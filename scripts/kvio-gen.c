@@ -84,10 +84,11 @@ static void cmd(int64_t ts, uint64_t ud, int write, uint64_t slba, uint32_t len)
 		 "\"comm\":\"python3\",\"ts\":%" PRId64 "}\n",
 		 4300 + (int)(ud % 7), ud, write ? 1 : 2, write ? "write" : "read", slba, len / LBA, len, len, ts);
 }
+/* the tracer's own line formats (capture/monitor_out.c: fmt_cmd, fmt_cmp) */
 static void cmp(int64_t ts, int64_t lat, uint64_t ud, int early)
 {
 	dev_line(ts, early,
-		 "{\"event_type\":\"nvme_cmp\",\"user_data\":%" PRIu64 ",\"err\":0,\"lat_ns\":%" PRId64
+		 "{\"event_type\":\"nvme_cmp\",\"user_data\":%" PRIu64 ",\"err\":0,\"status\":0,\"lat_ns\":%" PRId64
 		 ",\"hwq\":%d,\"cid\":%d,\"ts\":%" PRId64 "}\n",
 		 ud, lat, (int)(ud % 4), (int)(ud % 1024), ts);
 }
