@@ -6,6 +6,9 @@
 #include "../lib/util.h"
 #include "sjline.h"
 #include <limits.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -116,27 +119,67 @@ static int too_deep(const char *s, size_t n)
 	return 0;
 }
 
-/* 1 when p[0..8) are eight decimal digits, their value in *v (SWAR: the
- * digits are checked and combined in pairs, fours, eights). */
-static int eight_digits(const char *p, uint64_t *v)
+/* 1 when the 8 bytes of w (the first in its low byte: a little-endian load)
+ * are decimal digits, their value in *v (SWAR: checked, then combined in
+ * pairs, fours, eights). */
+static inline int digits8(uint64_t w, uint64_t *v)
 {
-	uint64_t w;
-	memcpy(&w, p, 8);
 	/* every byte in '0'..'9': high nibble 3, and adding 6 keeps it 3 */
 	if (((w & 0xf0f0f0f0f0f0f0f0ull) | (((w + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
 	    0x3333333333333333ull)
 		return 0;
-	w -= 0x3030303030303030ull;                            /* the first digit in the low byte */
-	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffull;       /* pairs */
-	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffull;     /* fours */
-	*v = (w * 10000 + (w >> 32)) & 0xffffffffull;          /* eight */
+	w -= 0x3030303030303030ull;
+	w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffull;   /* pairs */
+	w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffull; /* fours */
+	*v = (w * 10000 + (w >> 32)) & 0xffffffffull;      /* eight */
 	return 1;
+}
+
+static uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* 1 when p[0..l) is a plain non-negative integer (digits, no leading zero, at
+ * most 19 of them: it fits), its value in *out. padded: 8 bytes past the
+ * token are readable (the fast path's lines), so short numbers are read 8
+ * bytes at a time too. */
+static int read_plain(const char *p, size_t l, int padded, uint64_t *out)
+{
+	static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+	if (l == 0 || l > 19 || (p[0] == '0' && l > 1))
+		return 0;
+	uint64_t v = 0, x;
+	size_t k = 0;
+	if (padded && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+		for (; l - k >= 8; k += 8) {
+			if (!digits8(load8(p + k), &x))
+				return 0;
+			v = v * 100000000 + x;
+		}
+		if (k < l) { /* the last 1..7 digits moved up, '0's below them */
+			size_t r = l - k;
+			if (!digits8(load8(p + k) << (8 * (8 - r)) | 0x3030303030303030ull >> (8 * r), &x))
+				return 0;
+			v = v * pow10[r] + x;
+		}
+		*out = v;
+		return 1;
+	}
+	if (l >= 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && digits8(load8(p), &x))
+		v = x, k = 8;
+	while (k < l && (unsigned char)(p[k] - '0') <= 9)
+		v = v * 10 + (unsigned)(p[k++] - '0');
+	*out = v;
+	return k == l;
 }
 
 /* Every primitive token is a JSON literal or number: jsmn (strict) accepts
  * bare words made of primitive characters, simdjson leaves the scalars it is
  * not asked to read unchecked. 0 = ok. */
-static int bad_primitive(struct jline *j)
+static int bad_primitive(struct jline *j, const char *pad)
 {
 	if (j->ucap < j->ntok) {
 		j->ucap = j->cap > j->ntok ? j->cap : j->ntok;
@@ -144,24 +187,16 @@ static int bad_primitive(struct jline *j)
 		j->plain = xrealloc(j->plain, j->ucap);
 	}
 	memset(j->plain, 0, j->ntok);
-	for (int i = 0; i < j->ntok; i++) {
+	/* a flat object's values are tokens 2, 4, ...; the full parser's may be anywhere */
+	for (int i = j->fast ? 2 : 0; i < j->ntok; i += j->fast ? 2 : 1) {
 		const jsmntok_t *t = &j->tok[i];
 		if (t->type != JSMN_PRIMITIVE)
 			continue;
-		const char *p = j->s + t->start;
+		const char *p = (pad ? pad : j->s) + t->start;
 		size_t l = t->end - t->start;
-		if (l <= 19 && (p[0] != '0' || l == 1)) { /* the common case: read its value now */
-			uint64_t v = 0;
-			size_t k = 0;
-			if (l >= 8 && eight_digits(p, &v))
-				k = 8;
-			while (k < l && (unsigned char)(p[k] - '0') <= 9)
-				v = v * 10 + (unsigned)(p[k++] - '0');
-			if (k == l) {
-				j->uval[i] = v;
-				j->plain[i] = 1;
-				continue;
-			}
+		if (read_plain(p, l, pad != NULL, &j->uval[i])) { /* the common case: its value read now */
+			j->plain[i] = 1;
+			continue;
 		}
 		if ((l == 4 && !memcmp(p, "true", 4)) || (l == 5 && !memcmp(p, "false", 5)) ||
 		    (l == 4 && !memcmp(p, "null", 4)))
@@ -201,70 +236,88 @@ static int bad_primitive(struct jline *j)
 	return 0;
 }
 
-/* A key's slot in the hash table (before probing). */
-static unsigned key_hash(const char *k, size_t n)
+/* Put member i (of the first JL_HASHED) in the hash table; a later
+ * duplicate of a key takes the earlier one's slot. */
+static void hash_member(struct jline *j, int i)
 {
-	if (!n)
-		return 0;
-	const unsigned char *u = (const unsigned char *)k;
-	return (unsigned)n * 7u + u[0] * 31u + u[n - 1] * 131u + u[n / 2] * 17u;
+	const struct jmember *m = &j->mem[i];
+	uint32_t tag = j->gen << 8;
+	for (unsigned h = jl_key_hash(m->key, (size_t)m->klen);; h++) {
+		h &= JL_HASH - 1;
+		uint32_t e = j->slot[h];
+		if ((e & ~0xffu) != tag || (j->mem[e & 0xff].klen == m->klen &&
+					    !memcmp(j->mem[e & 0xff].key, m->key, (size_t)m->klen))) {
+			j->slot[h] = tag | (uint32_t)i;
+			return;
+		}
+	}
 }
 
 /* Index the top-level members once: the member array, and for the first
- * JL_HASHED of them the hash table (the last duplicate of a key owns it). */
+ * JL_HASHED of them the hash table. */
 static void index_members(struct jline *j)
 {
 	j->nmem = 0;
-	if (++j->gen == 0) { /* the generation wrapped: every slot is stale */
-		memset(j->sgen, 0, sizeof j->sgen);
+	if (++j->gen >= 1u << 24) { /* the generation wraps: every slot is made stale */
+		memset(j->slot, 0, sizeof j->slot);
 		j->gen = 1;
 	}
+	if (j->fast) { /* a flat object: its keys are tokens 1, 3, 5, ... */
+		int nm = j->ntok / 2;
+		if (nm > j->memcap) {
+			j->memcap = nm > 32 ? nm : 32;
+			j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
+		}
+		const jsmntok_t *t = j->tok + 1;
+		for (int i = 0; i < nm; i++, t += 2) {
+			j->mem[i] = (struct jmember){j->s + t->start, t->end - t->start, 2 * i + 2};
+			if (i < JL_HASHED)
+				hash_member(j, i);
+		}
+		j->nmem = nm;
+		return;
+	}
 	int it = 1, k;
-	/* a flat object's members are tokens 1, 3, 5, ... */
-	while ((k = j->fast ? (it < j->ntok ? (it += 2) - 2 : -1) : jl_next_member(j, &it)) >= 0) {
+	while ((k = jl_next_member(j, &it)) >= 0) {
 		if (j->nmem == j->memcap) {
 			j->memcap = j->memcap ? j->memcap * 2 : 32;
 			j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
 		}
-		struct jmember m = {j->s + j->tok[k].start, j->tok[k].end - j->tok[k].start, k + 1};
-		int i = j->nmem++;
-		j->mem[i] = m;
-		if (i >= JL_HASHED)
-			continue;
-		for (unsigned h = key_hash(m.key, (size_t)m.klen);; h++) {
-			h &= JL_HASH - 1;
-			if (j->sgen[h] != j->gen) {
-				j->sgen[h] = j->gen;
-				j->slot[h] = (int16_t)i;
-				break;
-			}
-			const struct jmember *o = &j->mem[j->slot[h]];
-			if (o->klen == m.klen && !memcmp(o->key, m.key, (size_t)m.klen)) {
-				j->slot[h] = (int16_t)i;
-				break;
-			}
-		}
+		j->mem[j->nmem] = (struct jmember){j->s + j->tok[k].start, j->tok[k].end - j->tok[k].start, k + 1};
+		if (j->nmem < JL_HASHED)
+			hash_member(j, j->nmem);
+		j->nmem++;
 	}
 }
 
 /* 1 when s[0..n) has no backslash and no control character but TAB: the
  * lines the fast path takes (the others, rare, go to the full parser, which
- * checks escapes and refuses control characters). 8 bytes at a time. */
+ * checks escapes and refuses control characters). 16 bytes at a time (SSE2,
+ * every x86-64 has it), else 8 (SWAR). */
 static int plain_bytes(const char *s, size_t n)
 {
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
 	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i lim = _mm_set1_epi8(0x20), tab = _mm_set1_epi8('\t'), bs = _mm_set1_epi8('\\');
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		/* v < 0x20 (unsigned) where 0x20 - v does not saturate to 0 */
+		__m128i ctl = _mm_andnot_si128(_mm_cmpeq_epi8(_mm_subs_epu8(lim, v), _mm_setzero_si128()),
+					       _mm_set1_epi8(-1));
+		__m128i bad = _mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(v, tab), ctl), _mm_cmpeq_epi8(v, bs));
+		if (_mm_movemask_epi8(bad))
+			return 0;
+	}
+#else
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
 	for (; i + 8 <= n; i += 8) {
-		uint64_t w, b;
-		memcpy(&w, s + i, 8);
-		b = w ^ (0x5c * ones); /* a zero byte where w has a backslash */
+		uint64_t w = load8(s + i), b = w ^ (0x5c * ones); /* a zero byte where w has a backslash */
 		/* a byte below 0x20 (of those below 0x80), or a backslash */
 		if (!((((w - 0x20 * ones) & ~w) | ((b - ones) & ~b)) & high))
 			continue;
-		for (size_t k = i; k < i + 8; k++)
-			if (((unsigned char)s[k] < 0x20 && s[k] != '\t') || s[k] == '\\')
-				return 0;
+		break; /* the bytewise loop below decides (a TAB is fine) */
 	}
+#endif
 	for (; i < n; i++)
 		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == '\\')
 			return 0;
@@ -298,7 +351,13 @@ static int fast_tokens(struct jline *j, const char *s, size_t n)
 		j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
 	}
 	j->ntok = r;
-	return r > 0 && !bad_primitive(j);
+	if (r <= 0)
+		return 0;
+	j->fast = 1;
+	if (!bad_primitive(j, p))
+		return 1;
+	j->fast = 0;
+	return 0;
 }
 
 enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
@@ -318,7 +377,6 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 		j->tok = xmalloc(sizeof(jsmntok_t) * j->cap);
 	}
 	if (jl_fast && fast_tokens(j, s, n)) {
-		j->fast = 1;
 		index_members(j);
 		return JL_OK;
 	}
@@ -345,7 +403,7 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 		e = JL_SYNTAX;
 	else if (j->tok[0].type != JSMN_OBJECT)
 		e = JL_NOTOBJ;
-	else if (bad_primitive(j))
+	else if (bad_primitive(j, NULL))
 		e = JL_SYNTAX;
 	if (e != JL_OK) {
 		j->ntok = 0; /* no tokens of a refused line are read */
@@ -397,16 +455,12 @@ int jl_next_member(const struct jline *j, int *it)
 
 int jl_find(const struct jline *j, const char *key, size_t keylen)
 {
-	if (j->nmem <= JL_HASHED) {
-		for (unsigned h = key_hash(key, keylen);; h++) {
-			h &= JL_HASH - 1;
-			if (j->sgen[h] != j->gen)
-				return -1;
-			const struct jmember *m = &j->mem[j->slot[h]];
-			if ((size_t)m->klen == keylen && !memcmp(m->key, key, keylen))
-				return m->val;
-		}
-	}
+	return jl_find_h(j, key, keylen, jl_key_hash(key, keylen));
+}
+
+/* jl_find by a scan of the members: a line with more than JL_HASHED. */
+int jl_find_scan(const struct jline *j, const char *key, size_t keylen)
+{
 	for (int i = j->nmem - 1; i >= 0; i--) /* the last duplicate wins */
 		if ((size_t)j->mem[i].klen == keylen && !memcmp(j->mem[i].key, key, keylen))
 			return j->mem[i].val;

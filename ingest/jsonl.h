@@ -18,6 +18,7 @@
 #include <jsmn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct sjline;
 
@@ -53,10 +54,9 @@ struct jline {
 	jsmn_parser p;
 	struct jmember *mem; /* top-level members, built by jl_parse */
 	int nmem, memcap;
-	/* slot[h] holds member index + 1 where gen[h] == gen (0: empty); the
-	 * last duplicate of a key owns its slot */
-	uint32_t gen, sgen[JL_HASH];
-	int16_t slot[JL_HASH];
+	/* slot[h] = gen << 8 | member index for this line's keys (an older
+	 * generation: empty); the last duplicate of a key owns its slot */
+	uint32_t gen, slot[JL_HASH];
 	/* uval[t], when plain[t]: token t is a plain non-negative integer of at
 	 * most 19 digits, of that value (read once by jl_parse) */
 	uint64_t *uval;
@@ -87,7 +87,35 @@ const char *jl_err_str(enum jl_err e);
 
 /* Top-level member lookup: token index of the value, or -1. The last duplicate wins. */
 int jl_find(const struct jline *j, const char *key, size_t keylen);
-#define JL_FIND(j, lit) jl_find((j), (lit), sizeof(lit) - 1)
+
+/* A key's slot in the member hash table, before probing: its length and three
+ * of its bytes (inline, so JL_FIND's hash of a literal is a constant). */
+static inline unsigned jl_key_hash(const char *k, size_t n)
+{
+	if (!n)
+		return 0;
+	const unsigned char *u = (const unsigned char *)k;
+	return (unsigned)n * 7u + u[0] * 31u + u[n - 1] * 131u + u[n / 2] * 17u;
+}
+
+int jl_find_scan(const struct jline *j, const char *key, size_t keylen);
+
+/* jl_find with the key's hash h = jl_key_hash(key, keylen) given. */
+static inline int jl_find_h(const struct jline *j, const char *key, size_t keylen, unsigned h)
+{
+	if (j->nmem > JL_HASHED)
+		return jl_find_scan(j, key, keylen);
+	for (;; h++) {
+		h &= JL_HASH - 1;
+		uint32_t e = j->slot[h];
+		if (e >> 8 != j->gen)
+			return -1;
+		const struct jmember *m = &j->mem[e & 0xff];
+		if ((size_t)m->klen == keylen && !memcmp(m->key, key, keylen))
+			return m->val;
+	}
+}
+#define JL_FIND(j, lit) jl_find_h((j), (lit), sizeof(lit) - 1, jl_key_hash((lit), sizeof(lit) - 1))
 
 /* Iterate top-level members: call with *it = 1 first; returns key token index, -1 at end. */
 int jl_next_member(const struct jline *j, int *it);

@@ -52,15 +52,23 @@ extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok
 		if (std::move(fr).get(f))
 			return 0;
 		const char *k = reinterpret_cast<const char *>(f.key().raw()); // just after the quote
-		const char *ke = static_cast<const char *>(memchr(k, '"', (size_t)(end - k)));
 		ondemand::json_type t;
-		if (!ke || f.value().type().get(t) || t == ondemand::json_type::array ||
-		    t == ondemand::json_type::object)
+		if (f.value().type().get(t) || t == ondemand::json_type::array || t == ondemand::json_type::object)
 			return 0;
 		std::string_view raw = f.value().raw_json_token();
 		const char *v = raw.data();
 		size_t l = trim_len(raw);
-		if (v < s || v + l > end || l == 0)
+		if (v <= k || v + l > end || l == 0)
+			return 0;
+		// the key's closing quote: back from the value over the colon
+		const char *ke = v - 1;
+		while (ke > k && (*ke == ' ' || *ke == '\t'))
+			ke--;
+		if (ke == k || *ke-- != ':')
+			return 0;
+		while (ke > k && (*ke == ' ' || *ke == '\t'))
+			ke--;
+		if (ke < k || *ke != '"')
 			return 0;
 		if (nt + 2 > tokcap)
 			return -1;

@@ -44,18 +44,6 @@ set -- $(best "$B/kvio-ingest" -q -o "$O/t1.db" --sem "$O/s1000000.jsonl" --ebpf
 set -- $(best "$B/kvio-ingest" -q -o "$O/t4.db" --sem "$O/s4000000.jsonl" --ebpf "$O/e4000000.jsonl"); I4=$1; R4=$2
 echo "kvio-ingest: 1M ${I1}s ${R1}KB peak RSS | 4M ${I4}s ${R4}KB peak RSS"
 
-cat > "$O/pyparse.py" <<'PY'
-import json, sys
-n = 0
-for p in sys.argv[1:]:
-    with open(p) as f:
-        for line in f:
-            json.loads(line)
-            n += 1
-PY
-set -- $(RUNS=1 best python3 "$O/pyparse.py" "$O/e1000000.jsonl" "$O/s1000000.jsonl"); P1=$1
-echo "python3 json.loads: 1M ${P1}s"
-
 # DuckDB two ways: with the documented columns passed (the strong peer: what a
 # data engineer who knows the format writes; docs/formats.md) and with schema
 # auto-detection over every key (union_by_name; the weaker, second line)
@@ -93,6 +81,18 @@ JS
 		"(load only, in memory; kvio is timed as a whole process)"
 fi
 
+cat > "$O/pyparse.py" <<'PY'
+import json, sys
+n = 0
+for p in sys.argv[1:]:
+    with open(p) as f:
+        for line in f:
+            json.loads(line)
+            n += 1
+PY
+set -- $(RUNS=1 best python3 "$O/pyparse.py" "$O/e1000000.jsonl" "$O/s1000000.jsonl"); P1=$1
+echo "python3 json.loads: 1M ${P1}s"
+
 echo "---- ingest"
 if [ -n "$D1" ]; then
 	ratio "ingest vs DuckDB read_json, explicit columns, 1M (stretch 2)" "$(awk "BEGIN{print $D1/$I1}")" ">=" 1.5
@@ -128,6 +128,24 @@ if "$B/kvio-export" --help >/dev/null 2>&1; then
 	echo "kvio-export --time-range 8,10 (4M): ${XW}s; the window holds $(awk "BEGIN{printf \"%.1f\", 100 * $SH}")% of the commands"
 	ratio "export 2 s window / full export (4M)" "$(awk "BEGIN{print $XW/$X4}")" "<" 0.1
 	ratio "export 2 s window / (full export x window's command share)" "$(awk "BEGIN{print $XW/($X4*$SH)}")" "<=" 1.5
+fi
+echo "---- kvio2perfetto"
+# small captures must not pay fixed costs: lines/s on a 100k-command capture
+# (200k device lines) against lines/s at 1M. The reference converter needs the
+# perfetto Python package: set KVIO_REF to an installed kvio2perfetto.py to time it too.
+[ -s "$O/e200000.jsonl" ] || "$B/kvio-gen" --sem "$O/s200000.jsonl" --ebpf "$O/e200000.jsonl" --lines 200000 --mode batched --seed 7 2>/dev/null
+L02=$(cat "$O/e200000.jsonl" "$O/s200000.jsonl" | wc -l)
+set -- $(best "$B/kvio2perfetto" -q -o "$O/k02.pftrace" --sem "$O/s200000.jsonl" --ebpf "$O/e200000.jsonl"); K02=$1; KR02=$2
+set -- $(best "$B/kvio2perfetto" -q -o "$O/k1.pftrace" --sem "$O/s1000000.jsonl" --ebpf "$O/e1000000.jsonl"); K1=$1
+echo "kvio2perfetto: 200k ($L02 lines) ${K02}s ${KR02}KB peak RSS | 1M ${K1}s"
+ratio "kvio2perfetto lines/s at 200k / at 1M" "$(awk "BEGIN{print ($L02/$K02)/($L1/$K1)}")" ">=" 0.9
+if [ -n "${KVIO_REF:-}" ]; then
+	set -- $(RUNS=1 best python3 "$KVIO_REF" --sem "$O/s200000.jsonl" --ebpf "$O/e200000.jsonl" -o "$O/ref02.pftrace"); RF=$1; RFK=$2
+	echo "reference kvio2perfetto.py ($KVIO_REF): 200k ${RF}s ${RFK}KB peak RSS"
+	ratio "kvio2perfetto vs the reference converter (200k)" "$(awk "BEGIN{print $RF/$K02}")" ">=" 50
+	ratio "kvio2perfetto peak RSS / the reference's (200k)" "$(awk "BEGIN{print $KR02/$RFK}")" "<=" 0.1
+else
+	echo "note: KVIO_REF unset (the reference kvio2perfetto.py needs the perfetto package): its ratio is not measured"
 fi
 [ $MISSED -eq 0 ] && echo "bench: all targets met" || echo "bench: some targets MISSED"
 exit $MISSED
