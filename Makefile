@@ -16,10 +16,10 @@ B       := build
 LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c
 INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c \
               ingest/ingest.c
-REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/json.c report/export.c report/kvio2perfetto.c
+REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c report/export.c report/kvio2perfetto.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
 KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
-KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/sjline.o $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/kvio.pb-c.o
+KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/sjline.o $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/htmlassets.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
 .PHONY: all user capture deps demo test bench vmtest fuzz install uninstall clean
@@ -59,6 +59,14 @@ $(B)/sqlfiles.c: $(SQL_FILES) scripts/embed-sql.sh
 
 $(B)/sqlfiles.o: $(B)/sqlfiles.c report/sqlfiles.h
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -Ireport -c $< -o $@
+
+# the page parts of kvio-report --html (Chart.js itself is read at run time)
+$(B)/htmlassets.c: report/html.js report/html.css scripts/embed-text.sh
+	@mkdir -p $(B)
+	sh scripts/embed-text.sh $@ kvio_html_js report/html.js kvio_html_css report/html.css
+
+$(B)/htmlassets.o: $(B)/htmlassets.c
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c
 	@mkdir -p $(dir $@)

@@ -9,6 +9,7 @@
  * (see docs/report.md). Adding a metric: one sql/ file, one formatter pair,
  * one line here. */
 #include "report.h"
+#include "html.h"
 #include "sqlfiles.h"
 #include "../ingest/schema.h"
 #include "../lib/cli.h"
@@ -24,21 +25,21 @@
  * files first (measured on a 1M-line capture) so the connections finish
  * together; it decides only the scheduling. */
 static const struct analysis analyses[] = {
-	{"info.sql",       text_info,       json_info,       6},
-	{"commands.sql",   text_commands,   json_commands,   10},
-	{"latency.sql",    text_latency,    json_latency,    12},
-	{"qd1.sql",        text_qd1,        json_qd1,        14},
-	{"qd.sql",         text_qd,         json_qd,         13},
-	{"batches.sql",    text_batches,    json_batches,    9},
-	{"objects.sql",    text_objects,    json_objects,    8},
-	{"failed.sql",     text_failed,     json_failed,     5},
-	{"tp_barrier.sql", text_tp_barrier, json_tp_barrier, 4},
-	{"space.sql",      text_space,      json_space,      11},
-	{"commands.sql",   text_throughput, json_throughput, 0},
-	{"serving.sql",    text_serving,    json_serving,    7},
-	{"tp_ranks.sql",   text_tp_ranks,   json_tp_ranks,   3},
-	{"capture.sql",    text_capture,    json_capture,    2},
-	{"ab.sql",         text_ab,         json_ab,         1},
+	{"info.sql",       text_info,       json_info,       6,  NULL},
+	{"commands.sql",   text_commands,   json_commands,   10, "html_commands.sql"},
+	{"latency.sql",    text_latency,    json_latency,    12, "html_latency.sql"},
+	{"qd1.sql",        text_qd1,        json_qd1,        14, "html_qd1.sql"},
+	{"qd.sql",         text_qd,         json_qd,         13, "html_qd.sql"},
+	{"batches.sql",    text_batches,    json_batches,    9,  "html_batches.sql"},
+	{"objects.sql",    text_objects,    json_objects,    8,  "html_objects.sql"},
+	{"failed.sql",     text_failed,     json_failed,     5,  NULL},
+	{"tp_barrier.sql", text_tp_barrier, json_tp_barrier, 4,  "html_tp_barrier.sql"},
+	{"space.sql",      text_space,      json_space,      11, "html_space.sql"},
+	{"commands.sql",   text_throughput, json_throughput, 0,  NULL},
+	{"serving.sql",    text_serving,    json_serving,    7,  "html_serving.sql"},
+	{"tp_ranks.sql",   text_tp_ranks,   json_tp_ranks,   3,  NULL},
+	{"capture.sql",    text_capture,    json_capture,    2,  NULL},
+	{"ab.sql",         text_ab,         json_ab,         1,  "html_ab.sql"},
 };
 #define NANALYSES (int)(sizeof analyses / sizeof analyses[0])
 
@@ -153,7 +154,7 @@ static int qd1_tripped(const struct rctx *c)
 
 static const char report_help[] =
 	"usage: kvio-report trace.db [--json [FILE]] [--batch-gap-us 50] [--label L ...]\n"
-	"                   [--fail-on qd1] [--jobs N] [--time-range S,E] [--trace-id A[-B]]\n\n"
+	"                   [--html FILE] [--fail-on qd1] [--jobs N] [--time-range S,E] [--trace-id A[-B]]\n\n"
 	"The kvio metrics pack per capture label (A/B arms side by side): QD1 detector,\n"
 	"latency percentiles, achieved queue depth, inferred batches, object spans,\n"
 	"TP all-rank barrier, space axis, throughput, serving spans, paired A/B diffs.\n"
@@ -161,6 +162,8 @@ static const char report_help[] =
 	"options:\n"
 	"  --json            print only the JSON (the reference kvio_tp_report.py's keys)\n"
 	"  --json FILE       write the JSON to FILE and print the text report\n"
+	"  --html FILE       write the report as one self-contained page of charts\n"
+	"                    (offline: Chart.js and the data are inside it)\n"
 	"  --batch-gap-us N  submit gap that splits inferred batches (default 50)\n"
 	"  --label L         report only label L (repeatable; an unknown one is an error)\n"
 	"  --fail-on qd1     exit 3 when any label's load or store verdict is QD~1\n"
@@ -170,18 +173,22 @@ static const char report_help[] =
 	"                    seconds of the database's time (and serving spans)\n"
 	"  --trace-id A[-B]  the metrics of trace_ids A..B only (no untagged commands)\n"
 	"  --rows FILE.sql   print the rows of one sql/ file as kvio-report runs it\n"
-	"                    ('|'-separated, like sqlite3), after prelude.sql\n\n"
+	"                    ('|'-separated, like sqlite3), after prelude.sql (an\n"
+	"                    html_X.sql after X.sql, whose samples it draws)\n\n"
 	"The sql/ files are built into kvio; KVIO_SQL_DIR=DIR runs the ones in DIR instead\n"
 	"(to try an edited metric without rebuilding).\n\n"
 	"EXAMPLES\n"
 	"  kvio-report trace.db\n"
-	"  kvio-report ab.db --json metrics.json --label stock --label batched\n\n"
+	"  kvio-report ab.db --json metrics.json --label stock --label batched\n"
+	"  kvio-report ab.db --html report.html\n\n"
 	"exit status: 0 ok, 2 usage error, unreadable/non-kvio database or an output that\n"
 	"could not be written (a full disk), 3 --fail-on tripped\n";
 
 struct args {
-	const char *dbpath, *json_file, *rows_of;
+	const char *dbpath, *json_file, *rows_of, *html_file;
 	struct outfile *jf; /* --json FILE, open from the start (lib/outfile.h) */
+	struct outfile *hf; /* --html FILE, the same way */
+	char *chartjs;      /* --html: Chart.js, read before the SQL runs */
 	int json, fail_qd1;
 	const char *only[64];
 	int nonly;
@@ -240,6 +247,9 @@ static int arg_valued(struct args *g, int argc, char **argv, int *i)
 			return 2;
 		}
 		g->o.jobs = (int)n;
+	} else if (opt_is(a, "--html")) {
+		if (!(g->html_file = opt_value(argc, argv, i, "--html")))
+			return 2;
 	} else { /* --fail-on */
 		if (!(v = opt_value(argc, argv, i, "--fail-on")))
 			return 2;
@@ -255,11 +265,11 @@ static int arg_valued(struct args *g, int argc, char **argv, int *i)
 /* The command line into g. -1 to go on, else the exit status (--help: 0). */
 static int parse_args(struct args *g, int argc, char **argv)
 {
-	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on"};
+	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on", "--html"};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int is_valued = 0, w;
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < 6; k++)
 			is_valued |= opt_is(a, valued[k]);
 		if ((w = window_parse_opt(&g->o.win, argc, argv, &i)) != 0) {
 			if (w < 0)
@@ -382,6 +392,64 @@ static void free_lines(struct vec *v)
 	vec_free(v);
 }
 
+/* The html follower of each queued file q[0..nq) (NULL: none), into h. */
+static void html_queue(const char *const *q, int nq, const char *h[NANALYSES])
+{
+	for (int i = 0; i < nq; i++) {
+		h[i] = NULL;
+		for (int a = 0; a < NANALYSES; a++)
+			if (analyses[a].html && !strcmp(analyses[a].sql, q[i]))
+				h[i] = analyses[a].html;
+	}
+}
+
+/* --html FILE: the page of every label (formatted) and the rows of every html
+ * follower that ran. 0, or 2 after a one-line error. */
+static int write_html(const struct args *g, const struct runner *rn, const struct label *ls, int nl)
+{
+	const struct rows *series[NANALYSES];
+	int n = 0;
+	for (int i = 0; i < rn->nfiles; i++)
+		if (rn->html && rn->html[i] && rn->res[i].done)
+			series[n++] = &rn->res[i].html;
+	struct html_page p = {g->dbpath, ls, nl, series, n, g->o.batch_gap_ns, g->chartjs};
+	int status = html_write(g->hf, &p);
+	if (!status && !(g->json && !g->json_file))
+		printf("(html -> %s)\n", g->html_file);
+	return status;
+}
+
+/* --json FILE and --html FILE: refused when one is the database; created (as
+ * temp files) before the minutes of SQL, renamed into place at the end; and
+ * Chart.js read for --html. 0, or 2 after a one-line error (nothing left). */
+static int open_outputs(struct args *g, struct outfile *jf, struct outfile *hf)
+{
+	const char *in[] = {g->dbpath};
+	if (g->html_file && !(g->chartjs = html_chartjs()))
+		return 2;
+	if (g->json_file && outfile_open(g->jf = jf, g->json_file, in, 1))
+		return 2;
+	if (g->html_file && outfile_open(g->hf = hf, g->html_file, in, 1)) {
+		outfile_abort(jf);
+		return 2;
+	}
+	return 0;
+}
+
+/* --rows FILE: its rows after prelude.sql, '|'-separated; an html_X.sql runs
+ * after X.sql, whose temp tables it reads. 0, or 2 after a one-line error. */
+static int print_rows(sqlite3 *db, const struct args *g, struct rows *r)
+{
+	for (int a = 0; a < NANALYSES; a++)
+		if (analyses[a].html && !strcmp(analyses[a].html, g->rows_of) && run_sql(db, analyses[a].sql, &g->o, r))
+			return 2;
+	rows_free(r);
+	if (run_sql(db, g->rows_of, &g->o, r))
+		return 2;
+	rows_print(r);
+	return 0;
+}
+
 /* Run the queue (rn started), format every label, print. The exit status. */
 static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct label **ls, int *nl)
 {
@@ -400,7 +468,9 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	int tripped = qd1_tripped(&c), json_only = g->json && !g->json_file;
 	if (!json_only)
 		print_text(g->dbpath, *ls, *nl);
-	if (g->json)
+	if (g->html_file)
+		status = write_html(g, rn, *ls, *nl);
+	if (g->json && !status)
 		status = print_json(*ls, *nl, g->jf);
 	if (!status && g->fail_qd1 && tripped) {
 		kvio_err("--fail-on qd1: a load or store path looks serialized (QD~1)");
@@ -415,38 +485,40 @@ int cmd_report(int argc, char **argv)
 	int status = parse_args(&g, argc, argv);
 	if (status >= 0)
 		return status;
-	/* --json FILE: refused when it is the database; created (as a temp file)
-	 * before the minutes of SQL, renamed into place at the end */
-	struct outfile jf = {.slot = -1, .fd = -1};
-	const char *in[] = {g.dbpath};
-	if (g.json_file && outfile_open(g.jf = &jf, g.json_file, in, 1))
-		return 2;
-	sqlite3 *db = db_open_ro(g.dbpath);
-	if (!db) {
+	struct outfile jf = {.slot = -1, .fd = -1}, hf = {.slot = -1, .fd = -1};
+	sqlite3 *db = NULL;
+	if (open_outputs(&g, &jf, &hf) || !(db = db_open_ro(g.dbpath))) {
 		outfile_abort(&jf);
+		outfile_abort(&hf);
+		free(g.chartjs);
 		return 2;
 	}
 	struct label *ls = NULL;
 	int nl = 0;
-	const char *queue[NANALYSES];
+	const char *queue[NANALYSES], *hq[NANALYSES];
 	int nq = make_queue(queue);
+	html_queue(queue, nq, hq);
 	struct result res[NANALYSES];
 	memset(res, 0, sizeof res);
 	struct runner rn = {0};
 	struct rows r = {0};
 	if (!g.rows_of)
-		analyses_start(&rn, g.dbpath, &g.o, queue, nq, res);
+		analyses_start(&rn, g.dbpath, &g.o, queue, g.html_file ? hq : NULL, nq, res);
 	if (prepare_conn(db, &g.o))
 		status = 2;
 	else if (g.rows_of)
-		status = run_sql(db, g.rows_of, &g.o, &r) ? 2 : (rows_print(&r), 0);
+		status = print_rows(db, &g, &r);
 	else
 		status = report(&g, db, &rn, &ls, &nl);
 	outfile_abort(&jf); /* after a commit: nothing to do */
+	outfile_abort(&hf);
+	free(g.chartjs);
 	analyses_finish(&rn, NULL, 0); /* an early exit still waits for the other connections */
 	rows_free(&r);
-	for (int i = 0; i < nq; i++)
+	for (int i = 0; i < nq; i++) {
 		rows_free(&res[i].rows);
+		rows_free(&res[i].html);
+	}
 	for (int li = 0; li < nl; li++) {
 		jn_free(ls[li].R);
 		free_lines(&ls[li].text);

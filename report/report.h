@@ -57,6 +57,7 @@ void rows_print(const struct rows *r);
 struct result {
 	struct rows rows;
 	int done;
+	struct rows html; /* the rows of the file's html follower (--html) */
 };
 
 struct runner;
@@ -74,6 +75,7 @@ struct runner {
 	const char *dbpath;
 	struct report_opts o;
 	const char *const *files; /* the queue, in the order the files are started */
+	const char *const *html;  /* per file, the sql/html_*.sql run after it, or NULL; NULL: no --html */
 	int nfiles;
 	struct result *res;       /* one per file */
 	pthread_mutex_t mu;
@@ -86,7 +88,7 @@ struct runner {
 /* Start the other connections on the queue files[0..n) (res has n slots):
  * each opens dbpath, runs prelude.sql, then takes files in order. */
 void analyses_start(struct runner *rn, const char *dbpath, const struct report_opts *o,
-		    const char *const *files, int n, struct result *res);
+		    const char *const *files, const char *const *html, int n, struct result *res);
 /* Run the queue on main too (prelude.sql already run there) and wait for the
  * others; run_main 0 is an early exit: nothing more starts, what runs is
  * interrupted. 0, or -1 after an error (reported). */
@@ -126,6 +128,8 @@ struct analysis {
 	fmt_fn *text;     /* fmt_text.c */
 	fmt_fn *json;     /* fmt_json.c */
 	int weight;       /* queue rank: heavier files start first (0: shares a file listed before) */
+	const char *html; /* --html: its chart family, sql/html_*.sql, run right after sql on the same
+			     connection (it draws the samples sql leaves in its temp tables), or NULL */
 };
 
 /* Cell name of the j-th row of s. */

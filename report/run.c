@@ -227,7 +227,8 @@ static void *work(void *arg)
 		double t0 = now_s();
 		if (getenv("KVIO_TIMING"))
 			kvio_err("timing: conn %d starts %s", w->which, rn->files[i]);
-		if (run_sql(db, rn->files[i], &rn->o, &rn->res[i].rows))
+		if (run_sql(db, rn->files[i], &rn->o, &rn->res[i].rows) ||
+		    (rn->html && rn->html[i] && run_sql(db, rn->html[i], &rn->o, &rn->res[i].html)))
 			w->rc = -1;
 		else if (getenv("KVIO_TIMING"))
 			kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
@@ -246,17 +247,21 @@ out:
 /* The other connections start at once (their own prelude, then the queue);
  * the caller's joins when it has its labels. */
 void analyses_start(struct runner *rn, const char *dbpath, const struct report_opts *o,
-		    const char *const *files, int n, struct result *res)
+		    const char *const *files, const char *const *html, int n, struct result *res)
 {
 	sql_text("prelude.sql");
-	for (int i = 0; i < n; i++)
-		sql_text(files[i]); /* load KVIO_SQL_DIR copies before the threads start */
+	for (int i = 0; i < n; i++) { /* load KVIO_SQL_DIR copies before the threads start */
+		sql_text(files[i]);
+		if (html && html[i])
+			sql_text(html[i]);
+	}
 	long ncpu = o->jobs > 0 ? o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
 	rn->nw = ncpu < 1 ? 1 : ncpu > MAX_CONN ? MAX_CONN : (int)ncpu;
 	rn->dbpath = dbpath;
 	rn->o = *o;
 	rn->o.progress = 0;
 	rn->files = files;
+	rn->html = html;
 	rn->nfiles = n;
 	rn->res = res;
 	rn->next = 0;

@@ -24,6 +24,9 @@ DROP TABLE IF EXISTS temp.kvio_object;
 DROP TABLE IF EXISTS temp.kvio_sample;
 DROP VIEW IF EXISTS temp.kvio_pool;
 DROP VIEW IF EXISTS temp.kvio_pct;
+DROP VIEW IF EXISTS temp.kvio_grp;
+DROP VIEW IF EXISTS temp.kvio_cdf;
+DROP TABLE IF EXISTS temp.kvio_cdf_q;
 
 -- kvio_proc: every capture process and its label
 CREATE TEMP TABLE kvio_proc AS
@@ -110,18 +113,21 @@ WHERE pt.name LIKE 'objects%'
 -- by position (no window function: SQLite's sorter runs once per analysis).
 CREATE TEMP TABLE kvio_sample(pos INTEGER PRIMARY KEY, label TEXT, grp TEXT, v);
 
--- kvio_pct: the percentiles of kvio_sample, pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))]
-CREATE TEMP VIEW kvio_pct AS
-WITH bound AS (                                   -- each group's first and last rows (a scan, no sort)
+-- kvio_grp: each kvio_sample group's first position and size, from the rows
+-- whose neighbour belongs to another group (a scan, no sort)
+CREATE TEMP VIEW kvio_grp AS
+WITH bound AS (
   SELECT s.label, s.grp, s.pos
   FROM kvio_sample s
   LEFT JOIN kvio_sample p ON p.pos = s.pos - 1
   LEFT JOIN kvio_sample x ON x.pos = s.pos + 1
   WHERE p.pos IS NULL OR p.label IS NOT s.label OR p.grp IS NOT s.grp
      OR x.pos IS NULL OR x.label IS NOT s.label OR x.grp IS NOT s.grp
-), grp AS (
-  SELECT label, grp, min(pos) AS first, max(pos) - min(pos) + 1 AS n FROM bound GROUP BY label, grp
 )
+SELECT label, grp, min(pos) AS first, max(pos) - min(pos) + 1 AS n FROM bound GROUP BY label, grp;
+
+-- kvio_pct: the percentiles of kvio_sample, pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))]
+CREATE TEMP VIEW kvio_pct AS
 SELECT
   label,
   grp,
@@ -131,4 +137,26 @@ SELECT
   (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.95 * n AS INTEGER))) AS p95,
   (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.99 * n AS INTEGER))) AS p99,
   (SELECT v FROM kvio_sample WHERE pos = first + n - 1) AS max
-FROM grp;
+FROM kvio_grp;
+
+-- kvio_cdf_q: the quantiles a drawn CDF (sql/html_*.sql) is sampled at:
+-- k/200 for k = 0..200, then the tail 0.991..0.999 by 0.001, 0.9995, 0.9999
+CREATE TEMP TABLE kvio_cdf_q(q REAL PRIMARY KEY);
+WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 200)
+INSERT INTO kvio_cdf_q SELECT k / 200.0 FROM k
+UNION SELECT (990 + k) / 1000.0 FROM k WHERE k BETWEEN 1 AND 9
+UNION VALUES (0.9995), (0.9999);
+
+-- kvio_cdf: the empirical CDF of each kvio_sample group, downsampled: for each
+-- grid quantile q the sample at pct position idx = min(n - 1, floor(q * n)),
+-- each position once; the sorted sample idx and the share of samples at or
+-- below it. At most 211 points per group whatever its size.
+CREATE TEMP VIEW kvio_cdf AS
+SELECT
+  i.label,
+  i.grp,
+  s.v,                                                                  -- sample value
+  (i.pos - i.first + 1) * 1.0 / i.n AS frac                             -- share of the group <= v
+FROM (SELECT DISTINCT g.label, g.grp, g.first, g.n, g.first + min(g.n - 1, CAST(q.q * g.n AS INTEGER)) AS pos
+      FROM kvio_grp g, kvio_cdf_q q) i
+JOIN kvio_sample s ON s.pos = i.pos;

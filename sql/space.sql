@@ -8,11 +8,11 @@
 -- header byte share = header_cmds * header_bytes / tagged bytes.
 -- Inputs: kvio_pool, kvio_proc (prelude.sql), capture_info slices.
 -- kvio_space_w: the pool's writes numbered (pos) in (label, ts, id) order, so
--- the previous write of a label is pos - 1.
+-- the previous write of a label is pos - 1 (ts: for html_space.sql's picture).
 DROP TABLE IF EXISTS temp.kvio_space_w;
-CREATE TEMP TABLE kvio_space_w(pos INTEGER PRIMARY KEY, label TEXT, slba INT, dlen INT, role TEXT);
-INSERT INTO kvio_space_w(label, slba, dlen, role)
-SELECT label, slba, dlen, role FROM kvio_pool WHERE op = 'write' ORDER BY label, ts, id;
+CREATE TEMP TABLE kvio_space_w(pos INTEGER PRIMARY KEY, label TEXT, ts INT, slba INT, dlen INT, role TEXT);
+INSERT INTO kvio_space_w(label, ts, slba, dlen, role)
+SELECT label, ts, slba, dlen, role FROM kvio_pool WHERE op = 'write' ORDER BY label, ts, id;
 WITH info AS (
   SELECT p.label,
     coalesce(extract_arg(s.arg_set_id, 'debug.lba_bytes'), 4096) AS lba,

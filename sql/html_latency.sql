@@ -1,0 +1,16 @@
+-- html_latency.sql — the page's per-command latency CDFs (kvio-report --html).
+-- Run after latency.sql: it draws that file's samples (the real durations of
+-- the pool's reads and writes, kvio_sample grouped by label and op), so the
+-- curve passes through the p50/p95/p99 the report prints. Each (label, op) is
+-- downsampled to kvio_cdf's grid quantiles (at most 211 points).
+-- Every html_*.sql returns the same columns: one row per point of a chart's
+-- series, in drawing order.
+-- Inputs: kvio_sample as latency.sql leaves it, kvio_cdf (prelude.sql).
+SELECT
+  'lat:' || grp AS chart,                          -- lat:read | lat:write
+  label,                                           -- arm: one series per label
+  '' AS role,                                      -- series role within the arm (none here)
+  v AS x,                                          -- command latency (ns)
+  frac AS y                                        -- share of the commands with latency <= x
+FROM kvio_cdf
+ORDER BY chart, label, role, y;

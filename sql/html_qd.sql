@@ -1,0 +1,59 @@
+-- html_qd.sql — achieved queue depth over time, and time at each depth
+-- (kvio-report --html). Run after qd.sql: it reads that file's sweep
+-- (kvio_qd_ev, kvio_qd_depth, kvio_qd_label): between a label's consecutive
+-- events the depth holds, an interval [a, b) at depth d.
+--   qd:depth  per depth d, the share of the label's swept span spent at d
+--             (the shares sum to 1; those of d <= 1 to qd's pct_time_le1)
+--   qd:time   the swept span cut into 400 buckets of w = ceil(span / 400) ns
+--             (the last may be shorter): role mean = the time-weighted mean
+--             depth in the bucket, role max = the deepest depth of an interval
+--             in it (zero-length ones included, as qd's max)
+-- Inputs: the temp tables qd.sql leaves.
+
+-- kvio_html_qd_iv: one row per interval (event and its label's next event)
+DROP TABLE IF EXISTS temp.kvio_html_qd_iv;
+CREATE TEMP TABLE kvio_html_qd_iv AS
+SELECT l.first, e.ts AS a, n.ts AS b, q.qd
+FROM kvio_qd_label l
+JOIN kvio_qd_ev e ON e.pos BETWEEN l.first AND l.last - 1
+JOIN kvio_qd_ev n ON n.pos = e.pos + 1
+JOIN kvio_qd_depth q ON q.pos = e.pos;
+
+-- kvio_html_qd_grid: each label's bucket width w and bucket count nb
+DROP TABLE IF EXISTS temp.kvio_html_qd_grid;
+CREATE TEMP TABLE kvio_html_qd_grid AS
+SELECT first, label, t0, span, w, (span + w - 1) / w AS nb FROM (
+  SELECT l.first, l.label, f.ts AS t0, z.ts - f.ts AS span, max(1, (z.ts - f.ts + 399) / 400) AS w
+  FROM kvio_qd_label l JOIN kvio_qd_ev f ON f.pos = l.first JOIN kvio_qd_ev z ON z.pos = l.last
+) WHERE span > 0;
+
+WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 400),
+bucket AS (                                        -- every bucket of every label
+  SELECT g.first, g.label, g.t0, g.w, k.k, min(g.w, g.span - k.k * g.w) AS width
+  FROM kvio_html_qd_grid g JOIN k ON k.k < g.nb
+), part AS (                                       -- each interval's share of each bucket it touches
+  SELECT b.first, b.k, i.qd,
+    i.qd * (min(i.b, b.t0 + (b.k + 1) * b.w) - max(i.a, b.t0 + b.k * b.w)) AS area
+  FROM kvio_html_qd_iv i JOIN kvio_html_qd_grid g ON g.first = i.first
+  JOIN bucket b ON b.first = i.first
+    AND b.k BETWEEN (i.a - g.t0) / g.w AND min(g.nb - 1, (max(i.a, i.b - 1) - g.t0) / g.w)
+  WHERE i.qd > 0
+), per_bucket AS (
+  SELECT b.label, b.t0 + b.k * b.w AS x, coalesce(sum(p.area), 0) * 1.0 / b.width AS mean,
+    coalesce(max(p.qd), 0) AS max
+  FROM bucket b LEFT JOIN part p ON p.first = b.first AND p.k = b.k
+  GROUP BY b.first, b.k
+)
+SELECT 'qd:depth' AS chart, g.label, '' AS role,
+  i.qd AS x,                                       -- queue depth
+  sum(i.b - i.a) * 1.0 / g.span AS y               -- share of the swept span at that depth
+FROM kvio_html_qd_iv i JOIN kvio_html_qd_grid g ON g.first = i.first
+GROUP BY g.label, i.qd
+UNION ALL
+SELECT 'qd:time', label, 'mean',
+  x,                                               -- bucket start (ns since the capture's t = 0)
+  mean                                             -- time-weighted mean depth in the bucket
+FROM per_bucket
+UNION ALL
+SELECT 'qd:time', label, 'max', x, max FROM per_bucket -- deepest depth in the bucket
+ORDER BY chart, label, role, x;
