@@ -1,6 +1,6 @@
 """html_check.py — checks a kvio-report --html page, for tests/t_45_html.sh.
 
-  python3 html_check.py DB EXT PAGE DOM JSON TEXT [--label L ...] [--batch-gap-us N]
+  python3 html_check.py DB EXT PAGE DOM JSON TEXT [--label L ...] [--batch-gap-us N] [--time-range S,E]
 
 PAGE is the file kvio-report wrote, DOM what `chromium --headless --dump-dom`
 made of it (after html.js drew the charts and wrote #kvio-summary), JSON and
@@ -43,10 +43,14 @@ def check(name, cond, detail=''):
         print('FAIL - html: ' + name + ('\n    ' + detail if detail else ''))
 
 
+WINDOW = None  # --time-range: (lo_ns, hi_ns)
+
+
 def cli_rows(db, ext, metric, gap_ns):
     """The rows of sql/html_<metric>.sql in the sqlite3 CLI, after prelude and <metric>.sql."""
     sql = os.path.join(ROOT, 'sql')
-    out = subprocess.run(['sqlite3', '-batch', '-cmd', '.load ' + ext, db, '.read %s/prelude.sql' % sql,
+    win = ['.parameter set :win_lo %d' % WINDOW[0], '.parameter set :win_hi %d' % WINDOW[1]] if WINDOW else []
+    out = subprocess.run(['sqlite3', '-batch', '-cmd', '.load ' + ext, db] + win + ['.read %s/prelude.sql' % sql,
                           '.parameter set :batch_gap_ns %d' % gap_ns, '.output /dev/null',
                           '.read %s/%s.sql' % (sql, metric), '.output', '.read %s/html_%s.sql' % (sql, metric)],
                          check=True, capture_output=True, text=True).stdout
@@ -177,6 +181,8 @@ def check_values(db, ext, data, J, labels, gap_ns):
     cmds, objs, _, _ = model_report.load(db, ext)
     for L in labels:
         cs = cmds.get(L, [])
+        if WINDOW:  # the commands overlapping [lo, hi], as lib/window.h says
+            cs = [c for c in cs if c['ts'] <= WINDOW[1] and c['ts'] + c['dur'] >= WINDOW[0]]
         pool = [c for c in cs if c['tid']] or cs
         for op in ('read', 'write'):
             lat = [c['dur'] for c in pool if c['real'] and c['op'] == op]
@@ -248,6 +254,9 @@ def main(argv):
             labels = (labels or []) + [rest[1]]
         elif rest[0] == '--batch-gap-us':
             gap_ns = int(rest[1]) * 1000
+        elif rest[0] == '--time-range':
+            global WINDOW
+            WINDOW = tuple(int(float(v) * 1e9) for v in rest[1].split(','))
         rest = rest[2:]
     J = json.load(open(json_path))
     labels = labels or sorted(J)

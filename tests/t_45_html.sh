@@ -55,6 +55,10 @@ eq "html ab: the stock banner is red and says why" 1 \
 
 # a label filter selecting one arm (no A/B charts: there is nothing to pair)
 html_page ab-stock "$T/hab.db" --label stock
+# a time window: every chart of the commands overlapping 20-60 ms only
+html_page ab-window "$T/hab.db" --time-range 0.02,0.06
+eq "html ab-window: the throughput buckets start inside the window" 1 \
+	"$(python3 -c "import json,re,sys; d=json.loads(re.search(r'id=\"kvio-data\">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1)); s=[c for c in d['charts'] if c['id']=='tput:mbs'][0]['series']; print(int(all(x['xy'][0] >= 0.02e9 - 300e3 for x in s)))" "$T/ab-window.html")"
 
 # a single-arm capture without completions: the charts that need them say so
 "$BUILD/kvio-gen" --sem "$T/hn.s" --ebpf "$T/hn.e" --lines 20000 --no-completions --seed 5 2>/dev/null
