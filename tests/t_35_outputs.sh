@@ -90,12 +90,17 @@ if mount -t tmpfs -o size=64k tmpfs "$M" 2>/dev/null; then
 		fi
 		umount "$M"
 	done
-	# the JSON is small: the disk is filled up first
+	# the JSON is small: the disk is filled up first. Without a previous FILE
+	# nothing may be left (a 0-byte FILE was); with one, it stays as it was.
 	mount -t tmpfs -o size=64k tmpfs "$M"
 	echo previous > "$M/x.json"
 	head -c 1000000 /dev/zero > "$M/fill" 2>/dev/null
+	"$BUILD/kvio-report" "$G.db" --json "$M/new.json" >/dev/null 2>"$T/full.err"
+	eq "full disk, kvio-report --json NEW: exit 2, one line, no NEW, no temp" \
+		"2|kvio-report: writing $M/new.json: No space left on device|absent|0" \
+		"$?|$(cat "$T/full.err")|$([ -e "$M/new.json" ] && echo present || echo absent)|$(leftovers "$M")"
 	full_case "kvio-report --json FILE" "$M/x.json" "kvio-report: writing $M/x.json: No space left on device" \
-		"$BUILD/kvio-report" "$O/t.db" --json "$M/x.json"
+		"$BUILD/kvio-report" "$G.db" --json "$M/x.json"
 	umount "$M"
 	# kvio2perfetto's database goes to TMPDIR: a full TMPDIR is its error
 	mount -t tmpfs -o size=1m tmpfs "$M"
