@@ -39,6 +39,20 @@ static void py_list(char *out, size_t n, const char *joined)
 		snprintf(out + o, n - o, "]");
 }
 
+/* A share (0..1) as a percentage for the text: one decimal, and never
+ * rounded up to 100 (only a full 1 reads "100"): 0.9963 is "99.6", 0.99995
+ * "99.9", 2/3 "66.7". */
+static const char *pct_below(double share, char *b, size_t n)
+{
+	if (share >= 1)
+		snprintf(b, n, "100");
+	else if (share * 100 >= 99.95)
+		snprintf(b, n, "99.9");
+	else
+		snprintf(b, n, "%.1f", share * 100);
+	return b;
+}
+
 /* An integer that may be NULL, as Python prints None. */
 static const char *int_or_none(const struct cell *x, char *b, size_t n)
 {
@@ -74,8 +88,9 @@ void text_commands(struct label *L, const struct sel *s, const struct rctx *c)
 		  ut = s->n ? iv(s, 0, "untagged") : 0, tb = s->n ? iv(s, 0, "tagged_bytes") : 0,
 		  wall = s->n ? iv(s, 0, "wall_ns") : 0;
 	double cover = s->n ? cnum(col(s, 0, "real_cover")) : 0;
+	char pct[32];
 	say(L, "  commands: %lld (%lld tagged / %lld untagged), %.2f GB tagged, wall %.2fs, "
-	       "real-duration coverage %.0f%%", n, tg, ut, tb / 1e9, wall / 1e9, 100 * cover);
+	       "real-duration coverage %s%%", n, tg, ut, tb / 1e9, wall / 1e9, pct_below(cover, pct, sizeof pct));
 }
 
 /* latency: one line per op. */
@@ -157,7 +172,8 @@ void text_tp_barrier(struct label *L, const struct sel *s, const struct rctx *c)
 		    iv(s, j, "chunks"));
 }
 
-/* space: the header share is of commands.sql's tagged bytes. */
+/* space: the header share is the header commands' own bytes over
+ * commands.sql's tagged bytes (the JSON keeps the reference's keys). */
 void text_space(struct label *L, const struct sel *s, const struct rctx *c)
 {
 	const struct rows *t = report_rows(c, "commands.sql");
@@ -168,11 +184,11 @@ void text_space(struct label *L, const struct sel *s, const struct rctx *c)
 			tb = cnum(cell(t, q, "tagged_bytes"));
 	}
 	for (size_t j = 0; j < s->n; j++) {
-		double hdr = cnum(col(s, j, "header_bytes"));
+		double hb = cnum(col(s, j, "header_cmd_bytes"));
 		long long hc = iv(s, j, "header_cmds");
 		say(L, "  space: %lld/%lld write-LBA reuses, sequentiality %.0f%%, header cmds %lld (%.1f%% of bytes)",
 		    iv(s, j, "lba_reuse"), iv(s, j, "writes"), 100 * cnum(col(s, j, "seq_pct")), hc,
-		    100 * hc * hdr / (tb > 1 ? tb : 1));
+		    100 * hb / (tb > 1 ? tb : 1));
 	}
 }
 
@@ -247,6 +263,10 @@ void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
 			snprintf(line + w, sizeof line - w, " | join %s", jk);
 		say(L, "%s", line);
 		text_window(L, s, j);
+		const struct cell *p = col(s, j, "completion_probe");
+		if (p && p->t == SQLITE_INTEGER && p->i == 0)
+			say(L, "  WARNING: the device file has no nvme_cmp line (no completion probe): latency and queue "
+			       "depth are unavailable");
 	}
 }
 

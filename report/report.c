@@ -14,6 +14,7 @@
 #include "../ingest/schema.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,18 +155,25 @@ static int qd1_tripped(const struct rctx *c)
 
 static const char report_help[] =
 	"usage: kvio-report trace.db [--json [FILE]] [--batch-gap-us 50] [--label L ...]\n"
-	"                   [--html FILE] [--fail-on qd1] [--jobs N] [--time-range S,E] [--trace-id A[-B]]\n\n"
+	"                   [--html FILE] [--base L] [--fail-on qd1] [--jobs N]\n"
+	"                   [--time-range S,E] [--trace-id A[-B]] [--rows FILE.sql]\n\n"
 	"The kvio metrics pack per capture label (A/B arms side by side): QD1 detector,\n"
 	"latency percentiles, achieved queue depth, inferred batches, object spans,\n"
 	"TP all-rank barrier, space axis, throughput, serving spans, paired A/B diffs.\n"
 	"Every metric is defined in its sql/ file (installed under share/kvio/sql).\n\n"
 	"options:\n"
 	"  --json            print only the JSON (the reference kvio_tp_report.py's keys)\n"
-	"  --json FILE       write the JSON to FILE and print the text report\n"
+	"  --json FILE       write the JSON to FILE and print the text report. The word\n"
+	"                    after --json is FILE when it ends in .json, or when the\n"
+	"                    database was named before it and it is not a SQLite\n"
+	"                    database; else it is the database. --json=FILE is always\n"
+	"                    FILE; '-' (--json -) is standard output, as --json alone\n"
 	"  --html FILE       write the report as one self-contained page of charts\n"
 	"                    (offline: Chart.js and the data are inside it)\n"
 	"  --batch-gap-us N  submit gap that splits inferred batches (default 50)\n"
 	"  --label L         report only label L (repeatable; an unknown one is an error)\n"
+	"  --base L          the A/B base arm (default: the first label in sorted order,\n"
+	"                    the reference's rule); the text report names it\n"
 	"  --fail-on qd1     exit 3 when any label's load or store verdict is QD~1\n"
 	"  --jobs N          database connections running the sql/ files at once, 1-4\n"
 	"                    (default: one per core, up to 4; each holds ~100 MB)\n"
@@ -174,18 +182,23 @@ static const char report_help[] =
 	"  --trace-id A[-B]  the metrics of trace_ids A..B only (no untagged commands)\n"
 	"  --rows FILE.sql   print the rows of one sql/ file as kvio-report runs it\n"
 	"                    ('|'-separated, like sqlite3), after prelude.sql (an\n"
-	"                    html_X.sql after X.sql, whose samples it draws)\n\n"
+	"                    html_X.sql after X.sql, whose samples it draws): a bare\n"
+	"                    name (qd1.sql) is kvio's own, a path (sql/qd1.sql,\n"
+	"                    ./mine.sql) is read from that file\n\n"
 	"The sql/ files are built into kvio; KVIO_SQL_DIR=DIR runs the ones in DIR instead\n"
 	"(to try an edited metric without rebuilding).\n\n"
 	"EXAMPLES\n"
 	"  kvio-report trace.db\n"
 	"  kvio-report ab.db --json metrics.json --label stock --label batched\n"
 	"  kvio-report ab.db --html report.html\n\n"
-	"exit status: 0 ok, 2 usage error, unreadable/non-kvio database or an output that\n"
-	"could not be written (a full disk), 3 --fail-on tripped\n";
+	"Warnings that ingest recorded about the data are repeated on standard error.\n\n"
+	"exit status: 0 ok; 1 the database holds no command and no object (an ingest of\n"
+	"  empty inputs: nothing to report); 2 usage or I/O error: unreadable/non-kvio\n"
+	"  database, an output that could not be written (a full disk); 3 --fail-on\n"
+	"  tripped; 130/143 interrupted by SIGINT/SIGTERM\n";
 
 struct args {
-	const char *dbpath, *json_file, *rows_of, *html_file;
+	const char *dbpath, *json_file, *rows_of, *html_file, *base;
 	struct outfile *jf; /* --json FILE, open from the start (lib/outfile.h) */
 	struct outfile *hf; /* --html FILE, the same way */
 	char *chartjs;      /* --html: Chart.js, read before the SQL runs */
@@ -195,22 +208,34 @@ struct args {
 	struct report_opts o;
 };
 
-/* --json [FILE]: the next word is FILE when the database is already named,
- * or another word follows it. */
+/* Whether path names an existing file that starts as a SQLite database. */
+static int is_sqlite_file(const char *path)
+{
+	char m[16];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(m, 1, sizeof m, f) : 0;
+	if (f)
+		fclose(f);
+	return n == 16 && !memcmp(m, "SQLite format 3", 16);
+}
+
+/* --json [FILE] (the rule of --help, independent of the other options' order):
+ * --json=FILE; or the next word when it ends in .json, is '-', or follows the
+ * database's name and is not a SQLite database. FILE '-' is stdout. */
 static void arg_json(struct args *g, int argc, char **argv, int *i)
 {
-	const char *a = argv[*i];
+	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	size_t n = v ? strlen(v) : 0;
 	g->json = 1;
 	if (a[6] == '=') {
 		g->json_file = a + 7;
-	} else if (*i + 1 < argc && argv[*i + 1][0] != '-') {
-		int later = 0;
-		for (int k = *i + 2; k < argc; k++)
-			if (argv[k][0] != '-')
-				later = 1;
-		if (g->dbpath || later)
-			g->json_file = argv[++*i];
+	} else if (v && (!strcmp(v, "-") ||
+			 (v[0] != '-' && ((n > 5 && !strcmp(v + n - 5, ".json")) || (g->dbpath && !is_sqlite_file(v)))))) {
+		g->json_file = v;
+		++*i;
 	}
+	if (g->json_file && !strcmp(g->json_file, "-"))
+		g->json_file = NULL; /* standard output: the JSON only */
 }
 
 /* An option that takes a value (argv[*i] is one of them): into g. 0, or 2
@@ -232,11 +257,19 @@ static int arg_valued(struct args *g, int argc, char **argv, int *i)
 			return 2;
 		if (g->nonly < 64)
 			g->only[g->nonly++] = v;
+	} else if (opt_is(a, "--base")) {
+		if (!(g->base = opt_value(argc, argv, i, "--base")))
+			return 2;
+		g->o.base_label = g->base;
 	} else if (opt_is(a, "--rows")) {
 		if (!(g->rows_of = opt_value(argc, argv, i, "--rows")))
 			return 2;
 		if (!sql_text(g->rows_of)) {
-			kvio_err("--rows: no sql/%s in this kvio", g->rows_of);
+			if (strchr(g->rows_of, '/'))
+				kvio_err("--rows: %s: cannot read: %s", g->rows_of, strerror(errno));
+			else
+				kvio_err("--rows: no sql/%s in this kvio (a file of your own: give its path, ./%s)",
+					 g->rows_of, g->rows_of);
 			return 2;
 		}
 	} else if (opt_is(a, "--jobs")) {
@@ -265,11 +298,12 @@ static int arg_valued(struct args *g, int argc, char **argv, int *i)
 /* The command line into g. -1 to go on, else the exit status (--help: 0). */
 static int parse_args(struct args *g, int argc, char **argv)
 {
-	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on", "--html"};
+	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on", "--html",
+					     "--base"};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int is_valued = 0, w;
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < 7; k++)
 			is_valued |= opt_is(a, valued[k]);
 		if ((w = window_parse_opt(&g->o.win, argc, argv, &i)) != 0) {
 			if (w < 0)
@@ -300,13 +334,15 @@ static int parse_args(struct args *g, int argc, char **argv)
 }
 
 /* The labels with commands or objects, in string order, keeping only those
- * of --label when given, into *ls and *nl. 0, or 2 after a one-line error (an
- * unknown --label is a usage error, not a shorter report). */
-static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int *nl)
+ * of --label when given, into *ls and *nl; the A/B base (--base, else the
+ * first label) into base. 0, 1 when there is no label at all (said), or 2
+ * after a one-line error (an unknown --label or --base is a usage error, not
+ * a shorter report). */
+static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int *nl, char base[256])
 {
 	sqlite3_stmt *st;
 	char all[512] = ""; /* every label, for the message about an unknown --label */
-	int found[64] = {0}, unknown = 0;
+	int found[64] = {0}, unknown = 0, base_found = 0;
 	if (sqlite3_prepare_v2(db, "SELECT label FROM kvio_command UNION SELECT label FROM kvio_object ORDER BY 1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		kvio_err("%s: %s", g->dbpath, sqlite3_errmsg(db));
@@ -314,6 +350,9 @@ static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
+		if (!*base && (!g->base || !strcmp(g->base, name)))
+			snprintf(base, 256, "%s", name); /* --base, else the first in string order */
+		base_found |= g->base && !strcmp(g->base, name);
 		size_t used = strlen(all);
 		snprintf(all + used, sizeof all - used, "%s%s", used ? ", " : "", name);
 		int keep = !g->nonly;
@@ -333,18 +372,25 @@ static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int
 	for (int k = 0; k < g->nonly; k++)
 		if (!found[k] && ++unknown)
 			kvio_err("%s: no label '%s' (labels: %s)", g->dbpath, g->only[k], *all ? all : "none");
+	if (g->base && !base_found && ++unknown)
+		kvio_err("%s: --base: no label '%s' (labels: %s)", g->dbpath, g->base, *all ? all : "none");
 	if (unknown)
 		return 2;
-	if (!*nl) {
-		kvio_err("%s: no kvio command or object slices%s%s", g->dbpath, g->nonly ? " for those labels" : "",
-			 g->o.win.has_time || g->o.win.has_tid ? " in the --time-range/--trace-id window" : "");
+	if (!*nl && (g->o.win.has_time || g->o.win.has_tid)) {
+		kvio_err("%s: no kvio command or object slices%s in the --time-range/--trace-id window", g->dbpath,
+			 g->nonly ? " for those labels" : "");
 		return 2;
+	}
+	if (!*nl) { /* an ingest of empty inputs (which exited 1 too): unusable, not a usage error */
+		kvio_err("%s: no kvio command or object slices: nothing to report (was the ingest's input empty?)",
+			 g->dbpath);
+		return 1;
 	}
 	return 0;
 }
 
-/* The text report: every label's lines, then the A/B diffs. */
-static void print_text(const char *dbpath, const struct label *ls, int nl)
+/* The text report: every label's lines, then the A/B diffs against base. */
+static void print_text(const char *dbpath, const struct label *ls, int nl, const char *base, int base_opt)
 {
 	size_t ntail = 0;
 	printf("=== kvio report: %s (%d capture label(s)) ===\n", dbpath, nl);
@@ -355,7 +401,8 @@ static void print_text(const char *dbpath, const struct label *ls, int nl)
 		ntail += ls[li].tail.n;
 	}
 	if (ntail)
-		printf("===== A/B paired object diff =====\n");
+		printf("===== A/B paired object diff: base %s (%s) =====\n", base,
+		       base_opt ? "--base" : "the first label in sorted order; --base L to change");
 	for (int li = 0; li < nl; li++)
 		for (size_t q = 0; q < ls[li].tail.n; q++)
 			printf("%s\n", VEC_AT(&ls[li].tail, char *, q));
@@ -383,6 +430,22 @@ static int print_json(struct label *ls, int nl, struct outfile *jf)
 	}
 	jn_free(root);
 	return status;
+}
+
+/* The warnings ingest recorded (kvio_warning) for the reported labels, on
+ * stderr: a redirected --json keeps them in sight. */
+static void print_warnings(sqlite3 *db, const struct label *ls, int nl)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT label, message FROM main.kvio_warning", -1, &st, NULL) != SQLITE_OK)
+		return; /* a database without the table has none */
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *l = (const char *)sqlite3_column_text(st, 0), *m = (const char *)sqlite3_column_text(st, 1);
+		for (int i = 0; l && m && i < nl; i++)
+			if (!strcmp(ls[i].name, l))
+				kvio_err("[%s] WARNING: %s", l, m);
+	}
+	sqlite3_finalize(st);
 }
 
 static void free_lines(struct vec *v)
@@ -453,9 +516,11 @@ static int print_rows(sqlite3 *db, const struct args *g, struct rows *r)
 /* Run the queue (rn started), format every label, print. The exit status. */
 static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct label **ls, int *nl)
 {
-	int status = load_labels(db, g, ls, nl);
+	char base[256] = "";
+	int status = load_labels(db, g, ls, nl, base);
 	if (status)
 		return status;
+	print_warnings(db, *ls, *nl);
 	if (g->o.progress)
 		fprintf(stderr, "\r%s: running the analyses on %d connections...", kvio_prog, rn->nw);
 	if (analyses_finish(rn, db, 1))
@@ -467,7 +532,7 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 		fprintf(stderr, "\r%*s\r", 40, "");
 	int tripped = qd1_tripped(&c), json_only = g->json && !g->json_file;
 	if (!json_only)
-		print_text(g->dbpath, *ls, *nl);
+		print_text(g->dbpath, *ls, *nl, base, g->base != NULL);
 	if (g->html_file)
 		status = write_html(g, rn, *ls, *nl);
 	if (g->json && !status)

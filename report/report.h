@@ -40,6 +40,7 @@ struct report_opts {
 	int progress; /* stderr is a terminal: say which file runs */
 	int jobs;     /* connections; 0: one per core, up to MAX_CONN */
 	struct kvio_window win; /* --time-range / --trace-id: bound as :win_lo, :win_hi, :win_tlo, :win_thi */
+	const char *base_label; /* --base (bound to :base_label), NULL: the first label */
 };
 
 /* Run every statement of sql/<name>; the rows of the last one that returns

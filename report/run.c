@@ -110,6 +110,8 @@ static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struc
 	for (size_t k = 0; k < sizeof wp / sizeof wp[0]; k++)
 		if (wp[k].on && (pi = sqlite3_bind_parameter_index(st, wp[k].n)))
 			sqlite3_bind_int64(st, pi, wp[k].v);
+	if ((pi = sqlite3_bind_parameter_index(st, ":base_label")) && o->base_label)
+		sqlite3_bind_text(st, pi, o->base_label, -1, SQLITE_STATIC);
 	int ncol = sqlite3_column_count(st), rc;
 	size_t cap = 0;
 	memset(r, 0, sizeof *r);
@@ -306,24 +308,31 @@ int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 }
 
 /* The text of sql/<name>: from $KVIO_SQL_DIR when set (to try an edited
- * metric without rebuilding), else the copy built into kvio. */
+ * metric without rebuilding), else the copy built into kvio. A name with a
+ * '/' is a path (--rows ./mine.sql): that file's text, or NULL with errno. */
 const char *sql_text(const char *name)
 {
 	static char *loaded[64];
 	static const char *loaded_name[64];
 	const char *dir = getenv("KVIO_SQL_DIR");
 	const char *builtin = NULL;
+	int is_path = strchr(name, '/') != NULL;
 	for (const struct sql_file *f = kvio_sql_files; f->name; f++)
 		if (!strcmp(f->name, name))
 			builtin = f->text;
-	if (!dir || !*dir || !builtin)
+	if (!is_path && (!dir || !*dir || !builtin))
 		return builtin;
 	for (int i = 0; i < 64 && loaded_name[i]; i++)
 		if (!strcmp(loaded_name[i], name))
 			return loaded[i];
 	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (is_path)
+		snprintf(path, sizeof path, "%s", name);
+	else
+		snprintf(path, sizeof path, "%s/%s", dir, name);
 	FILE *f = fopen(path, "rb");
+	if (!f && is_path)
+		return NULL;
 	if (!f) {
 		kvio_err("KVIO_SQL_DIR: %s: cannot open; using the built-in sql/%s", path, name);
 		return builtin;

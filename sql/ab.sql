@@ -1,5 +1,5 @@
--- ab.sql — paired A/B object diffs. The base arm is the first label in string
--- order. Store/load objects with a key are matched across arms on (key, op)
+-- ab.sql — paired A/B object diffs. The base arm is :base_label (kvio-report
+-- --base), or when it is unset (NULL) the first label in string order. Store/load objects with a key are matched across arms on (key, op)
 -- and their order by begin time (the k-th store of a key in one arm with the
 -- k-th in the other); delta = other span - base span (ns, negative = other
 -- faster), p50 and p95 per (other label, op).
@@ -12,7 +12,7 @@ WITH k AS (
   FROM kvio_object
   WHERE key IS NOT NULL AND key <> '' AND op IN ('store', 'load')
 ), base AS (
-  SELECT min(label) AS label FROM kvio_object
+  SELECT coalesce(:base_label, min(label)) AS label FROM kvio_object
 )
 SELECT o.label, o.op, o.dur - b.dur
 FROM k b JOIN base ON b.label = base.label
@@ -20,7 +20,7 @@ JOIN k o ON o.key = b.key AND o.op = b.op AND o.nth = b.nth AND o.label <> b.lab
 ORDER BY 1, 2, 3;
 SELECT
   label,
-  (SELECT min(label) FROM kvio_object) AS vs,          -- base label
+  (SELECT coalesce(:base_label, min(label)) FROM kvio_object) AS vs, -- base label
   grp AS op,                                        -- store | load
   n,                                                -- paired objects
   p50 AS delta_p50,                                 -- ns

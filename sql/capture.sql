@@ -16,6 +16,9 @@
 --                    ingest's --time-range (metadata) and kvio-report's
 --                    (:win_lo, :win_hi) intersected; NULL without either
 --   tid_lo, tid_hi   the same for --trace-id
+--   completion_probe 1, or 0 when the device file has no nvme_cmp line (the
+--                    tracer's completion probe was off: no latency, no queue
+--                    depth); NULL without a device file or from an older kvio
 WITH meta AS (
   SELECT
     (SELECT str_value FROM metadata WHERE name = 'kvio_join') AS join_kind,
@@ -38,7 +41,8 @@ SELECT
   (SELECT CASE WHEN t0 IS NULL THEN :win_lo WHEN :win_lo IS NULL THEN t0 ELSE max(t0, :win_lo) END FROM meta) AS time_start_ns,
   (SELECT CASE WHEN t1 IS NULL THEN :win_hi WHEN :win_hi IS NULL THEN t1 ELSE min(t1, :win_hi) END FROM meta) AS time_end_ns,
   (SELECT CASE WHEN d0 IS NULL THEN :win_tlo WHEN :win_tlo IS NULL THEN d0 ELSE max(d0, :win_tlo) END FROM meta) AS tid_lo,
-  (SELECT CASE WHEN d1 IS NULL THEN :win_thi WHEN :win_thi IS NULL THEN d1 ELSE min(d1, :win_thi) END FROM meta) AS tid_hi
+  (SELECT CASE WHEN d1 IS NULL THEN :win_thi WHEN :win_thi IS NULL THEN d1 ELSE min(d1, :win_thi) END FROM meta) AS tid_hi,
+  max(CASE name WHEN 'completion_probe' THEN value END) AS completion_probe
 FROM kvio_stats
 GROUP BY label
 ORDER BY label;

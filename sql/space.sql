@@ -4,8 +4,11 @@
 --   seq_pct      share of writes (after the first) that start where the
 --                previous one ended: slba = prev.slba + prev.data_len / lba_bytes
 --   header_cmds  writes classified as object headers (role = header)
+--   header_cmd_bytes  bytes of those header writes (their data_len)
 -- lba_bytes and header_bytes come from capture_info (else 4096 and 131072);
--- header byte share = header_cmds * header_bytes / tagged bytes.
+-- the reference's header byte share = header_cmds * header_bytes / tagged
+-- bytes (wrong without a kvio_meta line: 131072-byte headers assumed); the
+-- text report's = header_cmd_bytes / tagged bytes.
 -- Inputs: kvio_pool, kvio_proc (prelude.sql), capture_info slices.
 -- kvio_space_w: the pool's writes numbered (pos) in (label, ts, id) order, so
 -- the previous write of a label is pos - 1 (ts: for html_space.sql's picture).
@@ -27,6 +30,7 @@ SELECT
   coalesce(sum(p.pos IS NOT NULL AND w.slba = p.slba + coalesce(p.dlen, 0) / coalesce(i.lba, 4096)), 0) * 1.0
     / max(1, count(*) - 1) AS seq_pct,
   count(CASE WHEN w.role = 'header' THEN 1 END) AS header_cmds, -- 0, not NULL, when no write has a role
+  coalesce(sum(CASE WHEN w.role = 'header' THEN w.dlen END), 0) AS header_cmd_bytes, -- bytes
   (SELECT coalesce(hdr, 131072) FROM info WHERE info.label = w.label) AS header_bytes
 FROM kvio_space_w w
 LEFT JOIN kvio_space_w p ON p.pos = w.pos - 1 AND p.label = w.label

@@ -74,7 +74,7 @@ eq "--ebpf - from a pipe: the same slices" "$(q "$T/c.db" "select count(*) from 
 	"$(q "$T/si2.db" "select count(*) from slice")"
 "$BUILD/kvio-ingest" -q -o "$T/si3.db" --sem - --ebpf - < fixtures/tiny/sem.jsonl 2> "$T/si.err"
 eq "--sem - --ebpf -: exit 2, one line" "2 1" "$? $(wc -l < "$T/si.err")"
-"$BUILD/kvio-ingest" -q -o - --sem fixtures/tiny/sem.jsonl > "$T/so.out" 2> "$T/so.err"
+(cd "$T" && "$BUILD/kvio-ingest" -q -o - --sem "$ROOT/fixtures/tiny/sem.jsonl" > "$T/so.out" 2> "$T/so.err")
 eq "-o - (a database to stdout): exit 2, one line, nothing on stdout" "2 1 0" \
 	"$? $(grep -c 'cannot be written to standard output' "$T/so.err") $(wc -c < "$T/so.out")"
 
@@ -121,3 +121,86 @@ print('checked', n, file=sys.stderr)
 PY
 eq "docs/database.md: every debug.* key of the databases, with its type" "" "$(cat "$T/keys.missing" | tr '\n' ' ')"
 eq "the key check saw the keys (at least 45 key/type pairs)" 1 "$([ "$(wc -l < "$T/keys")" -ge 45 ] && echo 1)"
+
+# ---- kvio-report: arguments in any order; --json's FILE by the rule of --help ----
+F=fixtures/ab
+"$BUILD/kvio-ingest" -q -o "$T/ab.db" --merge "a=$F/a.sem.jsonl,$F/a.ebpf.jsonl,$F/a.serving.jsonl" --merge "b=$F/b.sem.jsonl,$F/b.ebpf.jsonl"
+jkeys() { python3 -c "import json,sys; print(' '.join(sorted(json.load(open(sys.argv[1])))))" "$1" 2>&1; }
+cd "$T" || exit 1
+"$BUILD/kvio-report" --json ab.db --label b > rj1.out 2> rj1.err
+eq "--json DB --label b (the word after --json is the database): exit 0, JSON of b only" "0 b" "$? $(jkeys rj1.out)"
+"$BUILD/kvio-report" --label b --json ab.db > rj2.out 2>&1
+eq "--label b --json DB: the same" "b" "$(jkeys rj2.out)"
+"$BUILD/kvio-report" --json out1.json ab.db --label a > rj3.out 2>&1
+eq "--json X.json DB: X.json written, the text on stdout" "a 1" "$(jkeys out1.json) $(grep -c '^=== kvio report: ab.db' rj3.out)"
+"$BUILD/kvio-report" ab.db --json out2.txt > rj4.out 2>&1
+eq "DB --json FILE (not .json, not a database): FILE written" "a b" "$(jkeys out2.txt)"
+"$BUILD/kvio-report" ab.db --json=out3 > /dev/null 2>&1
+eq "--json=FILE: FILE" "a b" "$(jkeys out3)"
+"$BUILD/kvio-report" ab.db --json - > rj5.out 2>&1
+eq "--json -: the JSON on stdout, no file named '-'" "a b no" "$(jkeys rj5.out) $([ -e ./- ] && echo yes || echo no)"
+cd "$ROOT" || exit 1
+
+# --rows: a bare name is kvio's own file, a path is read from that file
+"$BUILD/kvio-report" "$T/ab.db" --rows qd1.sql > "$T/rows1.out"
+"$BUILD/kvio-report" "$T/ab.db" --rows sql/qd1.sql > "$T/rows2.out" 2>&1
+eq "--rows sql/qd1.sql = --rows qd1.sql" "0 $(cat "$T/rows1.out")" "$? $(cat "$T/rows2.out")"
+# tiny: 6 nvme_cmd lines = 6 commands in prelude.sql's kvio_command
+echo "SELECT count(*) FROM kvio_command;" > "$T/mine.sql"
+eq "--rows ./FILE: a query of one's own, after prelude.sql" 6 "$("$BUILD/kvio-report" "$T/c.db" --rows "$T/mine.sql" 2>&1)"
+"$BUILD/kvio-report" "$T/c.db" --rows "$T/none.sql" 2> "$T/rows.err"
+eq "--rows a missing path: exit 2, one line with the reason" "2 1" "$? $(grep -c 'none.sql: cannot read: No such file' "$T/rows.err")"
+
+# --base: the A/B base. The ab fixture (tests/t_40_report.sh): b's load is
+# 62.5 ms faster than a's, stores equal; with base b the deltas change sign
+"$BUILD/kvio-report" "$T/ab.db" --base b --json "$T/base.json" > "$T/base.txt"
+eq "--base b: a's ab is against b (load +62.5 ms), b has none" \
+	"b 62500000 0 False" \
+	"$(python3 -c "import json; d=json.load(open('$T/base.json')); a=d['a']['ab']; print(a['vs'], a['load']['delta_p50'], a['store']['delta_p50'], 'ab' in d['b'])")"
+eq "--base b: the text names the base" 1 "$(grep -c '^===== A/B paired object diff: base b (--base) =====' "$T/base.txt")"
+"$BUILD/kvio-report" "$T/ab.db" > "$T/nobase.txt"
+eq "default base: the first label in sorted order, named in the text" 1 \
+	"$(grep -c '^===== A/B paired object diff: base a (the first label in sorted order; --base L to change) =====' "$T/nobase.txt")"
+"$BUILD/kvio-report" "$T/ab.db" --base zz > /dev/null 2> "$T/base.err"
+eq "--base unknown: exit 2, one line naming the labels" "2 1" "$? $(grep -c "no label 'zz' (labels: a, b)" "$T/base.err")"
+
+# ---- kvio-report: exit 1 on a database with nothing to report (not 2, a typo's code) ----
+"$BUILD/kvio-ingest" -q -o "$T/e0.db" --sem "$T/empty.e" --ebpf "$T/empty.e" 2>/dev/null
+"$BUILD/kvio-report" "$T/e0.db" > "$T/rep0.out" 2> "$T/rep0.err"
+eq "report on an ingest of empty inputs: exit 1, one line" "1 1" "$? $(wc -l < "$T/rep0.err")"
+for c in kvio-report; do
+	eq "$c --help: the exit codes 0 1 2 130/143" "++++" "$(helpcodes $c)"
+done
+
+# ---- the text report's shares ----
+# header share without a kvio_meta line: the header commands' own bytes over
+# tagged bytes. tiny without its kvio_meta: one header write of 4096 bytes
+# (slba 10 = slot_offset 40960 / 4096); tagged bytes 4096 + 3 x 131072 + 4096
+# (trace_ids 1, 2 and 0xffffffff) = 401408: 4096 / 401408 = 1.02% -> "1.0%"
+# (the reference's 131072-byte assumption gives 32.7%)
+grep -v kvio_meta fixtures/tiny/sem.jsonl > "$T/nm.s"
+"$BUILD/kvio-ingest" -q -o "$T/nm.db" --sem "$T/nm.s" --ebpf fixtures/tiny/ebpf.jsonl
+"$BUILD/kvio-report" "$T/nm.db" > "$T/nm.txt"
+eq "no kvio_meta: header share of the header commands' own bytes" 1 "$(grep -c 'header cmds 1 (1.0% of bytes)' "$T/nm.txt")"
+# coverage: tiny has 4 completions for its 6 commands: 66.7%; N untagged writes
+# all completed but the first: 270/271 = 0.99631 -> 99.6%, 1999/2000 = 0.9995 ->
+# 99.9% (never rounded up to 100)
+eq "coverage 4/6: 66.7%" 1 "$(grep -c 'real-duration coverage 66.7%$' "$T/nm.txt")"
+for n in 271 2000; do
+	awk -v n=$n 'BEGIN { for (k = 1; k <= n; k++) {
+		printf "{\"event_type\":\"nvme_cmd\",\"user_data\":%d,\"op_name\":\"write\",\"slba\":%d,\"data_len\":4096,\"ts\":%d}\n", k, k, k * 10000
+		if (k > 1) printf "{\"event_type\":\"nvme_cmp\",\"user_data\":%d,\"ts\":%d}\n", k, k * 10000 + 5000 } }' > "$T/cov$n.e"
+	"$BUILD/kvio-ingest" -q -o "$T/cov$n.db" --ebpf "$T/cov$n.e"
+	"$BUILD/kvio-report" "$T/cov$n.db" > "$T/cov$n.txt"
+done
+eq "coverage 270/271 = 99.6%, 1999/2000 = 99.9% (not 100%)" "1 1" \
+	"$(grep -c 'coverage 99.6%$' "$T/cov271.txt") $(grep -c 'coverage 99.9%$' "$T/cov2000.txt")"
+
+# ---- the capture section: no completion probe (text, JSON); ingest's warnings on stderr ----
+"$BUILD/kvio-report" "$T/nc.db" --json "$T/nc.json" > "$T/nc.txt" 2> "$T/ncr.err"
+eq "no completion probe: JSON capture.completion_probe 0 (tiny: 1)" "0 1" \
+	"$(python3 -c "import json; print(json.load(open('$T/nc.json'))['capture']['capture']['completion_probe'])") $("$BUILD/kvio-report" "$T/c.db" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['capture']['capture']['completion_probe'])")"
+eq "no completion probe: the text's capture section says so" 1 \
+	"$(grep -c '^  WARNING: the device file has no nvme_cmp line (no completion probe): latency and queue depth are unavailable' "$T/nc.txt")"
+"$BUILD/kvio-report" "$T/nc.db" --json > "$T/nc2.json" 2> "$T/ncr2.err"
+eq "--json > FILE: ingest's warnings still on stderr" 1 "$(grep -c "^kvio-report: \[capture\] WARNING: $T/nc.e has no nvme_cmp lines" "$T/ncr2.err")"
