@@ -164,9 +164,9 @@ static const char report_help[] =
 	"options:\n"
 	"  --json            print only the JSON (the reference kvio_tp_report.py's keys)\n"
 	"  --json FILE       write the JSON to FILE and print the text report. The word\n"
-	"                    after --json is FILE when it ends in .json, or when the\n"
-	"                    database was named before it and it is not a SQLite\n"
-	"                    database; else it is the database. --json=FILE is always\n"
+	"                    after --json is FILE when the database was named before\n"
+	"                    it, or it ends in .json; else it is the database (so the\n"
+	"                    options may come in any order). --json=FILE is always\n"
 	"                    FILE; '-' (--json -) is standard output, as --json alone\n"
 	"  --html FILE       write the report as one self-contained page of charts\n"
 	"                    (offline: Chart.js and the data are inside it)\n"
@@ -208,20 +208,9 @@ struct args {
 	struct report_opts o;
 };
 
-/* Whether path names an existing file that starts as a SQLite database. */
-static int is_sqlite_file(const char *path)
-{
-	char m[16];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(m, 1, sizeof m, f) : 0;
-	if (f)
-		fclose(f);
-	return n == 16 && !memcmp(m, "SQLite format 3", 16);
-}
-
 /* --json [FILE] (the rule of --help, independent of the other options' order):
- * --json=FILE; or the next word when it ends in .json, is '-', or follows the
- * database's name and is not a SQLite database. FILE '-' is stdout. */
+ * --json=FILE; or the next word when it is '-', ends in .json, or follows the
+ * database's name. FILE '-' is stdout. */
 static void arg_json(struct args *g, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
@@ -230,7 +219,7 @@ static void arg_json(struct args *g, int argc, char **argv, int *i)
 	if (a[6] == '=') {
 		g->json_file = a + 7;
 	} else if (v && (!strcmp(v, "-") ||
-			 (v[0] != '-' && ((n > 5 && !strcmp(v + n - 5, ".json")) || (g->dbpath && !is_sqlite_file(v)))))) {
+			 (v[0] != '-' && ((n > 5 && !strcmp(v + n - 5, ".json")) || g->dbpath)))) {
 		g->json_file = v;
 		++*i;
 	}

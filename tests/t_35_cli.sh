@@ -134,7 +134,7 @@ eq "--label b --json DB: the same" "b" "$(jkeys rj2.out)"
 "$BUILD/kvio-report" --json out1.json ab.db --label a > rj3.out 2>&1
 eq "--json X.json DB: X.json written, the text on stdout" "a 1" "$(jkeys out1.json) $(grep -c '^=== kvio report: ab.db' rj3.out)"
 "$BUILD/kvio-report" ab.db --json out2.txt > rj4.out 2>&1
-eq "DB --json FILE (not .json, not a database): FILE written" "a b" "$(jkeys out2.txt)"
+eq "DB --json FILE (after the database, any name): FILE written" "a b" "$(jkeys out2.txt)"
 "$BUILD/kvio-report" ab.db --json=out3 > /dev/null 2>&1
 eq "--json=FILE: FILE" "a b" "$(jkeys out3)"
 "$BUILD/kvio-report" ab.db --json - > rj5.out 2>&1

@@ -26,8 +26,9 @@ eq "report tiny: objects" '{"load": {"eff_mbs_p50": 1.048576, "n": 1, "presubmit
 eq "report tiny: space" '{"header_cmds": 1, "lba_reuse": 0, "seq_pct": 0.5}' "$(j "$T/tiny.json" "d['capture']['space']")"
 eq "report tiny: info" '{"device": "/dev/ng0n1", "header_bytes": 4096, "hostname": "h1", "lba_bytes": 4096, "schema": 2}' "$(j "$T/tiny.json" "d['capture']['info']")"
 # completions: ud 999 has no command (the one unpaired; the ud 2<<32 completion
-# written before its command still pairs); nothing late, nothing given up
-eq "report tiny: capture (ingest bookkeeping)" '{"clock_anomalies": 0, "cmp_after_horizon": 0, "cmp_unpaired": 1, "cq_overflow": 1, "drops": 0, "join": "user_data", "late_lines": 0, "malformed_lines": 0, "truncated_tail": 0}' "$(j "$T/tiny.json" "d['capture']['capture']")"
+# written before its command still pairs); nothing late, nothing given up;
+# nvme_cmp lines present: completion_probe 1
+eq "report tiny: capture (ingest bookkeeping)" '{"clock_anomalies": 0, "cmp_after_horizon": 0, "cmp_unpaired": 1, "completion_probe": 1, "cq_overflow": 1, "drops": 0, "join": "user_data", "late_lines": 0, "malformed_lines": 0, "truncated_tail": 0}' "$(j "$T/tiny.json" "d['capture']['capture']")"
 eq "report tiny: absent sections stay absent" '[false, false, false, false]' \
 	"$(j "$T/tiny.json" "[k in d['capture'] for k in ('tp_barrier', 'serving', 'failed_ops', 'ab')]")"
 
