@@ -30,6 +30,8 @@ const char ingest_options_help[] =
 	"  --trace-id A[-B]      write only the commands and objects of trace_id A..B\n"
 	"                        (untagged commands are left out)\n"
 	"  --no-slba-counter     no per-command 'writes slba'/'reads slba' counter tracks\n"
+	"  --join-by-key         join on the NVMe KV key (the tracer's --kv key_hex; the\n"
+	"                        semantic key_hex, else the hex of key), not user_data\n"
 	"  -q, --quiet           no summary on stdout\n";
 
 static const char ingest_help[] =
@@ -97,6 +99,15 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 	if (opt_is(arg, "--pftrace")) { VAL("--pftrace"); a->pftrace = v; return 1; }
 	if (!strcmp(arg, "--no-rebase")) { a->o.no_rebase = 1; return 1; }
 	if (!strcmp(arg, "--no-slba-counter")) { a->o.no_slba_counter = 1; return 1; }
+	if (!strcmp(arg, "--join-by-key")) {
+		int j = arg[10] == 'k' ? JOIN_KEY : JOIN_OFFSET;
+		if (a->o.join && a->o.join != j) {
+			kvio_err("--join-by-key and --join-by-offset exclude each other");
+			return -1;
+		}
+		a->o.join = j;
+		return 1;
+	}
 	int r = window_parse_opt(&a->o.win, argc, argv, i);
 	if (r)
 		return r;
@@ -205,6 +216,9 @@ static void summary(const struct arm *a, const struct ingest_opts *o)
 	       (unsigned long long)a->tagged_bytes, (unsigned long long)a->untagged_bytes,
 	       (unsigned long long)a->header_cmds, a->nlanes_obj, (long long)a->lba_bytes,
 	       (unsigned long long)a->clock_anomalies);
+	if (o->join == JOIN_KEY)
+		printf("  key join: %llu commands with key_hex, %llu claimed by a semantic record\n",
+		       (unsigned long long)a->key_cmds, (unsigned long long)a->key_matched);
 	if (o->win.has_time || o->win.has_tid) /* the counts above describe the input, these the window */
 		printf("  emitted : %llu object spans, %llu object instants, %llu command slices, %llu serving spans\n",
 		       (unsigned long long)a->emitted_spans, (unsigned long long)a->emitted_instants,
@@ -293,6 +307,8 @@ static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 		arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
 		if (status)
 			break;
+		if (a->o.join == JOIN_KEY)
+			arm_key_join(arm);
 		arm_prepare(arm);
 		write_arm_begin(&w, arm, i, &a->o, &t);
 		if (a->arms[i].ebpf)

@@ -83,6 +83,66 @@ int assign_lanes(size_t n, const int64_t *b, const int64_t *e, uint32_t *lane_ou
 
 /* ---- before the device stream ------------------------------------------- */
 
+/* s[0..n) lower-cased into buf (grown as needed); returns its length. */
+static size_t lower_into(struct vec *buf, const char *s, size_t n)
+{
+	vec_reserve(buf, n + 1, 1);
+	char *b = buf->v;
+	for (size_t i = 0; i < n; i++)
+		b[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+	return n;
+}
+
+void arm_key_join(struct arm *a)
+{
+	static const char hx[] = "0123456789abcdef";
+	struct obj *objs = a->objs.v;
+	struct vec buf = {0};
+	uint32_t next = 0;
+	for (size_t i = 0; i < a->objs.n; i++) {
+		const struct obj *ob = &objs[i];
+		size_t n = 0;
+		if (ob->key_hex && *ob->key_hex) {
+			n = lower_into(&buf, ob->key_hex, strlen(ob->key_hex));
+		} else if (ob->key && *ob->key) { /* the UTF-8 bytes of the key string, as hex */
+			size_t kl = strlen(ob->key);
+			vec_reserve(&buf, 2 * kl + 1, 1);
+			for (size_t k = 0; k < kl; k++) {
+				((char *)buf.v)[n++] = hx[(unsigned char)ob->key[k] >> 4];
+				((char *)buf.v)[n++] = hx[(unsigned char)ob->key[k] & 15];
+			}
+		}
+		if (!n) { /* no key: an object of its own that no command can claim */
+			objs[i].trace_id = ++next;
+			continue;
+		}
+		int fresh;
+		uint32_t id = strpool_id(&a->keys, buf.v, n, &fresh);
+		if (fresh)
+			*(uint32_t *)vec_push(&a->key_tid, sizeof(uint32_t)) = ++next;
+		objs[i].trace_id = VEC_AT(&a->key_tid, uint32_t, id);
+	}
+	vec_free(&buf);
+}
+
+uint32_t arm_key_id(const struct arm *a, const char *key_hex)
+{
+	char small[64];
+	size_t n = strlen(key_hex);
+	struct vec buf = {0};
+	const char *k = small;
+	if (n < sizeof small) {
+		for (size_t i = 0; i < n; i++)
+			small[i] = key_hex[i] >= 'A' && key_hex[i] <= 'Z' ? (char)(key_hex[i] - 'A' + 'a') : key_hex[i];
+	} else {
+		lower_into(&buf, key_hex, n);
+		k = buf.v;
+	}
+	int64_t id = n ? strpool_find(&a->keys, k, n) : -1;
+	vec_free(&buf);
+	return id < 0 ? 0 : VEC_AT(&a->key_tid, uint32_t, (size_t)id);
+}
+
 int jv_int(const struct jv *v, int64_t dflt, int64_t *out)
 {
 	switch (v->t) {
@@ -233,7 +293,7 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	free(sb); free(se); free(spos); free(slane);
 	/* without any command the stores have nothing to classify: the warnings
 	 * below say what is wrong (no device file, or one without commands) */
-	if (n_store_spans && a->header_cmds == 0 && a->n_cmd_lines)
+	if (n_store_spans && a->header_cmds == 0 && a->n_cmd_lines && o->join != JOIN_KEY) /* KV: no headers */
 		arm_warn(a, "0 header commands classified across %zu stores: check --lba-bytes", n_store_spans);
 
 	/* serving spans */
@@ -276,7 +336,14 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	if (a->clock_anomalies)
 		arm_warn(a, "%llu semantic op end(s) earlier than their last device command: impossible on "
 			    "one host/boot; check inputs", (unsigned long long)a->clock_anomalies);
-	if (a->dup_trace_id)
+	if (o->join == JOIN_KEY && a->n_cmd_lines && !a->key_cmds)
+		arm_warn(a, "--join-by-key: no nvme_cmd line of %s carries key_hex (capture with the tracer's --kv "
+			    "flag: nvme_uring_cmd_monitor --kv): all %llu commands are untagged", a->ebpf_f.path,
+			 (unsigned long long)a->n_cmd_lines);
+	strpool_free(&a->keys);
+	vec_free(&a->key_tid);
+	/* under --join-by-key a store and a later load of one key are two occurrences of one id */
+	if (a->dup_trace_id && o->join != JOIN_KEY)
 		arm_warn(a, "%llu duplicate trace_id(s): multiple producer instances sharing one trace file? "
 			    "spans were segmented by op-end time", (unsigned long long)a->dup_trace_id);
 	if (a->cmp_after_horizon)

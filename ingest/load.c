@@ -342,6 +342,12 @@ static const char *sem_line(struct reader *r, int *other, uint64_t lineno)
 		else /* a number or bool: its JSON text, as str() would print it */
 			o.key = arena_dup(&a->strs, j->s + j->tok[t].start, j->tok[t].end - j->tok[t].start);
 	}
+	t = JL_FIND(j, "key_hex");
+	if (t >= 0 && jl_is_str(j, t)) {
+		if (get_jv(a, j, t, &r->sc, &v))
+			return "semantic record key_hex has a bad escape";
+		o.key_hex = v.s;
+	}
 	if (get_jv(a, j, JL_FIND(j, "bytes"), &r->sc, &o.bytes) ||
 	    get_jv(a, j, JL_FIND(j, "slot_offset"), &r->sc, &o.slot_offset) ||
 	    get_jv(a, j, JL_FIND(j, "error"), &r->sc, &o.error) ||

@@ -9,6 +9,7 @@
 #include "../lib/util.h"
 #include "../lib/u64map.h"
 #include "../lib/window.h"
+#include "../lib/strpool.h"
 #include <stdint.h>
 
 #define NO_TS INT64_MIN
@@ -67,6 +68,7 @@ struct obj {
 	int64_t end;        /* ts (op end), raw ns */
 	int64_t start;      /* ts_start or NO_TS */
 	const char *op, *part, *key; /* arena; NULL if absent */
+	const char *key_hex;          /* arena; NULL if absent (the object's NVMe KV key, --join-by-key) */
 	struct jv bytes, slot_offset, error, instance, pid;
 	uint32_t line;      /* line in the semantic file (stable order) */
 	/* filled by the join */
@@ -135,6 +137,10 @@ struct arm {
 	uint64_t cmp_after_horizon; /* completions whose command was given up (stream.c) */
 	struct u64map first_obj; /* trace_id -> index of its first occurrence in objs */
 	uint64_t header_cmds, tagged_bytes, untagged_bytes;
+	/* --join-by-key: the semantic keys (lower-case hex) and each one's synthetic trace_id */
+	struct strpool keys;
+	struct vec key_tid;      /* uint32_t by strpool id */
+	uint64_t key_cmds, key_matched; /* commands with a key_hex; of those, claimed by a record */
 	/* what the window (--time-range / --trace-id) let through */
 	uint64_t emitted_cmds, emitted_spans, emitted_instants, emitted_serving;
 	struct vec warnings; /* const char* */
@@ -170,6 +176,13 @@ void arm_absorb(struct arm *a, struct arm *part, uint16_t *remap);
 /* join.c: before the device stream: occurrences of the semantic records,
  * earliest semantic/serving time. */
 void arm_prepare(struct arm *a);
+/* join.c: --join-by-key, before arm_prepare: each semantic record's trace_id
+ * becomes a dense id per distinct key (key_hex, else the hex of key's bytes),
+ * in file order. */
+void arm_key_join(struct arm *a);
+/* join.c: the synthetic trace_id of a command's key_hex (any case), 0 when no
+ * record claims it. */
+uint32_t arm_key_id(const struct arm *a, const char *key_hex);
 /* join.c: after it: object spans and lanes, serving lanes, warnings. */
 void arm_finish(struct arm *a, const struct ingest_opts *o);
 void arm_free(struct arm *a);

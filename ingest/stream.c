@@ -308,7 +308,7 @@ static int lba_decide(struct stream *s)
 
 static int is_store_cmd(const struct stream *s, const struct rent *r)
 {
-	if (r->c.obj < 0)
+	if (r->c.obj < 0 || s->o->join == JOIN_KEY) /* KV commands have no slba geometry: no header roles */
 		return 0;
 	return VEC_AT(&s->a->objs, struct obj, r->c.obj).is_store;
 }
@@ -612,6 +612,17 @@ static void consume(void *ctx, struct arm *part)
 		e->kv = (cs[i].flags & CF_KV) ? &VEC_AT(&part->kv, struct cmd_kv, cs[i].kv) : NULL;
 		e->block = bi;
 		e->is_cmp = 0;
+		if (s->o->join == JOIN_KEY) { /* the key is the join: user_data's trace_id is not used */
+			const char *kh = e->kv ? e->kv->key_hex : NULL;
+			e->c.trace_id = 0;
+			if (kh && *kh) {
+				a->key_cmds++;
+				if ((e->c.trace_id = arm_key_id(a, kh)))
+					a->key_matched++;
+			} else {
+				e->c.role = ROLE_UNTAGGED;
+			}
+		}
 		if (cs[i].ts < bmin) bmin = cs[i].ts;
 	}
 	for (size_t i = 0; i < np; i++) {
@@ -668,6 +679,8 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 			s.cand[s.ncand++] = cl[i];
 	}
 	a->lba_bytes = o->lba_bytes;
+	if (o->join == JOIN_KEY) /* no slba geometry to infer a block size from */
+		s.lba_decided = 1;
 
 	int rc = arm_read_device(a, path, o, consume, &s);
 	if (!rc) {

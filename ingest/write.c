@@ -577,6 +577,8 @@ void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o
 		{"base_ns", a->min_ts, 1},
 		{"object_lanes", a->nlanes_obj, 1},
 		/* under --time-range / --trace-id: what was written (the rest describes the input) */
+		{"key_cmds", (int64_t)a->key_cmds, o->join == JOIN_KEY},
+		{"key_matched", (int64_t)a->key_matched, o->join == JOIN_KEY},
 		{"emitted_cmds", (int64_t)a->emitted_cmds, win},
 		{"emitted_object_spans", (int64_t)a->emitted_spans, win},
 		{"emitted_object_instants", (int64_t)a->emitted_instants, win},
