@@ -171,6 +171,12 @@ static int of_begin(struct outfile *o, const char *path, const char *dir, const 
 		kvio_err("%s: its temporary file %s is the input %s (nothing written)", path, tmp, in_name);
 		return 2;
 	}
+	if (stat(tmp, &st) == 0)
+		for (int k = 0; k < nreg; k++)
+			if (reg[k].live && reg[k].dev == st.st_dev && reg[k].ino == st.st_ino) {
+				kvio_err("%s: the same file as the output %s (nothing written)", path, reg[k].show);
+				return 2;
+			}
 	remove_stale(*dir ? dir : ".", base, in, n);
 	/* a file with our PID's name is a leftover of a dead process that had it */
 	unlink(tmp);

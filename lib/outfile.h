@@ -19,6 +19,8 @@
  *    directory, or names the same file as one of the inputs: compared by
  *    st_dev + st_ino with symlinks followed, so `./t.db`, a symlink to t.db
  *    and a hard link of t.db are all t.db;
+ *    An output that is another output this process has open (`--json x
+ *    --html ./x`) is refused too;
  *  - removes stale temp files of the same output left by dead processes
  *    (PATH.tmp-PID[-journal|-wal|-shm] where kill(PID, 0) says ESRCH; never
  *    one that is an input; a PID that is alive, or not ours to signal, stays);

@@ -1,5 +1,6 @@
 # Outputs appear whole or not at all (lib/outfile.h), for every writer:
-# kvio-export (plain and .gz), kvio2perfetto, kvio-report --json FILE, kvio-ingest -o.
+# kvio-export (plain and .gz), kvio2perfetto, kvio-report --json FILE and
+# --html FILE, kvio-ingest -o.
 #  - an output that is one of the inputs (same name, ./name, a symlink, a hard
 #    link) is refused: exit 2, one line naming both, the input byte-identical;
 #  - a full disk (small tmpfs mounts) is exit 2 and one line
@@ -52,6 +53,12 @@ same "kvio-ingest --merge: the output is the second arm's file" \
 same "kvio-ingest -o X --pftrace X" \
 	"kvio-ingest: t.pftrace: the output is the same file as the input ./t.pftrace (nothing written)" \
 	"$BUILD/kvio-ingest" -o t.pftrace --pftrace ./t.pftrace
+same "kvio-report t.db --html ./t.db" "kvio-report: ./t.db: the output is the same file as the input t.db (nothing written)" \
+	"$BUILD/kvio-report" t.db --html ./t.db
+same "kvio-report --json x.out --html ./x.out: two outputs, one file" \
+	"kvio-report: ./x.out: the same file as the output x.out (nothing written)" \
+	"$BUILD/kvio-report" t.db --json x.out --html ./x.out
+eq "same file: two outputs, one file: nothing written" 0 "$(ls "$O" | grep -c x.out)"
 eq "same file: every input byte-identical afterwards" "$before" "$(sums)"
 eq "same file: no temp file written" 0 "$(leftovers "$O")"
 
@@ -102,6 +109,11 @@ if mount -t tmpfs -o size=64k tmpfs "$M" 2>/dev/null; then
 	full_case "kvio-report --json FILE" "$M/x.json" "kvio-report: writing $M/x.json: No space left on device" \
 		"$BUILD/kvio-report" "$G.db" --json "$M/x.json"
 	umount "$M"
+	# the --html page (~400 KB with Chart.js inside) on 64 KiB
+	mount -t tmpfs -o size=64k tmpfs "$M"
+	full_case "kvio-report --html FILE" "$M/x.html" "kvio-report: writing $M/x.html: No space left on device" \
+		"$BUILD/kvio-report" "$G.db" --html "$M/x.html"
+	umount "$M"
 	# kvio2perfetto's database goes to TMPDIR: a full TMPDIR is its error
 	mount -t tmpfs -o size=1m tmpfs "$M"
 	TMPDIR="$M" "$BUILD/kvio2perfetto" -o "$O/k.pftrace" --sem "$G.s" --ebpf "$G.e" >/dev/null 2>"$T/full.err"
@@ -133,6 +145,8 @@ sigcase "SIGTERM kvio-export .gz" 143 "$S.pftrace.gz" TERM "$S.pftrace.gz.tmp-*"
 	env KVIO_TEST_STOP_AT=65536 "$BUILD/kvio-export" "$G.db" -o "$S.pftrace.gz"
 sigcase "SIGINT kvio-report --json FILE" 130 "$S.json" INT "$S.json.tmp-*" \
 	env KVIO_TEST_STOP_AT=0 "$BUILD/kvio-report" "$G.db" --json "$S.json"
+sigcase "SIGTERM kvio-report --html FILE" 143 "$S.html" TERM "$S.html.tmp-*" \
+	env KVIO_TEST_STOP_AT=0 "$BUILD/kvio-report" "$G.db" --html "$S.html"
 mkfifo "$T/sig.fifo"
 for sig in INT TERM; do
 	want=$([ $sig = INT ] && echo 130 || echo 143)
