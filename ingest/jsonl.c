@@ -357,6 +357,7 @@ static int fast_tokens(struct jline *j, const char *s, size_t n)
 	if (!bad_primitive(j, p))
 		return 1;
 	j->fast = 0;
+	j->ntok = 0; /* the full parser starts afresh */
 	return 0;
 }
 

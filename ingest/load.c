@@ -222,11 +222,16 @@ static const char *ebpf_line(struct reader *r, int *other)
 		}
 		t = JL_FIND(j, "op_name");
 		if (t >= 0 && jl_is_str(j, t)) {
-			size_t l;
-			const char *s = tok_str(a, j, t, &r->sc, &l); /* small arena cost, rare names */
-			if (!s)
-				return "nvme_cmd op_name has a bad escape";
-			c.name = arm_intern(a, s, l);
+			const char *raw = j->s + j->tok[t].start;
+			size_t l = (size_t)(j->tok[t].end - j->tok[t].start);
+			if (!memchr(raw, '\\', l)) { /* no escape: the text is the name (copied once, when new) */
+				c.name = arm_intern(a, raw, l);
+			} else {
+				const char *s = tok_str(a, j, t, &r->sc, &l);
+				if (!s)
+					return "nvme_cmd op_name has a bad escape";
+				c.name = arm_intern(a, s, l);
+			}
 		} else {
 			c.name = arm_intern(a, "cmd", 3);
 		}

@@ -52,13 +52,10 @@ extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok
 		if (std::move(fr).get(f))
 			return 0;
 		const char *k = reinterpret_cast<const char *>(f.key().raw()); // just after the quote
-		ondemand::json_type t;
-		if (f.value().type().get(t) || t == ondemand::json_type::array || t == ondemand::json_type::object)
-			return 0;
 		std::string_view raw = f.value().raw_json_token();
 		const char *v = raw.data();
 		size_t l = trim_len(raw);
-		if (v <= k || v + l > end || l == 0)
+		if (v <= k || v + l > end || l == 0 || *v == '{' || *v == '[') // nested: the full parser's
 			return 0;
 		// the key's closing quote: back from the value over the colon
 		const char *ke = v - 1;
@@ -73,7 +70,7 @@ extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok
 		if (nt + 2 > tokcap)
 			return -1;
 		tok[nt++] = jsmntok_t{JSMN_STRING, (int)(k - s), (int)(ke - s), 1};
-		if (t == ondemand::json_type::string) {
+		if (*v == '"') {
 			if (l < 2 || v[l - 1] != '"')
 				return 0;
 			tok[nt++] = jsmntok_t{JSMN_STRING, (int)(v + 1 - s), (int)(v + l - 1 - s), 0};
