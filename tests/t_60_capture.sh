@@ -28,3 +28,15 @@ eq "real-kernel sample: 8 objects per arm (4 stores, 4 loads)" "4 4 4 4" \
 eq "real-kernel sample: header commands = one per store" "4" "$(q "$DB" "select count(*) from kvio_cmd where role = 'header' and track_id in (select id from process_track where upid = (select upid from process where name = 'NVMe ng serialized'))")"
 eq "real-kernel sample: verdicts (serialized arm QD~1, batched arm pipelined)" "serialized pipelined" \
 	"$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); v=[d[k]['qd1']['load']['verdict'] for k in ('serialized', 'batched')]; print(('serialized' if 'serialized' in v[0] else v[0]) + ' ' + v[1])" "$T/vmfix.json")"
+# kvio-gen (the bench's and the tests' captures) writes the tracer's own line format: the same
+# keys in the same order as the real-kernel sample's nvme_cmd and nvme_cmp lines
+"$BUILD/kvio-gen" --sem "$T/gf.sem.jsonl" --ebpf "$T/gf.ebpf.jsonl" --lines 200 2>/dev/null
+keys() { python3 -c "
+import json, sys
+seen = {}
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    seen.setdefault(d.get('event_type'), ','.join(d))
+print(seen.get('nvme_cmd'), seen.get('nvme_cmp'))" "$1"; }
+eq "kvio-gen: nvme_cmd and nvme_cmp keys as the tracer writes them (fixtures/vm)" \
+	"$(keys fixtures/vm/batched.ebpf.jsonl)" "$(keys "$T/gf.ebpf.jsonl")"
