@@ -49,6 +49,10 @@ struct store {
 	size_t nnames;
 	struct cached cache[NCACHE];
 	unsigned clock;
+	int64_t *track_upid; /* kvio_track.upid by track id (-1: none) */
+	size_t ntracks;
+	int order_known;     /* ordered below was computed at this data version */
+	int ordered;         /* id order is (upid, ts) order: ORDER BY upid, ts, id needs no sort */
 };
 
 static unsigned data_version(sqlite3 *db)
@@ -60,6 +64,7 @@ static unsigned data_version(sqlite3 *db)
 
 static void store_drop(struct store *s)
 {
+	s->clock++; /* cursors holding a chunk look it up again */
 	for (int i = 0; i < NCACHE; i++) {
 		sqlite3_free(s->cache[i].blob);
 		s->cache[i].blob = NULL;
@@ -68,6 +73,10 @@ static void store_drop(struct store *s)
 	for (size_t i = 0; i < s->nnames; i++)
 		sqlite3_free(s->names[i]);
 	sqlite3_free(s->names);
+	sqlite3_free(s->track_upid);
+	s->track_upid = NULL;
+	s->ntracks = 0;
+	s->order_known = 0;
 	sqlite3_free(s->first);
 	sqlite3_free(s->n);
 	s->names = NULL;
@@ -93,6 +102,40 @@ static void store_free(void *p)
 	store_drop(s);
 	obj_row_clear(s);
 	sqlite3_free(s);
+}
+
+/* Read kvio_track's upid of every track into s->track_upid. */
+static int store_tracks(struct store *s)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT id, upid FROM main.kvio_track WHERE id >= 0 AND id < 16777216"
+				    " ORDER BY id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t id = (size_t)sqlite3_column_int64(st, 0);
+		if (id >= s->ntracks) {
+			size_t n = id + 64;
+			int64_t *u = sqlite3_realloc64(s->track_upid, n * sizeof *u);
+			if (!u) {
+				sqlite3_finalize(st);
+				return SQLITE_NOMEM;
+			}
+			for (size_t i = s->ntracks; i < n; i++)
+				u[i] = -1;
+			s->track_upid = u;
+			s->ntracks = n;
+		}
+		s->track_upid[id] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The upid of track id, or -1. */
+static int64_t store_upid(const struct store *s, uint32_t track)
+{
+	return track < s->ntracks ? s->track_upid[track] : -1;
 }
 
 /* Read the chunk directory and the name table if the database changed since.
@@ -152,6 +195,8 @@ static int store_refresh(struct store *s)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
+		return rc;
+	if ((rc = store_tracks(s)) != SQLITE_OK)
 		return rc;
 	s->ver = ver;
 	s->loaded = 1;
@@ -219,9 +264,9 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 /* ---- one command column as an SQL value -------------------------------- */
 
 enum { C_ID, C_TS, C_DUR, C_TRACK, C_NAME, C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL,
-       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, NCOL };
+       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, NCOL };
 static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name", "slba",
-	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track"};
+	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid"};
 
 static void kv_value(sqlite3_context *ctx, sqlite3 *db, uint32_t kv_id, int col)
 {
@@ -274,6 +319,12 @@ static void col_value(sqlite3_context *ctx, struct store *s, const struct chunk_
 		if (v->slba_track[i])
 			sqlite3_result_int64(ctx, v->slba_track[i]);
 		break;
+	case C_UPID: {
+		int64_t u = store_upid(s, v->track[i]);
+		if (u >= 0)
+			sqlite3_result_int64(ctx, u);
+		break;
+	}
 	}
 }
 
@@ -290,6 +341,9 @@ struct cmd_cur {
 	uint32_t i;     /* row in chunk */
 	int64_t hi;     /* last id wanted (inclusive) */
 	int eof;
+	const struct chunk_view *v; /* chunk k decoded, or NULL: looked up again */
+	size_t vk;
+	unsigned vclock;            /* the store's clock when v was looked up */
 };
 
 static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
@@ -299,7 +353,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	int rc = sqlite3_declare_vtab(db,
 		"CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT,"
 		" slba INTEGER, data_len INTEGER, trace_id INTEGER, role TEXT, real_dur INTEGER,"
-		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER)");
+		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER, upid INTEGER)");
 	if (rc != SQLITE_OK)
 		return rc;
 	/* read-only and side-effect free: usable from views under trusted_schema=OFF */
@@ -317,6 +371,59 @@ static int vt_disconnect(sqlite3_vtab *v)
 {
 	sqlite3_free(v);
 	return SQLITE_OK;
+}
+
+/* Whether every row is at or after the one before it in (upid, ts) order,
+ * ids ascending: computed once per data version (one read of the chunks). */
+static int store_ordered(struct store *s)
+{
+	if (store_refresh(s) != SQLITE_OK)
+		return 0;
+	if (s->order_known)
+		return s->ordered;
+	int64_t pu = INT64_MIN, pt = INT64_MIN;
+	int ok = 1;
+	for (size_t k = 0; ok && k < s->nchunks; k++) {
+		const struct chunk_view *v = store_chunk(s, k);
+		if (!v) {
+			ok = 0;
+			break;
+		}
+		for (uint32_t i = 0; i < v->n; i++) {
+			int64_t u = store_upid(s, v->track[i]), t = v->ts[i];
+			if (u < pu || (u == pu && t < pt)) {
+				ok = 0;
+				break;
+			}
+			pu = u;
+			pt = t;
+		}
+	}
+	s->ordered = ok;
+	s->order_known = 1;
+	return ok;
+}
+
+/* Whether the scan's id order satisfies the ORDER BY: id alone, or a prefix
+ * of (upid, ts, id) when the data is in that order (a NULL upid, a track
+ * without a process, sorts first as -1 does). */
+static int order_consumed(struct store *s, const sqlite3_index_info *ii)
+{
+	static const int seq[3] = {C_UPID, C_TS, C_ID};
+	if (ii->nOrderBy < 1 || ii->nOrderBy > 3)
+		return 0;
+	for (int k = 0; k < ii->nOrderBy; k++)
+		if (ii->aOrderBy[k].desc)
+			return 0;
+	int c0 = ii->aOrderBy[0].iColumn;
+	if (ii->nOrderBy == 1 && (c0 == C_ID || c0 == -1))
+		return 1;
+	for (int k = 0; k < ii->nOrderBy; k++) {
+		int c = ii->aOrderBy[k].iColumn == -1 ? C_ID : ii->aOrderBy[k].iColumn;
+		if (c != seq[k])
+			return 0;
+	}
+	return store_ordered(s);
 }
 
 /* idxNum bits: 1 id = ?, 2 id >=/> lower, 8 id <=/< upper. The range is a
@@ -357,8 +464,7 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		ii->estimatedCost = rows;
 		ii->estimatedRows = (sqlite3_int64)rows;
 	}
-	if (ii->nOrderBy == 1 && (ii->aOrderBy[0].iColumn == C_ID || ii->aOrderBy[0].iColumn == -1) &&
-	    !ii->aOrderBy[0].desc)
+	if (order_consumed(((struct cmd_vtab *)tab)->s, ii))
 		ii->orderByConsumed = 1;
 	ii->idxNum = idx;
 	return SQLITE_OK;
@@ -462,7 +568,11 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		sqlite3_result_int64(ctx, s->first[c->k] + c->i);
 		return SQLITE_OK;
 	}
-	const struct chunk_view *v = store_chunk(s, c->k);
+	/* the chunk of the previous column call, unless another reader moved the cache since */
+	const struct chunk_view *v = c->v && c->vk == c->k && c->vclock == s->clock ? c->v : store_chunk(s, c->k);
+	c->v = v;
+	c->vk = c->k;
+	c->vclock = s->clock;
 	if (!v) {
 		sqlite3_result_error(ctx, "kvio_cmd: unreadable command chunk", -1);
 		return SQLITE_ERROR;
@@ -493,6 +603,8 @@ static sqlite3_module cmd_module = {
 	.xColumn = vt_column,
 	.xRowid = vt_rowid,
 };
+
+#include "kvio_ops.h" /* the operators: static functions, part of this file */
 
 /* ---- extract_arg ----------------------------------------------------------- */
 
@@ -667,6 +779,9 @@ int kvio_register_functions(sqlite3 *db)
 		s->cache[i].id = INT64_MIN;
 	/* the module owns the store; extract_arg borrows it */
 	int rc = sqlite3_create_module_v2(db, "kvio_cmds", &cmd_module, s, store_free);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = kvio_register_ops(db);
 	if (rc != SQLITE_OK)
 		return rc;
 	rc = sqlite3_create_function_v2(db, "kvio_uint_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,

@@ -3,9 +3,7 @@
 -- and their order by begin time (the k-th store of a key in one arm with the
 -- k-th in the other); delta = other span - base span (ns, negative = other
 -- faster), p50 and p95 per (other label, op).
--- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
-DELETE FROM kvio_sample;
-INSERT INTO kvio_sample(label, grp, v)
+-- Inputs: kvio_object (prelude.sql); kvio_pct (the extension).
 WITH k AS (
   SELECT label, key, op, dur,
     row_number() OVER (PARTITION BY label, key, op ORDER BY ts, id) AS nth
@@ -13,17 +11,17 @@ WITH k AS (
   WHERE key IS NOT NULL AND key <> '' AND op IN ('store', 'load')
 ), base AS (
   SELECT coalesce(:base_label, min(label)) AS label FROM kvio_object
+), delta AS (
+  SELECT o.label, o.op, o.dur - b.dur AS d
+  FROM k b JOIN base ON b.label = base.label
+  JOIN k o ON o.key = b.key AND o.op = b.op AND o.nth = b.nth AND o.label <> b.label
 )
-SELECT o.label, o.op, o.dur - b.dur
-FROM k b JOIN base ON b.label = base.label
-JOIN k o ON o.key = b.key AND o.op = b.op AND o.nth = b.nth AND o.label <> b.label
-ORDER BY 1, 2, 3;
 SELECT
-  label,
+  k1 AS label,
   (SELECT coalesce(:base_label, min(label)) FROM kvio_object) AS vs, -- base label
-  grp AS op,                                        -- store | load
-  n,                                                -- paired objects
-  p50 AS delta_p50,                                 -- ns
-  p95 AS delta_p95                                  -- ns
-FROM kvio_pct
+  k2 AS op,                                        -- store | load
+  n,                                               -- paired objects
+  p50 AS delta_p50,                                -- ns
+  p95 AS delta_p95                                 -- ns
+FROM kvio_pct((SELECT kvio_pct_gather(label, op, d) FROM delta))
 ORDER BY label, op;

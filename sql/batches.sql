@@ -1,33 +1,15 @@
 -- batches.sql — submission batches inferred without producer events.
 -- The pool's submits in time order, split wherever the gap to the previous
--- submit exceeds :batch_gap_ns (default 50000 ns = kvio-report --batch-gap-us 50).
--- Inputs: kvio_pool, kvio_sample, kvio_pct (prelude.sql).
-
--- kvio_batch_sub: the submits numbered (pos) in (label, ts, id) order;
--- kvio_batch_start: the positions that start a batch (a label's first submit,
--- or one more than the gap after the previous). A batch runs to the next start.
-DROP TABLE IF EXISTS temp.kvio_batch_sub;
-DROP TABLE IF EXISTS temp.kvio_batch_start;
-CREATE TEMP TABLE kvio_batch_sub(pos INTEGER PRIMARY KEY, label TEXT, ts INT);
-INSERT INTO kvio_batch_sub(label, ts) SELECT label, ts FROM kvio_pool ORDER BY label, ts, id;
-CREATE TEMP TABLE kvio_batch_start(pos INTEGER PRIMARY KEY, label TEXT);
-INSERT INTO kvio_batch_start
-SELECT c.pos, c.label
-FROM kvio_batch_sub c LEFT JOIN kvio_batch_sub p ON p.pos = c.pos - 1
-WHERE p.pos IS NULL OR p.label <> c.label OR c.ts - p.ts > coalesce(:batch_gap_ns, 50000);
-
-DELETE FROM kvio_sample;
-INSERT INTO kvio_sample(label, grp, v)
-SELECT label, 'size',
-  coalesce((SELECT min(n.pos) FROM kvio_batch_start n WHERE n.pos > s.pos),
-           (SELECT max(pos) + 1 FROM kvio_batch_sub)) - s.pos   -- submits in the batch
-FROM kvio_batch_start s
-ORDER BY 1, 2, 3;
+-- submit exceeds :batch_gap_ns (default 50000 ns = kvio-report --batch-gap-us 50);
+-- kvio_runs_gather gives each label's run lengths (docs/database.md).
+-- Inputs: kvio_pool, kvio_proc (prelude.sql); kvio_pct (the extension).
 SELECT
-  label,
-  n,                                               -- batches
-  p50 AS size_p50,                                 -- commands per batch
-  p95 AS size_p95,
-  max AS size_max
-FROM kvio_pct
-ORDER BY label;
+  p.label,
+  b.n,                                             -- batches
+  b.p50 AS size_p50,                               -- commands per batch
+  b.p95 AS size_p95,
+  b.max AS size_max
+FROM kvio_pct((SELECT kvio_runs_gather(lid, ts, coalesce(:batch_gap_ns, 50000))
+               FROM (SELECT lid, ts FROM kvio_pool ORDER BY lid, ts, id))) b
+JOIN kvio_proc p ON p.upid = b.k1
+ORDER BY p.label;

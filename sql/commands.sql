@@ -1,17 +1,31 @@
 -- commands.sql — NVMe command counts, bytes, wall time and throughput per label.
--- Inputs: kvio_command, kvio_pool (prelude.sql).
+-- Inputs: kvio_command, kvio_pool_all, kvio_proc (prelude.sql).
+WITH c AS (                                        -- one pass, in kvio_cmd's (lid) order
+  SELECT
+    lid,
+    count(*) AS n,                                   -- commands
+    sum(tagged) AS tagged,
+    sum(dlen) AS bytes_all,
+    sum(CASE WHEN tagged THEN dlen END) AS bytes_tagged,
+    min(ts) AS t0,
+    max(ts + dur) AS t1,
+    sum(real) AS n_real
+  FROM kvio_command
+  GROUP BY lid
+), b AS (
+  SELECT c.*,
+    coalesce(CASE WHEN lid IN (SELECT lid FROM kvio_pool_all) THEN bytes_all ELSE bytes_tagged END, 0) AS pool_bytes
+  FROM c
+)
 SELECT
-  c.label,
-  count(*) AS n,                                   -- commands
-  sum(c.tagged) AS tagged,                         -- commands with trace_id != 0
-  count(*) - sum(c.tagged) AS untagged,            -- commands with trace_id 0
-  coalesce(p.bytes, 0) AS tagged_bytes,            -- sum of data_len over the pool (bytes)
-  max(c.ts + c.dur) - min(c.ts) AS wall_ns,        -- last end - first submit, all commands (ns)
-  sum(c.real) * 1.0 / max(1, count(*)) AS real_cover, -- share of commands with a real duration
-  CASE WHEN max(c.ts + c.dur) > min(c.ts)
-    THEN coalesce(p.bytes, 0) * 1.0 / (max(c.ts + c.dur) - min(c.ts))
-  END AS throughput_gbs                            -- tagged_bytes / wall_ns (bytes/ns = GB/s)
-FROM kvio_command c
-LEFT JOIN (SELECT label, sum(dlen) AS bytes FROM kvio_pool GROUP BY label) p USING (label)
-GROUP BY c.label
-ORDER BY c.label;
+  p.label,
+  b.n,                                             -- commands
+  b.tagged,                                        -- commands with trace_id != 0
+  b.n - b.tagged AS untagged,                      -- commands with trace_id 0
+  b.pool_bytes AS tagged_bytes,                    -- sum of data_len over the pool (bytes)
+  b.t1 - b.t0 AS wall_ns,                          -- last end - first submit, all commands (ns)
+  b.n_real * 1.0 / max(1, b.n) AS real_cover,      -- share of commands with a real duration
+  CASE WHEN b.t1 > b.t0 THEN b.pool_bytes * 1.0 / (b.t1 - b.t0) END AS throughput_gbs
+                                                   -- tagged_bytes / wall_ns (bytes/ns = GB/s)
+FROM b JOIN kvio_proc p ON p.upid = b.lid
+ORDER BY p.label;

@@ -6,6 +6,14 @@
 -- Every html_*.sql returns the same columns: one row per point of a chart's
 -- series, in drawing order.
 -- Inputs: kvio_sample as latency.sql leaves it, kvio_cdf (prelude.sql).
+
+-- The samples it draws, as latency.sql gathered them before its operators (kvio_pct
+-- and friends keep no rows): the old statements, kept here for the picture.
+DELETE FROM kvio_sample;
+INSERT INTO kvio_sample(label, grp, v)
+SELECT label, op, dur FROM kvio_pool WHERE real AND op IN ('read', 'write')
+ORDER BY 1, 2, 3;
+
 SELECT
   'lat:' || grp AS chart,                          -- lat:read | lat:write
   label,                                           -- arm: one series per label

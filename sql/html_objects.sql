@@ -10,6 +10,23 @@
 -- Inputs: kvio_sample as objects.sql leaves it, kvio_object, kvio_command,
 -- kvio_cdf (prelude.sql).
 
+-- The samples it draws, as objects.sql gathered them before its operators (kvio_pct
+-- and friends keep no rows): the old statements, kept here for the picture.
+DELETE FROM kvio_sample;
+INSERT INTO kvio_sample(label, grp, v)
+WITH ok AS (
+  SELECT * FROM kvio_object
+  WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
+), first_cmd AS (
+  SELECT label, tid, min(ts) AS t0 FROM kvio_command WHERE tagged GROUP BY label, tid
+)
+SELECT label, 'span:' || op, dur FROM ok
+UNION ALL
+SELECT label, 'mbs:' || op, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 FROM ok WHERE dur <> 0
+UNION ALL
+SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid
+ORDER BY 1, 2, 3;
+
 -- kvio_html_obj: the CDF points of the span and pre-submit samples
 DROP TABLE IF EXISTS temp.kvio_html_obj;
 CREATE TEMP TABLE kvio_html_obj AS

@@ -10,6 +10,38 @@
 --             in it (zero-length ones included, as qd's max)
 -- Inputs: the temp tables qd.sql leaves.
 
+-- The samples it draws, as qd.sql gathered them before its operators (kvio_pct
+-- and friends keep no rows): the old statements, kept here for the picture.
+-- kvio_qd_ev: the events numbered (pos) in (label, ts, delta) order; each
+-- label is one run of positions.
+DROP TABLE IF EXISTS temp.kvio_qd_ev;
+CREATE TEMP TABLE kvio_qd_ev(pos INTEGER PRIMARY KEY, label TEXT, ts INT, d INT);
+INSERT INTO kvio_qd_ev(label, ts, d)
+SELECT label, ts, 1 FROM kvio_pool WHERE real
+UNION ALL
+SELECT label, ts + dur, -1 FROM kvio_pool WHERE real
+ORDER BY 1, 2, 3;
+
+-- kvio_qd_depth: the depth after each event. Every label's deltas sum to 0,
+-- so one running sum over pos restarts at 0 with each label (no PARTITION BY:
+-- the window runs once, over rowid order).
+DROP TABLE IF EXISTS temp.kvio_qd_depth;
+CREATE TEMP TABLE kvio_qd_depth(pos INTEGER PRIMARY KEY, qd INT);
+INSERT INTO kvio_qd_depth
+SELECT pos, sum(d) OVER (ORDER BY pos ROWS UNBOUNDED PRECEDING) FROM kvio_qd_ev;
+
+-- kvio_qd_label: each label's run of positions [first, last], found from the
+-- rows whose neighbour belongs to another label (a scan, no sort)
+DROP TABLE IF EXISTS temp.kvio_qd_label;
+CREATE TEMP TABLE kvio_qd_label(first INTEGER PRIMARY KEY, last INT, label TEXT);
+INSERT INTO kvio_qd_label
+SELECT min(pos), max(pos), label FROM (
+  SELECT e.pos, e.label FROM kvio_qd_ev e
+  LEFT JOIN kvio_qd_ev p ON p.pos = e.pos - 1
+  LEFT JOIN kvio_qd_ev n ON n.pos = e.pos + 1
+  WHERE p.pos IS NULL OR p.label IS NOT e.label OR n.pos IS NULL OR n.label IS NOT e.label
+) GROUP BY label;
+
 -- kvio_html_qd_iv: one row per interval (event and its label's next event)
 DROP TABLE IF EXISTS temp.kvio_html_qd_iv;
 CREATE TEMP TABLE kvio_html_qd_iv AS

@@ -7,6 +7,39 @@
 -- ones as 0, so the curve closes at both ends. (The page draws the service
 -- time, qd1's svc, as a vertical line: a serialized path peaks on it.)
 -- Inputs: kvio_sample as qd1.sql leaves it.
+
+-- The samples it draws, as qd1.sql gathered them before its operators (kvio_pct
+-- and friends keep no rows): the old statements, kept here for the picture.
+-- kvio_qd1_cmd: tagged commands numbered (pos) in (label, trace_id, submit) order,
+-- so each object is a run of positions and its previous submit is pos - 1
+DROP TABLE IF EXISTS temp.kvio_qd1_cmd;
+CREATE TEMP TABLE kvio_qd1_cmd(pos INTEGER PRIMARY KEY, label TEXT, tid INT, ts INT, op TEXT);
+INSERT INTO kvio_qd1_cmd(label, tid, ts, op)
+SELECT label, tid, ts, op FROM kvio_command WHERE tagged ORDER BY label, tid, ts, id;
+
+DELETE FROM kvio_sample;
+INSERT INTO kvio_sample(label, grp, v)
+WITH object AS (                                   -- one row per object: its run of positions
+  SELECT c.pos AS first, c.label, c.op AS first_op,
+    coalesce((SELECT min(n.pos) FROM kvio_qd1_cmd n WHERE n.pos > c.pos AND (n.tid <> c.tid OR n.label <> c.label)),
+             (SELECT max(pos) + 1 FROM kvio_qd1_cmd)) - c.pos AS n_cmds
+  FROM kvio_qd1_cmd c LEFT JOIN kvio_qd1_cmd p ON p.pos = c.pos - 1
+  WHERE p.pos IS NULL OR p.tid <> c.tid OR p.label <> c.label
+), obj_gap AS (
+  SELECT o.label, CASE WHEN o.first_op = 'read' THEN 'load' ELSE 'store' END AS op,
+    c.ts - p.ts AS gap                             -- ns since the previous submit of the object
+  FROM object o JOIN kvio_qd1_cmd c ON c.pos > o.first AND c.pos < o.first + o.n_cmds
+  JOIN kvio_qd1_cmd p ON p.pos = c.pos - 1
+  WHERE o.n_cmds >= 4
+)
+SELECT label, op, gap FROM obj_gap                                     -- submit gaps
+UNION ALL
+SELECT label, 'objects:' || CASE WHEN first_op = 'read' THEN 'load' ELSE 'store' END, 1
+FROM object WHERE n_cmds >= 4                                          -- one row per object
+UNION ALL
+SELECT label, 'svc:' || op, dur FROM kvio_command WHERE tagged AND real AND op IN ('read', 'write')
+ORDER BY 1, 2, 3;
+
 WITH gap AS (
   SELECT label, grp AS op, CAST(floor(10 * log10(max(v, 1))) AS INTEGER) AS bin
   FROM kvio_sample WHERE grp IN ('load', 'store')

@@ -2,6 +2,17 @@
 -- --html). Run after serving.sql: it draws that file's samples (kvio_sample
 -- grouped by label and op), downsampled to kvio_cdf's grid.
 -- Inputs: kvio_sample as serving.sql leaves it, kvio_cdf (prelude.sql).
+
+-- The samples it draws, as serving.sql gathered them before its operators (kvio_pct
+-- and friends keep no rows): the old statements, kept here for the picture.
+DELETE FROM kvio_sample;
+INSERT INTO kvio_sample(label, grp, v)
+SELECT p.label, coalesce(nullif(CAST(extract_arg(s.arg_set_id, 'debug.op') AS TEXT), ''), s.name), s.dur
+FROM slice s JOIN process_track pt ON s.track_id = pt.id JOIN kvio_proc p USING (upid)
+WHERE p.name LIKE 'Serving%'
+  AND (:win_hi IS NULL OR s.ts <= :win_hi) AND (:win_lo IS NULL OR s.ts + s.dur >= :win_lo)
+ORDER BY 1, 2, 3;
+
 SELECT
   'serving:' || grp AS chart,                      -- serving:<op>
   label,                                           -- arm

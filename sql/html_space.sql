@@ -5,6 +5,14 @@
 -- from the label's first, k = ceil(writes / 4000): at most 4000 points per
 -- label, spread evenly over the writes.
 -- Inputs: kvio_space_w as space.sql leaves it.
+
+-- The samples it draws, as space.sql gathered them before its operators (kvio_pct
+-- and friends keep no rows): the old statements, kept here for the picture.
+DROP TABLE IF EXISTS temp.kvio_space_w;
+CREATE TEMP TABLE kvio_space_w(pos INTEGER PRIMARY KEY, label TEXT, ts INT, slba INT, dlen INT, role TEXT);
+INSERT INTO kvio_space_w(label, ts, slba, dlen, role)
+SELECT label, ts, slba, dlen, role FROM kvio_pool WHERE op = 'write' ORDER BY label, ts, id;
+
 WITH run AS (                                      -- each label's first position and stride
   SELECT label, min(pos) AS first, (count(*) + 3999) / 4000 AS k FROM kvio_space_w GROUP BY label
 )

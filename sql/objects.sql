@@ -6,22 +6,24 @@
 --   presubmit_p50  first tagged command of the object's trace_id - object begin
 --                  (ns): the producer's time before the device sees any IO
 -- (Objects with an error: failed.sql.)
--- Inputs: kvio_object, kvio_command, kvio_sample, kvio_pct (prelude.sql).
-DELETE FROM kvio_sample;
-INSERT INTO kvio_sample(label, grp, v)
+-- Inputs: kvio_object, kvio_command, kvio_proc (prelude.sql); kvio_pct,
+-- kvio_groups (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
-), first_cmd AS (
-  SELECT label, tid, min(ts) AS t0 FROM kvio_command WHERE tagged GROUP BY label, tid
+), first_cmd AS MATERIALIZED (                     -- per (label, trace_id): the first submit
+  SELECT p.label, f.k2 AS tid, f.min AS t0
+  FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts) FROM kvio_command WHERE tagged)) f
+  JOIN kvio_proc p ON p.upid = f.k1
+), sample AS (
+  SELECT label, 'span:' || op AS grp, dur AS v FROM ok
+  UNION ALL
+  SELECT label, 'mbs:' || op, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 FROM ok WHERE dur <> 0
+  UNION ALL
+  SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid
+), pct AS MATERIALIZED (
+  SELECT k1 AS label, k2 AS grp, * FROM kvio_pct((SELECT kvio_pct_gather(label, grp, v) FROM sample))
 )
-SELECT label, 'span:' || op, dur FROM ok
-UNION ALL
-SELECT label, 'mbs:' || op, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 FROM ok WHERE dur <> 0
-UNION ALL
-SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid
-ORDER BY 1, 2, 3;
-WITH pct AS MATERIALIZED (SELECT * FROM kvio_pct)
 SELECT
   s.label,
   substr(s.grp, 6) AS op,                          -- store | load | delete

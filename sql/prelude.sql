@@ -1,35 +1,39 @@
 -- prelude.sql — shared inputs of every kvio analysis (run it first).
 --
--- Plain SQL over trace_processor's tables (process, process_track, slice,
--- extract_arg), so the same text runs on a kvio trace.db (sqlite3 + kvio's
--- extension) and in trace_processor on an exported .pftrace. Creates TEMP
--- tables only; safe to run again.
+-- Runs on a kvio trace.db with kvio's extension loaded (sqlite3 -cmd '.load
+-- build/kvio'): it reads the typed tables (kvio_cmd, kvio_obj) and the files
+-- use the extension's operators (kvio_pct, kvio_depth, kvio_groups and their
+-- gathering aggregates; docs/database.md). Creates TEMP tables and views only;
+-- safe to run again.
 --
 -- Labels: process names are "LMCache <label>", "NVMe <dev> <label>",
--- "Serving <label>".
+-- "Serving <label>". Commands are grouped by the integer id of their NVMe
+-- process (lid = kvio_cmd.upid, one per label) and named at the end through
+-- kvio_proc.
 -- The pool: a label's commands with trace_id != 0, or all of its commands
 -- when none is tagged (transports without a user_data channel).
 -- The window (kvio-report --time-range / --trace-id): :win_lo/:win_hi (ns) keep
 -- the command and object slices overlapping [lo, hi] (edges inclusive),
 -- :win_tlo/:win_thi those of trace_ids lo..hi (an untagged command never);
--- unbound (NULL) bounds keep everything.
--- Percentile, everywhere: pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))];
--- kvio_pct below is the one place that computes it.
+-- unbound (NULL) bounds keep everything (kvio_window holds them for the views).
+-- Percentile, everywhere: pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))],
+-- NULLs first; kvio_pct is the one place that computes it.
 
 DROP TABLE IF EXISTS temp.kvio_proc;
-DROP TABLE IF EXISTS temp.kvio_cmd_track;
-DROP TABLE IF EXISTS temp.kvio_command;
+DROP TABLE IF EXISTS temp.kvio_cmd_proc;
 DROP TABLE IF EXISTS temp.kvio_pool_all;
 DROP TABLE IF EXISTS temp.kvio_object;
-DROP TABLE IF EXISTS temp.kvio_sample;
+DROP TABLE IF EXISTS temp.kvio_window;
+DROP VIEW IF EXISTS temp.kvio_command;
 DROP VIEW IF EXISTS temp.kvio_pool;
-DROP VIEW IF EXISTS temp.kvio_pct;
+DROP TABLE IF EXISTS temp.kvio_sample;
 DROP VIEW IF EXISTS temp.kvio_grp;
 DROP VIEW IF EXISTS temp.kvio_cdf;
 DROP TABLE IF EXISTS temp.kvio_cdf_q;
 
 -- kvio_proc: every capture process and its label
-CREATE TEMP TABLE kvio_proc AS
+CREATE TEMP TABLE kvio_proc(upid INTEGER PRIMARY KEY, name TEXT, label TEXT);
+INSERT INTO kvio_proc
 SELECT
   upid,
   name,                                             -- process name
@@ -42,46 +46,53 @@ SELECT
 FROM process
 WHERE name IS NOT NULL;
 
--- kvio_cmd_track: the command tracks (writes*, reads*, other*, untagged*) and
--- their labels; a handful of rows, so each command slice finds its label by
--- one key lookup instead of a track-name match per slice
-CREATE TEMP TABLE kvio_cmd_track(id INTEGER PRIMARY KEY, label TEXT);
-INSERT INTO kvio_cmd_track
-SELECT pt.id, p.label
-FROM process_track pt
-JOIN kvio_proc p USING (upid)
-WHERE pt.name LIKE 'writes%' OR pt.name LIKE 'reads%'
-   OR pt.name LIKE 'other%' OR pt.name LIKE 'untagged%';
+-- kvio_window: the window's bounds, NULL when unbound (a view cannot hold parameters)
+CREATE TEMP TABLE kvio_window AS SELECT :win_lo AS lo, :win_hi AS hi, :win_tlo AS tlo, :win_thi AS thi;
 
--- kvio_command: one row per NVMe command slice
-CREATE TEMP TABLE kvio_command AS
+-- kvio_command: one row per NVMe command (in the window), its args typed (no extract_arg)
+CREATE TEMP VIEW kvio_command AS
 SELECT
-  t.label,
-  s.id,
-  s.ts,                                             -- submit time (ns)
-  s.dur,                                            -- real or nominal duration (ns)
-  s.name AS op,                                     -- op_name: read, write, ...
-  extract_arg(s.arg_set_id, 'debug.trace_id') AS tid, -- user_data >> 32; NULL when 0
-  coalesce(extract_arg(s.arg_set_id, 'debug.trace_id'), 0) <> 0 AS tagged,
-  extract_arg(s.arg_set_id, 'debug.slba') AS slba,  -- start LBA
-  extract_arg(s.arg_set_id, 'debug.data_len') AS dlen, -- bytes
-  extract_arg(s.arg_set_id, 'debug.role') AS role,  -- header | payload (store objects)
-  coalesce(extract_arg(s.arg_set_id, 'debug.real_dur'), 0) AS real -- 1: dur from a completion
-FROM slice s
-JOIN kvio_cmd_track t ON t.id = s.track_id
-WHERE (:win_hi IS NULL OR s.ts <= :win_hi) AND (:win_lo IS NULL OR s.ts + s.dur >= :win_lo)
-  AND (:win_tlo IS NULL OR extract_arg(s.arg_set_id, 'debug.trace_id') BETWEEN :win_tlo AND :win_thi);
+  upid AS lid,                                      -- label id: the NVMe process
+  id,
+  ts,                                               -- submit time (ns)
+  dur,                                              -- real or nominal duration (ns)
+  name AS op,                                       -- op_name: read, write, ...
+  trace_id AS tid,                                  -- user_data >> 32; NULL when 0
+  trace_id IS NOT NULL AS tagged,
+  slba,                                             -- start LBA
+  data_len AS dlen,                                 -- bytes
+  role,                                             -- header | payload (store objects)
+  real_dur AS real,                                 -- 1: dur from a completion
+  (SELECT label FROM kvio_proc p WHERE p.upid = kvio_cmd.upid) AS label -- its name (computed only when read)
+FROM kvio_cmd
+WHERE ((SELECT hi FROM kvio_window) IS NULL OR ts <= (SELECT hi FROM kvio_window))
+  AND ((SELECT lo FROM kvio_window) IS NULL OR ts + dur >= (SELECT lo FROM kvio_window))
+  AND ((SELECT tlo FROM kvio_window) IS NULL
+       OR trace_id BETWEEN (SELECT tlo FROM kvio_window) AND (SELECT thi FROM kvio_window));
 
--- kvio_pool_all: labels whose pool is all commands (none tagged)
-CREATE TEMP TABLE kvio_pool_all AS
-SELECT label FROM kvio_command GROUP BY label HAVING sum(tagged) = 0;
+-- kvio_cmd_proc: the NVMe processes (label ids) that have commands, found
+-- from their command tracks (each scan stops at the process's first command)
+CREATE TEMP TABLE kvio_cmd_proc(lid INTEGER PRIMARY KEY);
+INSERT INTO kvio_cmd_proc
+SELECT DISTINCT pt.upid
+FROM process_track pt
+WHERE (pt.name LIKE 'writes%' OR pt.name LIKE 'reads%' OR pt.name LIKE 'other%' OR pt.name LIKE 'untagged%')
+  AND EXISTS (SELECT 1 FROM kvio_command c WHERE c.lid = pt.upid);
+
+-- kvio_pool_all: labels with commands of which none is tagged
+CREATE TEMP TABLE kvio_pool_all(lid INTEGER PRIMARY KEY);
+INSERT INTO kvio_pool_all
+SELECT lid FROM kvio_cmd_proc p
+WHERE NOT EXISTS (SELECT 1 FROM kvio_command c WHERE c.lid = p.lid AND c.tagged);
 
 -- kvio_pool: the commands the per-command analyses run over
 CREATE TEMP VIEW kvio_pool AS
 SELECT * FROM kvio_command
-WHERE tagged OR label IN (SELECT label FROM kvio_pool_all);
+WHERE tagged OR lid IN (SELECT lid FROM kvio_pool_all);
 
--- kvio_object: one row per KV object span (slices on objects* tracks)
+-- kvio_object: one row per KV object span (slices on objects* tracks), its
+-- args from kvio_obj (typed), or extract_arg for a database whose objects
+-- keep their args in kvio_arg (kvio-ingest --pftrace)
 CREATE TEMP TABLE kvio_object AS
 SELECT
   p.label,
@@ -89,24 +100,27 @@ SELECT
   s.ts,                                             -- object begin (ns)
   s.dur,                                            -- span (ns)
   s.name,
-  extract_arg(s.arg_set_id, 'debug.trace_id') AS tid,
-  extract_arg(s.arg_set_id, 'debug.op') AS op,      -- store | load | delete
-  extract_arg(s.arg_set_id, 'debug.bytes') AS bytes,
-  extract_arg(s.arg_set_id, 'debug.n_cmds') AS n_cmds,
-  extract_arg(s.arg_set_id, 'debug.fmt') AS fmt,    -- key field 2 (shard identity on MP captures)
-  extract_arg(s.arg_set_id, 'debug.chunk') AS chunk, -- key field 4, 12 chars
-  extract_arg(s.arg_set_id, 'debug.key') AS key,    -- last 24 chars of the key
-  extract_arg(s.arg_set_id, 'debug.error') AS error, -- set on failed ops
-  extract_arg(s.arg_set_id, 'debug.tp_rank') AS tp_rank,   -- decoded shard rank (kvio)
-  extract_arg(s.arg_set_id, 'debug.tp_world') AS tp_world, -- decoded world size (kvio)
-  extract_arg(s.arg_set_id, 'debug.tp_chunk') AS tp_chunk  -- decoded chunk id (kvio)
-FROM slice s
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.trace_id') ELSE o.trace_id END AS tid,
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.op') ELSE o.op END AS op, -- store | load | delete
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.bytes') ELSE o.bytes END AS bytes,
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.n_cmds') ELSE o.n_cmds END AS n_cmds,
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.fmt') ELSE o.fmt END AS fmt, -- key field 2 (shard identity on MP captures)
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.chunk') ELSE o.chunk END AS chunk, -- key field 4, 12 chars
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.key') ELSE o.key END AS key, -- last 24 chars of the key
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.error') ELSE o.error END AS error, -- set on failed ops
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.tp_rank') ELSE o.tp_rank END AS tp_rank, -- decoded shard rank
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.tp_world') ELSE o.tp_world END AS tp_world, -- decoded world size
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.tp_chunk') ELSE o.tp_chunk END AS tp_chunk -- decoded chunk id
+FROM kvio_slice s
 JOIN process_track pt ON s.track_id = pt.id
 JOIN kvio_proc p USING (upid)
+LEFT JOIN kvio_obj o ON o.id = s.arg_set_id
 WHERE pt.name LIKE 'objects%'
   AND (:win_hi IS NULL OR s.ts <= :win_hi) AND (:win_lo IS NULL OR s.ts + s.dur >= :win_lo)
-  AND (:win_tlo IS NULL OR extract_arg(s.arg_set_id, 'debug.trace_id') BETWEEN :win_tlo AND :win_thi);
+  AND (:win_tlo IS NULL OR (CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.trace_id') ELSE o.trace_id END)
+                           BETWEEN :win_tlo AND :win_thi);
 
+-- For the html_*.sql pictures (kvio-report --html), which draw samples:
 -- kvio_sample: values to take percentiles of, by (label, grp). Fill it with
 -- DELETE, then one INSERT ... ORDER BY label, grp, v: its rows are then numbered
 -- (pos) in sorted order, each group contiguous, and a percentile is one lookup
@@ -125,19 +139,6 @@ WITH bound AS (
      OR x.pos IS NULL OR x.label IS NOT s.label OR x.grp IS NOT s.grp
 )
 SELECT label, grp, min(pos) AS first, max(pos) - min(pos) + 1 AS n FROM bound GROUP BY label, grp;
-
--- kvio_pct: the percentiles of kvio_sample, pct(xs, q) = sorted(xs)[min(n - 1, floor(q * n))]
-CREATE TEMP VIEW kvio_pct AS
-SELECT
-  label,
-  grp,
-  n,                                                                    -- samples
-  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.25 * n AS INTEGER))) AS p25,
-  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.50 * n AS INTEGER))) AS p50,
-  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.95 * n AS INTEGER))) AS p95,
-  (SELECT v FROM kvio_sample WHERE pos = first + min(n - 1, CAST(0.99 * n AS INTEGER))) AS p99,
-  (SELECT v FROM kvio_sample WHERE pos = first + n - 1) AS max
-FROM kvio_grp;
 
 -- kvio_cdf_q: the quantiles a drawn CDF (sql/html_*.sql) is sampled at:
 -- k/200 for k = 0..200, then the tail 0.991..0.999 by 0.001, 0.9995, 0.9999

@@ -3,9 +3,7 @@
 -- key's second field). When a label's objects have more than one distinct fmt
 -- (= shards): per (op, chunk) over store/load objects without error, the
 -- spread of object ends, max - min (ns); only chunks seen on every shard.
--- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
-DELETE FROM kvio_sample;
-INSERT INTO kvio_sample(label, grp, v)
+-- Inputs: kvio_object (prelude.sql); kvio_pct (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object WHERE error IS NULL OR error = '' OR error = 0
 ), shards AS (
@@ -15,11 +13,11 @@ WITH ok AS (
   FROM ok
   WHERE chunk IS NOT NULL AND chunk <> '' AND op IN ('store', 'load')
   GROUP BY label, op, chunk
+), gap AS (
+  SELECT c.label, c.gap
+  FROM chunk_end c JOIN shards s ON s.label = c.label
+  WHERE s.n > 1 AND c.n = s.n
 )
-SELECT c.label, 'gap', c.gap
-FROM chunk_end c JOIN shards s ON s.label = c.label
-WHERE s.n > 1 AND c.n = s.n
-ORDER BY 1, 2, 3;
 SELECT
   p.label,
   (SELECT count(DISTINCT fmt) FROM kvio_object o WHERE o.label = p.label AND fmt IS NOT NULL AND fmt <> ''
@@ -27,5 +25,5 @@ SELECT
   p.p50 AS gap_p50,                                -- ns
   p.p99 AS gap_p99,                                -- ns
   p.n AS chunks                                    -- (op, chunk) groups seen on every shard
-FROM kvio_pct p
+FROM (SELECT k1 AS label, * FROM kvio_pct((SELECT kvio_pct_gather(label, 'gap', gap) FROM gap))) p
 ORDER BY p.label;

@@ -5,9 +5,7 @@
 -- model@0xKVRANK[@group]@chunkhex (world_size<<24 | global_rank<<16 | ...).
 -- Per (op, tp_chunk) over store/load objects without error: max - min of the
 -- object ends (ns), for chunks seen on every rank of the label's world size.
--- Inputs: kvio_object, kvio_sample, kvio_pct (prelude.sql).
-DELETE FROM kvio_sample;
-INSERT INTO kvio_sample(label, grp, v)
+-- Inputs: kvio_object (prelude.sql); kvio_pct (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND tp_rank IS NOT NULL AND op IN ('store', 'load')
@@ -16,11 +14,11 @@ WITH ok AS (
 ), chunk_end AS (
   SELECT label, op, tp_chunk, count(DISTINCT tp_rank) AS r, max(ts + dur) - min(ts + dur) AS gap
   FROM ok GROUP BY label, op, tp_chunk
+), gap AS (
+  SELECT c.label, c.gap
+  FROM chunk_end c JOIN world w ON w.label = c.label
+  WHERE w.ranks > 1 AND c.r = w.ranks
 )
-SELECT c.label, 'gap', c.gap
-FROM chunk_end c JOIN world w ON w.label = c.label
-WHERE w.ranks > 1 AND c.r = w.ranks
-ORDER BY 1, 2, 3;
 SELECT
   p.label,
   (SELECT max(tp_world) FROM kvio_object o WHERE o.label = p.label) AS world_size,
@@ -29,5 +27,5 @@ SELECT
   p.p50 AS gap_p50,                                -- ns
   p.p99 AS gap_p99,                                -- ns
   p.n AS chunks                                    -- (op, chunk) groups seen on every rank
-FROM kvio_pct p
+FROM (SELECT k1 AS label, * FROM kvio_pct((SELECT kvio_pct_gather(label, 'gap', gap) FROM gap))) p
 ORDER BY p.label;

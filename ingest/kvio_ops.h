@@ -1,0 +1,1384 @@
+/* kvio_ops.h — operators under the report's SQL: static functions compiled as part
+ * of kvio_ext.c (included once, there; not a header for other files).
+ *
+ * Each is generic (named for what it computes, not for a metric) and comes as
+ * a pair, in the manner of Perfetto's stdlib intrinsics: an aggregate gathers
+ * rows into a C structure in one pass, grouping internally (SQLite's GROUP BY
+ * is a sort), and returns it with sqlite3_result_pointer; an eponymous
+ * table-valued function takes it (sqlite3_value_pointer) and returns a table:
+ *
+ *   kvio_pct_gather(k1, k2, v)            values by group      -> kvio_pct(p)
+ *   kvio_runs_gather(k, t, max_gap)       run lengths by group -> kvio_pct(p)
+ *   kvio_gaps_gather(k, seq, t, cls, min) consecutive gaps     -> kvio_pct(p)
+ *   kvio_depth_gather(k, ts, dur)         depth sweep          -> kvio_depth(p)
+ *   kvio_group_gather(k1, k2, v)          count/min/max/sum    -> kvio_groups(p)
+ *   kvio_step_gather(k, a, b)             a - previous b       -> kvio_groups(p)
+ *
+ * The contracts (inputs, NULLs, ties, order, output) are in docs/database.md
+ * ("Operators"); tests/ops_twin.py checks each against a brute-force twin. */
+
+/* ---- group keys ------------------------------------------------------------ */
+
+struct key {
+	int t; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
+	int64_t i;
+	double d;
+	char *s;
+	int len;
+};
+
+/* A view of v as a key: text points into v (valid while v is); a real with
+ * an integral value is the integer (5.0 groups with 5, as SQL compares). */
+static struct key key_view(sqlite3_value *v)
+{
+	struct key k = {.t = sqlite3_value_type(v)};
+	if (k.t == SQLITE_INTEGER) {
+		k.i = sqlite3_value_int64(v);
+	} else if (k.t == SQLITE_FLOAT) {
+		k.d = sqlite3_value_double(v);
+		if (k.d == (double)(int64_t)k.d && k.d > -9e18 && k.d < 9e18) {
+			k.t = SQLITE_INTEGER;
+			k.i = (int64_t)k.d;
+		}
+	} else if (k.t == SQLITE_TEXT || k.t == SQLITE_BLOB) {
+		const unsigned char *s = sqlite3_value_text(v);
+		k.t = SQLITE_TEXT;
+		k.s = (char *)(s ? s : (const unsigned char *)"");
+		k.len = sqlite3_value_bytes(v);
+	}
+	return k;
+}
+
+/* Copy key view k into *out (its text copied). SQLITE_OK or NOMEM. */
+static int key_copy(struct key *out, const struct key *k)
+{
+	*out = *k;
+	if (k->t != SQLITE_TEXT)
+		return SQLITE_OK;
+	out->s = sqlite3_malloc(k->len + 1);
+	if (!out->s)
+		return SQLITE_NOMEM;
+	memcpy(out->s, k->s, k->len);
+	out->s[k->len] = 0;
+	return SQLITE_OK;
+}
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Hash of key k, chained on h. */
+static uint64_t key_hash(const struct key *k, uint64_t h)
+{
+	if (k->t == SQLITE_INTEGER)
+		return mix(h ^ (uint64_t)k->i);
+	if (k->t == SQLITE_FLOAT) {
+		uint64_t b;
+		memcpy(&b, &k->d, 8);
+		return mix(h ^ b ^ 0x9e3779b97f4a7c15ULL);
+	}
+	if (k->t != SQLITE_TEXT)
+		return mix(h ^ 0x51afd7ed558ccdffULL);
+	uint64_t x = 1469598103934665603ULL;
+	for (int i = 0; i < k->len; i++)
+		x = (x ^ (unsigned char)k->s[i]) * 1099511628211ULL;
+	return mix(h ^ x);
+}
+
+/* Whether keys a and b are the same group. */
+static int key_same(const struct key *a, const struct key *b)
+{
+	if (a->t != b->t)
+		return 0;
+	switch (a->t) {
+	case SQLITE_INTEGER: return a->i == b->i;
+	case SQLITE_FLOAT: return a->d == b->d;
+	case SQLITE_TEXT: return a->len == b->len && (!a->len || !memcmp(a->s, b->s, a->len));
+	default: return 1;
+	}
+}
+
+/* SQLite's order of two keys: NULL, then numbers, then text (BINARY). */
+static int key_cmp(const struct key *a, const struct key *b)
+{
+	int ca = a->t == SQLITE_NULL ? 0 : a->t == SQLITE_TEXT ? 2 : 1;
+	int cb = b->t == SQLITE_NULL ? 0 : b->t == SQLITE_TEXT ? 2 : 1;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	if (ca == 0)
+		return 0;
+	if (ca == 2) {
+		int n = a->len < b->len ? a->len : b->len;
+		int c = n ? memcmp(a->s, b->s, n) : 0;
+		return c ? c : (a->len > b->len) - (a->len < b->len);
+	}
+	if (a->t == SQLITE_INTEGER && b->t == SQLITE_INTEGER)
+		return (a->i > b->i) - (a->i < b->i);
+	double x = a->t == SQLITE_INTEGER ? (double)a->i : a->d, y = b->t == SQLITE_INTEGER ? (double)b->i : b->d;
+	return (x > y) - (x < y);
+}
+
+static void key_result(sqlite3_context *ctx, const struct key *k)
+{
+	switch (k->t) {
+	case SQLITE_INTEGER: sqlite3_result_int64(ctx, k->i); break;
+	case SQLITE_FLOAT: sqlite3_result_double(ctx, k->d); break;
+	case SQLITE_TEXT: sqlite3_result_text(ctx, k->s, k->len, SQLITE_TRANSIENT); break;
+	default: sqlite3_result_null(ctx);
+	}
+}
+
+/* ---- a hash table of groups keyed by up to two values ---------------------- */
+
+/* Every operator's group starts with this head. */
+struct ghead {
+	struct key k[2];
+	uint64_t h;
+};
+
+struct gtab {
+	struct ghead **slot; /* open addressing, cap a power of two */
+	size_t cap, n;
+	size_t gsize;        /* bytes of one group, head included */
+	struct ghead **list; /* the groups in insertion order, then sorted by key */
+	size_t nlist, caplist;
+	unsigned nkeys;      /* 1 or 2 */
+};
+
+static void gtab_init(struct gtab *t, size_t gsize, unsigned nkeys)
+{
+	memset(t, 0, sizeof *t);
+	t->gsize = gsize;
+	t->nkeys = nkeys;
+}
+
+/* Free the table's groups (after fini(g) on each, when given). */
+static void gtab_free(struct gtab *t, void (*fini)(struct ghead *))
+{
+	for (size_t i = 0; i < t->nlist; i++) {
+		struct ghead *g = t->list[i];
+		if (fini)
+			fini(g);
+		sqlite3_free(g->k[0].s);
+		sqlite3_free(g->k[1].s);
+		sqlite3_free(g);
+	}
+	sqlite3_free(t->slot);
+	sqlite3_free(t->list);
+	memset(t, 0, sizeof *t);
+}
+
+static int gtab_grow(struct gtab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 64;
+	struct ghead **s = sqlite3_malloc64(cap * sizeof *s);
+	if (!s)
+		return SQLITE_NOMEM;
+	memset(s, 0, cap * sizeof *s);
+	for (size_t i = 0; i < t->nlist; i++) {
+		size_t j = t->list[i]->h & (cap - 1);
+		while (s[j])
+			j = (j + 1) & (cap - 1);
+		s[j] = t->list[i];
+	}
+	sqlite3_free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+	return SQLITE_OK;
+}
+
+/* The group of keys k[0], k[1] (k[1] only when nkeys is 2), created zeroed
+ * if new; NULL when out of memory. */
+static struct ghead *gtab_get_k(struct gtab *t, const struct key *k)
+{
+	uint64_t h = key_hash(&k[0], 0x1234567);
+	if (t->nkeys > 1)
+		h = key_hash(&k[1], h);
+	if (t->cap) {
+		for (size_t j = h & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1)) {
+			struct ghead *g = t->slot[j];
+			if (g->h == h && key_same(&g->k[0], &k[0]) && (t->nkeys < 2 || key_same(&g->k[1], &k[1])))
+				return g;
+		}
+	}
+	if ((t->n + 1) * 2 > t->cap && gtab_grow(t) != SQLITE_OK)
+		return NULL;
+	if (t->nlist == t->caplist) {
+		size_t c = t->caplist ? t->caplist * 2 : 16;
+		struct ghead **l = sqlite3_realloc64(t->list, c * sizeof *l);
+		if (!l)
+			return NULL;
+		t->list = l;
+		t->caplist = c;
+	}
+	struct ghead *g = sqlite3_malloc64(t->gsize);
+	if (!g)
+		return NULL;
+	memset(g, 0, t->gsize);
+	g->h = h;
+	g->k[1].t = SQLITE_NULL;
+	if (key_copy(&g->k[0], &k[0]) != SQLITE_OK || (t->nkeys > 1 && key_copy(&g->k[1], &k[1]) != SQLITE_OK)) {
+		sqlite3_free(g->k[0].t == SQLITE_TEXT ? g->k[0].s : NULL);
+		sqlite3_free(g);
+		return NULL;
+	}
+	size_t j = h & (t->cap - 1);
+	while (t->slot[j])
+		j = (j + 1) & (t->cap - 1);
+	t->slot[j] = g;
+	t->n++;
+	t->list[t->nlist++] = g;
+	return g;
+}
+
+/* The group of SQL values a[0] (and a[1] when nkeys is 2). */
+static struct ghead *gtab_get(struct gtab *t, sqlite3_value **a)
+{
+	struct key k[2] = {key_view(a[0]), {.t = SQLITE_NULL}};
+	if (t->nkeys > 1)
+		k[1] = key_view(a[1]);
+	return gtab_get_k(t, k);
+}
+
+static int ghead_cmp(const void *x, const void *y)
+{
+	const struct ghead *a = *(struct ghead *const *)x, *b = *(struct ghead *const *)y;
+	int c = key_cmp(&a->k[0], &b->k[0]);
+	return c ? c : key_cmp(&a->k[1], &b->k[1]);
+}
+
+/* Sort the groups by key (SQLite's order); the hash slots stay valid. */
+static void gtab_sort(struct gtab *t)
+{
+	if (t->nlist > 1)
+		qsort(t->list, t->nlist, sizeof *t->list, ghead_cmp);
+}
+
+/* ---- value sets: the values of each group, for percentiles ---------------- */
+
+/* Values are kept as int32 while every one fits, as int64 after, and as
+ * (double, is-int) pairs once a real arrives; NULLs only counted. */
+enum { VM_I32, VM_I64, VM_MIXED };
+struct mval {
+	double d;
+	int64_t i;
+	int isint;
+};
+
+struct vgroup {
+	struct ghead h;
+	int mode;
+	size_t n, cap;
+	void *v;
+	int64_t nnull;
+	int64_t members; /* sequences behind the values (kvio_gaps_gather), else 0 */
+};
+
+struct vset {
+	struct gtab t;
+	int sorted;
+};
+
+static void vgroup_fini(struct ghead *h)
+{
+	sqlite3_free(((struct vgroup *)h)->v);
+}
+
+static void vset_free(void *p)
+{
+	struct vset *s = p;
+	if (!s)
+		return;
+	gtab_free(&s->t, vgroup_fini);
+	sqlite3_free(s);
+}
+
+static struct vset *vset_new(unsigned nkeys)
+{
+	struct vset *s = sqlite3_malloc(sizeof *s);
+	if (s) {
+		memset(s, 0, sizeof *s);
+		gtab_init(&s->t, sizeof(struct vgroup), nkeys);
+	}
+	return s;
+}
+
+static size_t vm_size(int mode)
+{
+	return mode == VM_I32 ? 4 : mode == VM_I64 ? 8 : sizeof(struct mval);
+}
+
+/* Re-store g's values in mode m (wider). SQLITE_OK or NOMEM. */
+static int vgroup_widen(struct vgroup *g, int m)
+{
+	size_t cap = g->cap ? g->cap : 16;
+	void *nv = sqlite3_malloc64(cap * vm_size(m));
+	if (!nv)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < g->n; i++) {
+		int64_t x = g->mode == VM_I32 ? ((int32_t *)g->v)[i] : ((int64_t *)g->v)[i];
+		if (m == VM_I64)
+			((int64_t *)nv)[i] = x;
+		else
+			((struct mval *)nv)[i] = (struct mval){(double)x, x, 1};
+	}
+	sqlite3_free(g->v);
+	g->v = nv;
+	g->cap = cap;
+	g->mode = m;
+	return SQLITE_OK;
+}
+
+/* Add an integer (isint) or a real to g. SQLITE_OK or NOMEM. */
+static int vgroup_add(struct vgroup *g, int isint, int64_t i, double d)
+{
+	int need = !isint ? VM_MIXED : (i >= INT32_MIN && i <= INT32_MAX) ? VM_I32 : VM_I64;
+	if (need > g->mode && vgroup_widen(g, need) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		void *nv = sqlite3_realloc64(g->v, cap * vm_size(g->mode));
+		if (!nv)
+			return SQLITE_NOMEM;
+		g->v = nv;
+		g->cap = cap;
+	}
+	if (g->mode == VM_I32)
+		((int32_t *)g->v)[g->n++] = (int32_t)i;
+	else if (g->mode == VM_I64)
+		((int64_t *)g->v)[g->n++] = i;
+	else
+		((struct mval *)g->v)[g->n++] = (struct mval){isint ? (double)i : d, i, isint};
+	return SQLITE_OK;
+}
+
+/* Add SQL value v to g: NULL is counted, text refused. SQLITE_OK, NOMEM or
+ * SQLITE_MISMATCH. */
+static int vgroup_add_value(struct vgroup *g, sqlite3_value *v)
+{
+	switch (sqlite3_value_type(v)) {
+	case SQLITE_NULL: g->nnull++; return SQLITE_OK;
+	case SQLITE_INTEGER: return vgroup_add(g, 1, sqlite3_value_int64(v), 0);
+	case SQLITE_FLOAT: return vgroup_add(g, 0, 0, sqlite3_value_double(v));
+	default: return SQLITE_MISMATCH;
+	}
+}
+
+/* LSD radix sort of n keys (tmp: n more), skipping bytes all keys share. */
+static void radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
+{
+	uint64_t or_ = 0, and_ = ~(uint64_t)0;
+	for (size_t i = 0; i < n; i++) {
+		or_ |= a[i];
+		and_ &= a[i];
+	}
+	for (int sh = 0; sh < 64; sh += 8) {
+		if ((((or_ ^ and_) >> sh) & 0xff) == 0)
+			continue;
+		size_t cnt[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			cnt[((a[i] >> sh) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			cnt[b + 1] += cnt[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
+		memcpy(a, tmp, n * sizeof *a);
+	}
+}
+
+static int mval_cmp(const void *x, const void *y)
+{
+	const struct mval *a = x, *b = y;
+	if (a->isint && b->isint)
+		return (a->i > b->i) - (a->i < b->i);
+	return (a->d > b->d) - (a->d < b->d);
+}
+
+/* Sort g's values ascending. SQLITE_OK or NOMEM. */
+static int vgroup_sort(struct vgroup *g)
+{
+	if (g->n < 2)
+		return SQLITE_OK;
+	if (g->mode == VM_MIXED) {
+		qsort(g->v, g->n, sizeof(struct mval), mval_cmp);
+		return SQLITE_OK;
+	}
+	uint64_t *a = sqlite3_malloc64(g->n * 2 * sizeof *a);
+	if (!a)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < g->n; i++) { /* sign flipped: unsigned order = signed order */
+		int64_t x = g->mode == VM_I32 ? ((int32_t *)g->v)[i] : ((int64_t *)g->v)[i];
+		a[i] = (uint64_t)x ^ 0x8000000000000000ULL;
+	}
+	radix_u64(a, a + g->n, g->n);
+	for (size_t i = 0; i < g->n; i++) {
+		int64_t x = (int64_t)(a[i] ^ 0x8000000000000000ULL);
+		if (g->mode == VM_I32)
+			((int32_t *)g->v)[i] = (int32_t)x;
+		else
+			((int64_t *)g->v)[i] = x;
+	}
+	sqlite3_free(a);
+	return SQLITE_OK;
+}
+
+/* Sort the groups by key and each group's values. SQLITE_OK or NOMEM. */
+static int vset_prepare(struct vset *s)
+{
+	if (s->sorted)
+		return SQLITE_OK;
+	gtab_sort(&s->t);
+	for (size_t i = 0; i < s->t.nlist; i++)
+		if (vgroup_sort((struct vgroup *)s->t.list[i]) != SQLITE_OK)
+			return SQLITE_NOMEM;
+	s->sorted = 1;
+	return SQLITE_OK;
+}
+
+/* The value at rank r (0-based) of g's sorted values, NULLs first, as a result. */
+static void vgroup_result_at(sqlite3_context *ctx, const struct vgroup *g, int64_t r)
+{
+	if (r < g->nnull || r - g->nnull >= (int64_t)g->n) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	size_t i = (size_t)(r - g->nnull);
+	if (g->mode == VM_I32)
+		sqlite3_result_int64(ctx, ((int32_t *)g->v)[i]);
+	else if (g->mode == VM_I64)
+		sqlite3_result_int64(ctx, ((int64_t *)g->v)[i]);
+	else if (((struct mval *)g->v)[i].isint)
+		sqlite3_result_int64(ctx, ((struct mval *)g->v)[i].i);
+	else
+		sqlite3_result_double(ctx, ((struct mval *)g->v)[i].d);
+}
+
+/* ---- the aggregates that fill value sets -------------------------------- */
+
+/* The state of one gathering aggregate: its structure, created on first use. */
+struct agg {
+	void *p;
+	void (*free)(void *); /* frees p */
+	int failed;
+};
+
+/* In a final: whether the aggregate failed (its state then freed here). */
+static int agg_done_failed(struct agg *a)
+{
+	if (!a || !a->failed)
+		return 0;
+	if (a->p && a->free)
+		a->free(a->p);
+	a->p = NULL;
+	return 1;
+}
+
+/* The aggregate's state, or NULL after an error was set on ctx. */
+static struct agg *agg_state(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, sizeof *a);
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return NULL;
+	}
+	return a->failed ? NULL : a;
+}
+
+static void agg_fail(sqlite3_context *ctx, struct agg *a, int rc, const char *msg)
+{
+	a->failed = 1;
+	if (rc == SQLITE_NOMEM)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_error(ctx, msg, -1);
+}
+
+/* kvio_pct_gather(k1, k2, v): v into the value set of group (k1, k2). */
+static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct agg *a = agg_state(ctx);
+	if (!a)
+		return;
+	a->free = vset_free;
+	if (!a->p && !(a->p = vset_new(2))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	struct vgroup *g = (struct vgroup *)gtab_get(&((struct vset *)a->p)->t, argv);
+	int rc = g ? vgroup_add_value(g, argv[2]) : SQLITE_NOMEM;
+	if (rc != SQLITE_OK)
+		agg_fail(ctx, a, rc, "kvio_pct_gather: v must be a number or NULL");
+}
+
+/* The final of every value-set aggregate: the set (empty without rows). */
+static void vset_final(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct vset *s = a && a->p ? a->p : vset_new(2);
+	if (a)
+		a->p = NULL;
+	if (!s) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_pointer(ctx, s, "kvio_vset", vset_free);
+}
+
+/* Per-group state of kvio_runs_gather and kvio_gaps_gather. */
+struct seq {
+	struct ghead h;
+	int64_t last_t, n;   /* last t seen, rows so far */
+	struct vgroup *out;  /* where its values go (gaps: chosen by the first row's cls) */
+	int64_t pend[16];    /* gaps: held until the sequence has min_n rows */
+};
+
+struct seqagg {
+	struct gtab seqs;     /* struct seq by (k, seq) or (k) */
+	struct vset *set;     /* the output */
+	int64_t min_n, max_gap;
+};
+
+static void seqagg_free(void *p)
+{
+	struct seqagg *q = p;
+	gtab_free(&q->seqs, NULL);
+	vset_free(q->set);
+	sqlite3_free(q);
+}
+
+/* nkeys: of a sequence (1: k, 2: k and seq); the output is keyed by k, and
+ * by cls when with_cls. */
+static struct seqagg *seqagg_new(unsigned nkeys, int with_cls)
+{
+	struct seqagg *q = sqlite3_malloc(sizeof *q);
+	if (!q)
+		return NULL;
+	memset(q, 0, sizeof *q);
+	gtab_init(&q->seqs, sizeof(struct seq), nkeys);
+	if (!(q->set = vset_new(with_cls ? 2 : 1))) {
+		sqlite3_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+/* The output group (k, cls) of q's set (cls NULL: a set keyed by k alone). */
+static struct vgroup *seqagg_out(struct seqagg *q, sqlite3_value *k, sqlite3_value *cls)
+{
+	sqlite3_value *a[2] = {k, cls};
+	return (struct vgroup *)gtab_get(&q->set->t, a);
+}
+
+/* kvio_runs_gather(k, t, max_gap): rows of group k in t order split into runs
+ * wherever t - previous t > max_gap; each run's length into group (k, NULL). */
+static void runs_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct agg *a = agg_state(ctx);
+	if (!a)
+		return;
+	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_type(argv[2]) != SQLITE_INTEGER) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_runs_gather: t and max_gap must be integers");
+		return;
+	}
+	struct seqagg *q = a->p;
+	a->free = seqagg_free;
+	if (!q && !(q = a->p = seqagg_new(1, 0))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	q->max_gap = sqlite3_value_int64(argv[2]);
+	int64_t t = sqlite3_value_int64(argv[1]);
+	struct seq *s = (struct seq *)gtab_get(&q->seqs, argv);
+	if (!s || (!s->out && !(s->out = seqagg_out(q, argv[0], NULL)))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	if (s->n && t < s->last_t) {
+		agg_fail(ctx, a, SQLITE_ERROR, "kvio_runs_gather: rows of a group are not in t order");
+		return;
+	}
+	if (s->n && t - s->last_t > q->max_gap) {
+		if (vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK) {
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return;
+		}
+		s->n = 0;
+	}
+	s->n++;
+	s->last_t = t;
+}
+
+/* Hand q's set out as the aggregate's result, after flush(q) (may be NULL). */
+static void seqagg_final(sqlite3_context *ctx, int (*flush)(struct seqagg *))
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct seqagg *q = a ? a->p : NULL;
+	if (!q) {
+		vset_final(ctx);
+		return;
+	}
+	a->p = NULL;
+	if (flush && flush(q) != SQLITE_OK) {
+		seqagg_free(q);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	struct vset *s = q->set;
+	q->set = NULL;
+	seqagg_free(q);
+	sqlite3_result_pointer(ctx, s, "kvio_vset", vset_free);
+}
+
+/* The last run of every group. */
+static int runs_flush(struct seqagg *q)
+{
+	for (size_t i = 0; i < q->seqs.nlist; i++) {
+		struct seq *s = (struct seq *)q->seqs.list[i];
+		if (s->n && vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK)
+			return SQLITE_NOMEM;
+	}
+	return SQLITE_OK;
+}
+
+static void runs_final(sqlite3_context *ctx)
+{
+	seqagg_final(ctx, runs_flush);
+}
+
+/* kvio_gaps_gather(k, seq, t, cls, min_n): within each sequence (k, seq), in
+ * t order, the differences t - previous t; a sequence's differences go to
+ * group (k, cls of its first row) once it has min_n rows (its members count). */
+static void gaps_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct agg *a = agg_state(ctx);
+	if (!a)
+		return;
+	if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER || sqlite3_value_type(argv[4]) != SQLITE_INTEGER ||
+	    sqlite3_value_int64(argv[4]) < 1 || sqlite3_value_int64(argv[4]) > 17) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_gaps_gather: t must be an integer, min_n from 1 to 17");
+		return;
+	}
+	struct seqagg *q = a->p;
+	a->free = seqagg_free;
+	if (!q && !(q = a->p = seqagg_new(2, 1))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	q->min_n = sqlite3_value_int64(argv[4]);
+	int64_t t = sqlite3_value_int64(argv[2]);
+	struct seq *s = (struct seq *)gtab_get(&q->seqs, argv);
+	if (!s || (!s->out && !(s->out = seqagg_out(q, argv[0], argv[3])))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	if (s->n && t < s->last_t) {
+		agg_fail(ctx, a, SQLITE_ERROR, "kvio_gaps_gather: rows of a sequence are not in t order");
+		return;
+	}
+	int rc = SQLITE_OK;
+	if (s->n) {
+		int64_t gap = t - s->last_t;
+		if (s->n < q->min_n - 1)
+			s->pend[s->n - 1] = gap; /* rows 2 .. min_n - 1 */
+		else if (s->n == q->min_n - 1) { /* the min_n-th row: the sequence counts */
+			for (int64_t k = 0; rc == SQLITE_OK && k < s->n - 1; k++)
+				rc = vgroup_add(s->out, 1, s->pend[k], 0);
+			if (rc == SQLITE_OK)
+				rc = vgroup_add(s->out, 1, gap, 0);
+			s->out->members++;
+		} else {
+			rc = vgroup_add(s->out, 1, gap, 0);
+		}
+	} else if (q->min_n == 1) {
+		s->out->members++;
+	}
+	if (rc != SQLITE_OK) {
+		agg_fail(ctx, a, rc, NULL);
+		return;
+	}
+	s->n++;
+	s->last_t = t;
+}
+
+static void gaps_final(sqlite3_context *ctx)
+{
+	seqagg_final(ctx, NULL);
+}
+
+/* ---- the depth sweep ------------------------------------------------------- */
+
+/* Per group: the ends of the open intervals (a min-heap), the sweep's time
+ * and depth, and the time spent at each depth. */
+struct dgroup {
+	struct ghead h;
+	int64_t *heap;
+	size_t nheap, capheap;
+	int64_t t, depth, last_start;
+	int started;
+	int64_t *at; /* at[d]: time at depth d */
+	size_t nat;
+};
+
+struct dset {
+	struct gtab t;
+	int sorted;
+};
+
+static void dgroup_fini(struct ghead *h)
+{
+	struct dgroup *g = (struct dgroup *)h;
+	sqlite3_free(g->heap);
+	sqlite3_free(g->at);
+}
+
+static void dset_free(void *p)
+{
+	struct dset *s = p;
+	if (!s)
+		return;
+	gtab_free(&s->t, dgroup_fini);
+	sqlite3_free(s);
+}
+
+/* Move the sweep of g to time t (>= g->t): the time between at the current depth. */
+static int dgroup_advance(struct dgroup *g, int64_t t)
+{
+	if (t <= g->t)
+		return SQLITE_OK;
+	if ((size_t)g->depth >= g->nat) {
+		size_t n = (size_t)g->depth + 16;
+		int64_t *at = sqlite3_realloc64(g->at, n * sizeof *at);
+		if (!at)
+			return SQLITE_NOMEM;
+		memset(at + g->nat, 0, (n - g->nat) * sizeof *at);
+		g->at = at;
+		g->nat = n;
+	}
+	g->at[g->depth] += t - g->t;
+	g->t = t;
+	return SQLITE_OK;
+}
+
+static void heap_push(int64_t *h, size_t *n, int64_t v)
+{
+	size_t i = (*n)++;
+	while (i && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
+}
+
+static int64_t heap_pop(int64_t *h, size_t *n)
+{
+	int64_t top = h[0], v = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= v)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = v;
+	return top;
+}
+
+/* End every open interval of g that ends at or before t. */
+static int dgroup_close_until(struct dgroup *g, int64_t t)
+{
+	while (g->nheap && g->heap[0] <= t) {
+		int64_t e = heap_pop(g->heap, &g->nheap);
+		if (dgroup_advance(g, e) != SQLITE_OK)
+			return SQLITE_NOMEM;
+		g->depth--;
+	}
+	return SQLITE_OK;
+}
+
+/* kvio_depth_gather(k, ts, dur): interval [ts, ts + dur) of group k; rows of a
+ * group in ts order, dur >= 0. */
+static void depth_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct agg *a = agg_state(ctx);
+	if (!a)
+		return;
+	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_type(argv[2]) != SQLITE_INTEGER ||
+	    sqlite3_value_int64(argv[2]) < 0) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_depth_gather: ts and dur must be integers, dur >= 0");
+		return;
+	}
+	struct dset *s = a->p;
+	a->free = dset_free;
+	if (!s) {
+		if (!(s = a->p = sqlite3_malloc(sizeof *s))) {
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return;
+		}
+		memset(s, 0, sizeof *s);
+		gtab_init(&s->t, sizeof(struct dgroup), 1);
+	}
+	int64_t ts = sqlite3_value_int64(argv[1]), dur = sqlite3_value_int64(argv[2]);
+	struct dgroup *g = (struct dgroup *)gtab_get(&s->t, argv);
+	if (!g) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	if (g->started && ts < g->last_start) {
+		agg_fail(ctx, a, SQLITE_ERROR, "kvio_depth_gather: rows of a group are not in ts order");
+		return;
+	}
+	if (!g->started) {
+		g->started = 1;
+		g->t = ts;
+	}
+	g->last_start = ts;
+	if (g->nheap == g->capheap) {
+		size_t c = g->capheap ? g->capheap * 2 : 64;
+		int64_t *h = sqlite3_realloc64(g->heap, c * sizeof *h);
+		if (!h) {
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return;
+		}
+		g->heap = h;
+		g->capheap = c;
+	}
+	if (dgroup_close_until(g, ts) != SQLITE_OK || dgroup_advance(g, ts) != SQLITE_OK) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	g->depth++;
+	heap_push(g->heap, &g->nheap, ts + dur);
+}
+
+static void depth_final(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct dset *s = a ? a->p : NULL;
+	if (a)
+		a->p = NULL;
+	if (!s && (s = sqlite3_malloc(sizeof *s))) {
+		memset(s, 0, sizeof *s);
+		gtab_init(&s->t, sizeof(struct dgroup), 1);
+	}
+	if (!s) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	for (size_t i = 0; i < s->t.nlist; i++)
+		if (dgroup_close_until((struct dgroup *)s->t.list[i], INT64_MAX) != SQLITE_OK) {
+			dset_free(s);
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+	sqlite3_result_pointer(ctx, s, "kvio_depth", dset_free);
+}
+
+/* ---- hash grouping: count, min, max, sum ------------------------------------ */
+
+struct sgroup {
+	struct ghead h;
+	int64_t n, nv;   /* rows, non-NULL values */
+	struct key min, max;
+	int64_t isum;
+	double dsum;
+	int real, overflow;
+};
+
+struct sset {
+	struct gtab t;
+	int sorted;
+};
+
+static void sgroup_fini(struct ghead *h)
+{
+	struct sgroup *g = (struct sgroup *)h;
+	sqlite3_free(g->min.s);
+	sqlite3_free(g->max.s);
+}
+
+static void sset_free(void *p)
+{
+	struct sset *s = p;
+	if (!s)
+		return;
+	gtab_free(&s->t, sgroup_fini);
+	sqlite3_free(s);
+}
+
+/* kvio_group_gather(k1, k2, v): per group (k1, k2) the rows, and of v the
+ * non-NULL count, min, max and sum (as SQLite's count/min/max/sum). */
+static void group_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct agg *a = agg_state(ctx);
+	if (!a)
+		return;
+	struct sset *s = a->p;
+	a->free = sset_free;
+	if (!s) {
+		if (!(s = a->p = sqlite3_malloc(sizeof *s))) {
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return;
+		}
+		memset(s, 0, sizeof *s);
+		gtab_init(&s->t, sizeof(struct sgroup), 2);
+	}
+	struct sgroup *g = (struct sgroup *)gtab_get(&s->t, argv);
+	if (!g) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
+	}
+	g->n++;
+	sqlite3_value *v = argv[2];
+	int t = sqlite3_value_type(v);
+	if (t == SQLITE_NULL)
+		return;
+	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_group_gather: v must be a number or NULL");
+		return;
+	}
+	struct key k = key_view(v);
+	if (t == SQLITE_FLOAT)
+		k.t = SQLITE_FLOAT, k.d = sqlite3_value_double(v); /* keep the value's own type */
+	if (!g->nv || key_cmp(&k, &g->min) < 0)
+		g->min = k;
+	if (!g->nv || key_cmp(&k, &g->max) > 0)
+		g->max = k;
+	g->nv++;
+	if (t == SQLITE_FLOAT) {
+		g->real = 1;
+		g->dsum += k.d;
+	} else {
+		int64_t x = k.i;
+		g->dsum += (double)x;
+		if (__builtin_add_overflow(g->isum, x, &g->isum))
+			g->overflow = 1;
+	}
+}
+
+static void group_final(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct sset *s = a ? a->p : NULL;
+	if (a)
+		a->p = NULL;
+	if (!s && (s = sqlite3_malloc(sizeof *s))) {
+		memset(s, 0, sizeof *s);
+		gtab_init(&s->t, sizeof(struct sgroup), 2);
+	}
+	if (!s) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_pointer(ctx, s, "kvio_groups", sset_free);
+}
+
+/* Per group of kvio_step_gather: the previous row's b. */
+struct pgroup {
+	struct ghead h;
+	int has_prev, prev_null;
+	int64_t prev;
+};
+
+struct stepagg {
+	struct gtab prev; /* struct pgroup by k */
+	struct sset *out; /* by (k, sign of the step) */
+};
+
+static void stepagg_free(void *p)
+{
+	struct stepagg *q = p;
+	gtab_free(&q->prev, NULL);
+	sset_free(q->out);
+	sqlite3_free(q);
+}
+
+/* Add d (is_null: a NULL step) to the output group (k, sign of d). */
+static int step_add(struct sset *out, const struct key *k, int is_null, int64_t d)
+{
+	struct key kk[2] = {*k, {.t = is_null ? SQLITE_NULL : SQLITE_INTEGER, .i = d < 0 ? -1 : d > 0}};
+	struct sgroup *g = (struct sgroup *)gtab_get_k(&out->t, kk);
+	if (!g)
+		return SQLITE_NOMEM;
+	g->n++;
+	if (is_null)
+		return SQLITE_OK;
+	struct key v = {.t = SQLITE_INTEGER, .i = d};
+	if (!g->nv || d < g->min.i)
+		g->min = v;
+	if (!g->nv || d > g->max.i)
+		g->max = v;
+	g->nv++;
+	g->dsum += (double)d;
+	if (__builtin_add_overflow(g->isum, d, &g->isum))
+		g->overflow = 1;
+	return SQLITE_OK;
+}
+
+/* kvio_step_gather(k, a, b): for each row after the first of its group k, in
+ * the order the rows come, the step d = a - (the previous row's b), grouped
+ * by (k, sign of d: -1, 0, 1; NULL when a or that b is NULL). */
+static void step_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct agg *a = agg_state(ctx);
+	if (!a)
+		return;
+	int ta = sqlite3_value_type(argv[1]), tb = sqlite3_value_type(argv[2]);
+	if ((ta != SQLITE_INTEGER && ta != SQLITE_NULL) || (tb != SQLITE_INTEGER && tb != SQLITE_NULL)) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_step_gather: a and b must be integers or NULL");
+		return;
+	}
+	struct stepagg *q = a->p;
+	a->free = stepagg_free;
+	if (!q) {
+		if (!(q = a->p = sqlite3_malloc(sizeof *q)) || !(q->out = sqlite3_malloc(sizeof *q->out))) {
+			sqlite3_free(q);
+			a->p = NULL;
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return;
+		}
+		gtab_init(&q->prev, sizeof(struct pgroup), 1);
+		memset(q->out, 0, sizeof *q->out);
+		gtab_init(&q->out->t, sizeof(struct sgroup), 2);
+	}
+	struct pgroup *g = (struct pgroup *)gtab_get(&q->prev, argv);
+	int rc = g ? SQLITE_OK : SQLITE_NOMEM;
+	if (g && g->has_prev) {
+		int is_null = ta == SQLITE_NULL || g->prev_null;
+		int64_t d = 0;
+		if (!is_null && __builtin_sub_overflow(sqlite3_value_int64(argv[1]), g->prev, &d))
+			is_null = 1; /* no integer step: counted as NULL */
+		rc = step_add(q->out, &g->h.k[0], is_null, d);
+	}
+	if (rc != SQLITE_OK) {
+		agg_fail(ctx, a, rc, NULL);
+		return;
+	}
+	g->has_prev = 1;
+	g->prev_null = tb == SQLITE_NULL;
+	g->prev = g->prev_null ? 0 : sqlite3_value_int64(argv[2]);
+}
+
+static void step_final(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct stepagg *q = a ? a->p : NULL;
+	if (!q) {
+		group_final(ctx); /* an empty set */
+		return;
+	}
+	a->p = NULL;
+	struct sset *out = q->out;
+	gtab_free(&q->prev, NULL);
+	sqlite3_free(q);
+	sqlite3_result_pointer(ctx, out, "kvio_groups", sset_free);
+}
+
+/* ---- the table-valued functions ----------------------------------------------- */
+
+/* One module serves the three tables; the kind says which. */
+enum { TV_PCT, TV_DEPTH, TV_GROUPS };
+
+struct tv_tab {
+	sqlite3_vtab base;
+	int kind;
+};
+
+struct tv_cur {
+	sqlite3_vtab_cursor base;
+	int kind;
+	struct gtab *t; /* the groups of the set */
+	size_t g;       /* current group */
+	size_t d;       /* kvio_depth: current depth within the group */
+	int64_t rowid;
+};
+
+static const char *const tv_schema[] = {
+	"CREATE TABLE x(k1, k2, n, p25, p50, p95, p99, max, members, p HIDDEN)",
+	"CREATE TABLE x(k, depth, time, p HIDDEN)",
+	"CREATE TABLE x(k1, k2, n, count, min, max, sum, p HIDDEN)",
+};
+static const int tv_pcol[] = {9, 3, 7};
+static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups"};
+
+static int tv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	(void)argc; (void)argv; (void)err;
+	int kind = (int)(intptr_t)aux;
+	int rc = sqlite3_declare_vtab(db, tv_schema[kind]);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	struct tv_tab *t = sqlite3_malloc(sizeof *t);
+	if (!t)
+		return SQLITE_NOMEM;
+	memset(t, 0, sizeof *t);
+	t->kind = kind;
+	*out = &t->base;
+	return SQLITE_OK;
+}
+
+static int tv_disconnect(sqlite3_vtab *v)
+{
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/* The set must be given (p = ?): without it there is no table. */
+static int tv_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+{
+	int pcol = tv_pcol[((struct tv_tab *)tab)->kind];
+	for (int i = 0; i < ii->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
+		if (c->iColumn == pcol && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			if (!c->usable)
+				return SQLITE_CONSTRAINT;
+			ii->aConstraintUsage[i].argvIndex = 1;
+			ii->aConstraintUsage[i].omit = 1;
+			ii->estimatedCost = 10;
+			ii->estimatedRows = 10;
+			return SQLITE_OK;
+		}
+	}
+	tab->zErrMsg = sqlite3_mprintf("%s: needs its set argument", tv_ptype[((struct tv_tab *)tab)->kind]);
+	return SQLITE_ERROR;
+}
+
+static int tv_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
+{
+	struct tv_cur *c = sqlite3_malloc(sizeof *c);
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof *c);
+	c->kind = ((struct tv_tab *)tab)->kind;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int tv_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+/* kvio_depth: step to a depth with time > 0, across groups. */
+static void tv_depth_settle(struct tv_cur *c)
+{
+	while (c->g < c->t->nlist) {
+		struct dgroup *g = (struct dgroup *)c->t->list[c->g];
+		while (c->d < g->nat && g->at[c->d] == 0)
+			c->d++;
+		if (c->d < g->nat)
+			return;
+		c->g++;
+		c->d = 0;
+	}
+}
+
+/* kvio_pct: step over groups without values or members (a sequence's class
+ * before any of its sequences qualified). */
+static void tv_pct_settle(struct tv_cur *c)
+{
+	while (c->g < c->t->nlist) {
+		const struct vgroup *g = (const struct vgroup *)c->t->list[c->g];
+		if (g->n || g->nnull || g->members)
+			return;
+		c->g++;
+	}
+}
+
+static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
+{
+	(void)idx; (void)idxStr;
+	struct tv_cur *c = (struct tv_cur *)cur;
+	void *p = argc ? sqlite3_value_pointer(argv[0], tv_ptype[c->kind]) : NULL;
+	c->t = NULL;
+	c->g = c->d = 0;
+	c->rowid = 0;
+	if (!p) {
+		cur->pVtab->zErrMsg = sqlite3_mprintf("%s: the argument is not a %s set (use the gathering aggregate)",
+						     tv_ptype[c->kind], tv_ptype[c->kind]);
+		return SQLITE_ERROR;
+	}
+	if (c->kind == TV_PCT) {
+		if (vset_prepare(p) != SQLITE_OK)
+			return SQLITE_NOMEM;
+		c->t = &((struct vset *)p)->t;
+		tv_pct_settle(c);
+	} else if (c->kind == TV_DEPTH) {
+		struct dset *s = p;
+		if (!s->sorted)
+			gtab_sort(&s->t);
+		s->sorted = 1;
+		c->t = &s->t;
+		tv_depth_settle(c);
+	} else {
+		struct sset *s = p;
+		if (!s->sorted)
+			gtab_sort(&s->t);
+		s->sorted = 1;
+		c->t = &s->t;
+	}
+	return SQLITE_OK;
+}
+
+static int tv_next(sqlite3_vtab_cursor *cur)
+{
+	struct tv_cur *c = (struct tv_cur *)cur;
+	c->rowid++;
+	if (c->kind == TV_DEPTH) {
+		c->d++;
+		tv_depth_settle(c);
+	} else {
+		c->g++;
+		if (c->kind == TV_PCT)
+			tv_pct_settle(c);
+	}
+	return SQLITE_OK;
+}
+
+static int tv_eof(sqlite3_vtab_cursor *cur)
+{
+	struct tv_cur *c = (struct tv_cur *)cur;
+	return !c->t || c->g >= c->t->nlist;
+}
+
+/* A kvio_pct row: n counts NULLs; pXX = sorted[min(n-1, floor(XX/100 * n))]. */
+static void tv_pct_column(sqlite3_context *ctx, const struct vgroup *g, int col)
+{
+	static const double q[4] = {0.25, 0.50, 0.95, 0.99};
+	int64_t n = g->nnull + (int64_t)g->n;
+	if (col == 2) {
+		sqlite3_result_int64(ctx, n);
+	} else if (col >= 3 && col <= 6) {
+		int64_t r = (int64_t)(q[col - 3] * (double)n);
+		vgroup_result_at(ctx, g, r < n - 1 ? r : n - 1);
+	} else if (col == 7) {
+		vgroup_result_at(ctx, g, n - 1);
+	} else if (col == 8) {
+		sqlite3_result_int64(ctx, g->members);
+	}
+}
+
+static void tv_groups_column(sqlite3_context *ctx, const struct sgroup *g, int col)
+{
+	switch (col) {
+	case 2: sqlite3_result_int64(ctx, g->n); break;
+	case 3: sqlite3_result_int64(ctx, g->nv); break;
+	case 4: if (g->nv) key_result(ctx, &g->min); break;
+	case 5: if (g->nv) key_result(ctx, &g->max); break;
+	case 6:
+		if (!g->nv)
+			break;
+		if (g->real)
+			sqlite3_result_double(ctx, g->dsum);
+		else if (g->overflow)
+			sqlite3_result_error(ctx, "integer overflow", -1);
+		else
+			sqlite3_result_int64(ctx, g->isum);
+		break;
+	}
+}
+
+static int tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct tv_cur *c = (struct tv_cur *)cur;
+	const struct ghead *h = c->t->list[c->g];
+	if (c->kind == TV_DEPTH) {
+		const struct dgroup *g = (const struct dgroup *)h;
+		if (col == 0)
+			key_result(ctx, &h->k[0]);
+		else if (col == 1)
+			sqlite3_result_int64(ctx, (int64_t)c->d);
+		else if (col == 2)
+			sqlite3_result_int64(ctx, g->at[c->d]);
+		return SQLITE_OK;
+	}
+	if (col < 2) {
+		key_result(ctx, &h->k[col]);
+		return SQLITE_OK;
+	}
+	if (c->kind == TV_PCT)
+		tv_pct_column(ctx, (const struct vgroup *)h, col);
+	else
+		tv_groups_column(ctx, (const struct sgroup *)h, col);
+	return SQLITE_OK;
+}
+
+static int tv_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct tv_cur *)cur)->rowid;
+	return SQLITE_OK;
+}
+
+static sqlite3_module tv_module = {
+	.iVersion = 0,
+	.xCreate = NULL, /* eponymous only */
+	.xConnect = tv_connect,
+	.xBestIndex = tv_best_index,
+	.xDisconnect = tv_disconnect,
+	.xDestroy = tv_disconnect,
+	.xOpen = tv_open,
+	.xClose = tv_close,
+	.xFilter = tv_filter,
+	.xNext = tv_next,
+	.xEof = tv_eof,
+	.xColumn = tv_column,
+	.xRowid = tv_rowid,
+};
+
+/* Register the operators on db. SQLITE_OK or an error code. */
+static int kvio_register_ops(sqlite3 *db)
+{
+	static const char *const tv_name[] = {"kvio_pct", "kvio_depth", "kvio_groups"};
+	static const struct {
+		const char *name;
+		int nargs;
+		void (*step)(sqlite3_context *, int, sqlite3_value **);
+		void (*final)(sqlite3_context *);
+	} aggs[] = {
+		{"kvio_pct_gather", 3, pct_step, vset_final},
+		{"kvio_runs_gather", 3, runs_step, runs_final},
+		{"kvio_gaps_gather", 5, gaps_step, gaps_final},
+		{"kvio_depth_gather", 3, depth_step, depth_final},
+		{"kvio_group_gather", 3, group_step, group_final},
+		{"kvio_step_gather", 3, step_step, step_final},
+	};
+	for (int k = 0; k < 3; k++) {
+		int rc = sqlite3_create_module_v2(db, tv_name[k], &tv_module, (void *)(intptr_t)k, NULL);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	for (size_t i = 0; i < sizeof aggs / sizeof aggs[0]; i++) {
+		int rc = sqlite3_create_function_v2(db, aggs[i].name, aggs[i].nargs, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL,
+						    NULL, aggs[i].step, aggs[i].final, NULL);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}

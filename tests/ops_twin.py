@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""ops_twin.py EXT [SEED] [TRIALS] — the extension's operators against brute-force twins.
+
+Each trial writes a random table (ties, NULLs, one-element and empty groups,
+integer and text labels, reals) into an in-memory database in the sqlite3 CLI
+with the extension EXT loaded, runs every operator on it, and compares the
+rows with the same definitions computed here in Python from the contracts in
+docs/database.md ("Operators"): a sort and a loop per operator. Exit 1 on the
+first difference (printed), 0 when every trial agrees."""
+import random
+import subprocess
+import sys
+
+EXT = sys.argv[1]
+SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+TRIALS = int(sys.argv[3]) if len(sys.argv) > 3 else 40
+
+
+def q(v):
+    """A value as SQLite's quote() prints it."""
+    if v is None:
+        return 'NULL'
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    if isinstance(v, float):
+        r = repr(v)
+        return r if ('e' in r or '.' in r) else r + '.0'
+    return str(v)
+
+
+def sort_key(v):
+    """SQLite's order: NULL, numbers, text."""
+    if v is None:
+        return (0, 0, '')
+    if isinstance(v, str):
+        return (2, 0, v.encode())
+    return (1, v, '')
+
+
+def pct_row(vals):
+    """(n, p25, p50, p95, p99, max): sorted with NULLs first, sorted[min(n-1, floor(q*n))]."""
+    s = sorted(vals, key=sort_key)
+    n = len(s)
+    pick = [s[min(n - 1, int(f * n))] for f in (0.25, 0.50, 0.95, 0.99)]
+    return [n] + pick + [s[n - 1]]
+
+
+def run(sql):
+    p = subprocess.run(['sqlite3', '-batch', ':memory:', '-cmd', '.load ' + EXT],
+                       input=sql, capture_output=True, text=True)
+    return p.stdout.splitlines(), p.stderr
+
+
+def table(rows, cols):
+    out = ['CREATE TABLE r(%s);' % ', '.join(cols)]
+    for r in rows:
+        out.append('INSERT INTO r VALUES(%s);' % ', '.join(q(v) for v in r))
+    return '\n'.join(out) + '\n'
+
+
+def check(name, got, want, sql):
+    if got != want:
+        print('FAIL %s (seed %d)\n  sql: %s\n  got:  %s\n  want: %s' % (name, SEED, sql.strip()[-400:], got[:12], want[:12]))
+        sys.exit(1)
+
+
+def keys_of(rnd):
+    return rnd.choice([[1], [1, 2], [1, 2, 3, 'a', 'b'], ['x', 'y'], [7]])
+
+
+def trial(rnd):
+    labels = keys_of(rnd)
+    n = rnd.choice([0, 1, 2, 5, 30, 200])
+    rows = []
+    t = {}
+    for i in range(n):
+        k1 = rnd.choice(labels)
+        k2 = rnd.choice(['r', 'w', None, 3])
+        v = rnd.choice([None, rnd.randint(-5, 5), rnd.randint(1, 3) / 4.0, rnd.randint(-2**40, 2**40), 7])
+        tt = t.get(k1, 0) + rnd.choice([0, 0, 1, 2, 5, 100])  # ties and gaps, in order per k1
+        t[k1] = tt
+        dur = rnd.choice([0, 1, 3, 10, 50])
+        seq = rnd.choice([1, 2, 3])
+        cls = rnd.choice(['load', 'store', 'x'])
+        a = rnd.choice([None, rnd.randint(0, 20)])
+        b = rnd.choice([None, rnd.randint(0, 20)])
+        rows.append((k1, k2, v, tt, dur, seq, cls, a, b, i))
+    cols = ['k1', 'k2', 'v', 't', 'dur', 'seq', 'cls', 'a', 'b', 'id']
+    sql = table(rows, cols)
+    ordered = sorted(rows, key=lambda r: (sort_key(r[0]), r[3], r[9]))
+
+    # kvio_pct_gather: percentiles of many groups
+    st = sql + ("SELECT quote(k1), quote(k2), n, quote(p25), quote(p50), quote(p95), quote(p99), quote(max)"
+                " FROM kvio_pct((SELECT kvio_pct_gather(k1, k2, v) FROM r));\n")
+    groups = {}
+    for r in rows:
+        groups.setdefault((r[0], r[1]), []).append(r[2])
+    want = []
+    for k in sorted(groups, key=lambda k: (sort_key(k[0]), sort_key(k[1]))):
+        pr = pct_row(groups[k])
+        want.append('|'.join([q(k[0]), q(k[1]), str(pr[0])] + [q(x) for x in pr[1:]]))
+    got, err = run(st)
+    check('kvio_pct_gather', got, want, st)
+
+    # kvio_runs_gather: run lengths, split where t - previous t > gap
+    gap = rnd.choice([0, 1, 4, 50])
+    st = sql + ("SELECT quote(k1), quote(k2), n, p25, p50, p95, p99, max FROM kvio_pct((SELECT kvio_runs_gather(k1, t, %d)"
+                " FROM (SELECT * FROM r ORDER BY k1, t, id)));\n" % gap)
+    runs = {}
+    last = {}
+    for r in ordered:
+        k = r[0]
+        if k in last and r[3] - last[k] <= gap:
+            runs[k][-1] += 1
+        else:
+            runs.setdefault(k, []).append(1)
+        last[k] = r[3]
+    want = []
+    for k in sorted(runs, key=sort_key):
+        pr = pct_row(runs[k])
+        want.append('|'.join([q(k), 'NULL'] + [str(x) for x in pr]))
+    got, err = run(st)
+    check('kvio_runs_gather', got, want, st)
+
+    # kvio_gaps_gather: differences within sequences (k1, seq) of >= min_n rows,
+    # grouped by (k1, cls of the sequence's first row); members = sequences
+    min_n = rnd.choice([1, 2, 4])
+    st = sql + ("SELECT quote(k1), quote(k2), n, quote(p25), quote(p50), quote(p95), quote(p99), quote(max), members"
+                " FROM kvio_pct((SELECT kvio_gaps_gather(k1, seq, t, cls, %d) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n"
+                % min_n)
+    seqs = {}
+    for r in ordered:
+        seqs.setdefault((r[0], r[5]), []).append(r)
+    out = {}
+    for k, rs in seqs.items():
+        if len(rs) < min_n:
+            continue
+        g = out.setdefault((k[0], rs[0][6]), [[], 0])
+        g[0] += [rs[i][3] - rs[i - 1][3] for i in range(1, len(rs))]
+        g[1] += 1
+    want = []
+    for k in sorted(out, key=lambda k: (sort_key(k[0]), sort_key(k[1]))):
+        vals, members = out[k]
+        if vals:
+            pr = [q(x) for x in pct_row(vals)[1:]]
+        else:
+            pr = ['NULL'] * 5
+        want.append('|'.join([q(k[0]), q(k[1]), str(len(vals))] + pr + [str(members)]))
+    got, err = run(st)
+    check('kvio_gaps_gather', got, want, st)
+
+    # kvio_depth_gather: time at each overlap depth; the old SQL definition:
+    # events (t, +1), (t + dur, -1) sorted by (time, delta), depth after each
+    # event held until the group's next event
+    st = sql + ("SELECT quote(k), depth, time FROM kvio_depth((SELECT kvio_depth_gather(k1, t, dur)"
+                " FROM (SELECT * FROM r ORDER BY k1, t)));\n")
+    ev = {}
+    for r in rows:
+        ev.setdefault(r[0], []).extend([(r[3], 1), (r[3] + r[4], -1)])
+    want = []
+    for k in sorted(ev, key=sort_key):
+        e = sorted(ev[k])
+        at = {}
+        d = 0
+        for i, (tt, dd) in enumerate(e):
+            d += dd
+            dt = e[i + 1][0] - tt if i + 1 < len(e) else 0
+            if dt:
+                at[d] = at.get(d, 0) + dt
+        for depth in sorted(at):
+            want.append('%s|%d|%d' % (q(k), depth, at[depth]))
+    got, err = run(st)
+    check('kvio_depth_gather', got, want, st)
+
+    # kvio_group_gather: count(*), count(v), min, max, sum per (k1, k2)
+    st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
+                " FROM kvio_groups((SELECT kvio_group_gather(k1, k2, v) FROM r));\n")
+    st2 = sql + ("SELECT quote(k1), quote(k2), count(*), count(v), quote(min(v)), quote(max(v)), quote(sum(v))"
+                 " FROM r GROUP BY k1, k2 ORDER BY k1, k2;\n")
+    got, err = run(st)
+    want, err2 = run(st2)  # the brute-force twin in plain SQL
+    check('kvio_group_gather', got, want, st)
+
+    # kvio_step_gather: a - previous b within k1 (input order), by sign
+    st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
+                " FROM kvio_groups((SELECT kvio_step_gather(k1, a, b) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n")
+    prev = {}
+    steps = {}
+    for r in ordered:
+        k = r[0]
+        if k in prev:
+            pb = prev[k]
+            d = None if r[7] is None or pb is None else r[7] - pb
+            s = None if d is None else (d > 0) - (d < 0)
+            steps.setdefault((k, s), []).append(d)
+        prev[k] = r[8]
+    want = []
+    for k in sorted(steps, key=lambda k: (sort_key(k[0]), sort_key(k[1]))):
+        ds = [d for d in steps[k] if d is not None]
+        want.append('|'.join([q(k[0]), q(k[1]), str(len(steps[k])), str(len(ds)),
+                              q(min(ds)) if ds else 'NULL', q(max(ds)) if ds else 'NULL',
+                              q(sum(ds)) if ds else 'NULL']))
+    got, err = run(st)
+    check('kvio_step_gather', got, want, st)
+
+
+def refusals():
+    """Out-of-order input and text values are errors, not wrong rows."""
+    cases = [
+        ("SELECT count(*) FROM kvio_depth((SELECT kvio_depth_gather(1, t, 1) FROM (SELECT 5 AS t UNION ALL SELECT 3)));",
+         'not in ts order'),
+        ("SELECT count(*) FROM kvio_pct((SELECT kvio_runs_gather(1, t, 1) FROM (SELECT 5 AS t UNION ALL SELECT 3)));",
+         'not in t order'),
+        ("SELECT count(*) FROM kvio_pct((SELECT kvio_pct_gather(1, 1, 'x')));", 'must be a number'),
+        ("SELECT count(*) FROM kvio_depth((SELECT kvio_depth_gather(1, 0, -1)));", 'dur >= 0'),
+        ("SELECT count(*) FROM kvio_pct(NULL);", 'not a kvio_vset'),
+    ]
+    for sql, msg in cases:
+        out, err = run(sql + '\n')
+        if msg not in err:
+            print('FAIL refusal %r: stderr %r' % (sql, err))
+            sys.exit(1)
+
+
+rnd = random.Random(SEED)
+for _ in range(TRIALS):
+    trial(rnd)
+refusals()
+print('ok %d trials' % TRIALS)
