@@ -14,7 +14,7 @@ DESTDIR ?=
 B       := build
 
 LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c
-INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c \
+INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c ingest/offset.c \
               ingest/ingest.c
 REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c report/export.c report/kvio2perfetto.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))

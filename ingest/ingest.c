@@ -32,6 +32,8 @@ const char ingest_options_help[] =
 	"  --no-slba-counter     no per-command 'writes slba'/'reads slba' counter tracks\n"
 	"  --join-by-key         join on the NVMe KV key (the tracer's --kv key_hex; the\n"
 	"                        semantic key_hex, else the hex of key), not user_data\n"
+	"  --join-by-offset      attribute commands to objects by byte range (slot_offset)\n"
+	"                        and time window, no cookie needed; with cookies, parity\n"
 	"  -q, --quiet           no summary on stdout\n";
 
 static const char ingest_help[] =
@@ -99,7 +101,7 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 	if (opt_is(arg, "--pftrace")) { VAL("--pftrace"); a->pftrace = v; return 1; }
 	if (!strcmp(arg, "--no-rebase")) { a->o.no_rebase = 1; return 1; }
 	if (!strcmp(arg, "--no-slba-counter")) { a->o.no_slba_counter = 1; return 1; }
-	if (!strcmp(arg, "--join-by-key")) {
+	if (!strcmp(arg, "--join-by-key") || !strcmp(arg, "--join-by-offset")) {
 		int j = arg[10] == 'k' ? JOIN_KEY : JOIN_OFFSET;
 		if (a->o.join && a->o.join != j) {
 			kvio_err("--join-by-key and --join-by-offset exclude each other");
@@ -219,6 +221,17 @@ static void summary(const struct arm *a, const struct ingest_opts *o)
 	if (o->join == JOIN_KEY)
 		printf("  key join: %llu commands with key_hex, %llu claimed by a semantic record\n",
 		       (unsigned long long)a->key_cmds, (unsigned long long)a->key_matched);
+	if (o->join == JOIN_OFFSET) {
+		printf("  offset join: unique %llu, cross_object %llu, gap_spill %llu, unmatched %llu\n",
+		       (unsigned long long)a->off_unique, (unsigned long long)a->off_cross,
+		       (unsigned long long)a->off_gap, (unsigned long long)a->off_unmatched);
+		if (a->off_total) /* as the reference prints it */
+			printf("  offset-join parity vs user_data cookies: %llu/%llu (%.2f%%) agree%s | offset-attributed "
+			       "cookieless cmds: %llu\n", (unsigned long long)a->off_agree, (unsigned long long)a->off_total,
+			       100.0 * (double)a->off_agree / (double)a->off_total,
+			       a->off_agree == a->off_total ? "" : "  <-- INVESTIGATE",
+			       (unsigned long long)(a->off_unique - a->off_total));
+	}
 	if (o->win.has_time || o->win.has_tid) /* the counts above describe the input, these the window */
 		printf("  emitted : %llu object spans, %llu object instants, %llu command slices, %llu serving spans\n",
 		       (unsigned long long)a->emitted_spans, (unsigned long long)a->emitted_instants,
@@ -309,6 +322,8 @@ static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 			break;
 		if (a->o.join == JOIN_KEY)
 			arm_key_join(arm);
+		else if (a->o.join == JOIN_OFFSET)
+			arm_offset_prepare(arm);
 		arm_prepare(arm);
 		write_arm_begin(&w, arm, i, &a->o, &t);
 		if (a->arms[i].ebpf)

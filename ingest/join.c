@@ -340,6 +340,12 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 		arm_warn(a, "--join-by-key: no nvme_cmd line of %s carries key_hex (capture with the tracer's --kv "
 			    "flag: nvme_uring_cmd_monitor --kv): all %llu commands are untagged", a->ebpf_f.path,
 			 (unsigned long long)a->n_cmd_lines);
+	if (o->join == JOIN_OFFSET && a->off_total && a->off_agree < a->off_total)
+		arm_warn(a, "--join-by-offset: %llu of %llu cookie commands attributed by offset disagree with their "
+			    "user_data cookie (parity %.2f%%): check header_bytes/block_align and --lba-bytes",
+			 (unsigned long long)(a->off_total - a->off_agree), (unsigned long long)a->off_total,
+			 100.0 * (double)a->off_agree / (double)a->off_total);
+	arm_offset_free(a);
 	strpool_free(&a->keys);
 	vec_free(&a->key_tid);
 	/* under --join-by-key a store and a later load of one key are two occurrences of one id */

@@ -220,6 +220,11 @@ static const char *ebpf_line(struct reader *r, int *other)
 				return "nvme_cmd data_len is not an unsigned 32-bit integer";
 			c.data_len = (uint32_t)v;
 		}
+		uint64_t v32; /* nlb and bytes: the offset join's geometry (unusable values are absent) */
+		if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "nlb")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
+			c.nlb = (uint32_t)v32;
+		if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "bytes")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
+			c.io_bytes = (uint32_t)v32;
 		t = JL_FIND(j, "op_name");
 		if (t >= 0 && jl_is_str(j, t)) {
 			const char *raw = j->s + j->tok[t].start;

@@ -49,6 +49,7 @@ struct cmd {
 	uint8_t flags;      /* CF_* */
 	uint8_t kind;       /* enum cmd_kind */
 	uint32_t kv;        /* index into arm.kv when CF_KV (of the parsed block) */
+	uint32_t nlb, io_bytes; /* the line's nlb and bytes (0: absent), for --join-by-offset */
 };
 
 struct cmd_kv {
@@ -65,6 +66,7 @@ struct cmp {
 /* One semantic record (an occurrence of a trace_id). */
 struct obj {
 	uint64_t trace_id;
+	uint64_t cookie_tid; /* the record's own trace_id (--join-by-offset replaces trace_id) */
 	int64_t end;        /* ts (op end), raw ns */
 	int64_t start;      /* ts_start or NO_TS */
 	const char *op, *part, *key; /* arena; NULL if absent */
@@ -141,6 +143,9 @@ struct arm {
 	struct strpool keys;
 	struct vec key_tid;      /* uint32_t by strpool id */
 	uint64_t key_cmds, key_matched; /* commands with a key_hex; of those, claimed by a record */
+	/* --join-by-offset: the classes of the commands, and the parity with their cookies */
+	struct offset_index *offx;
+	uint64_t off_unique, off_cross, off_gap, off_unmatched, off_cookie, off_agree, off_total;
 	/* what the window (--time-range / --trace-id) let through */
 	uint64_t emitted_cmds, emitted_spans, emitted_instants, emitted_serving;
 	struct vec warnings; /* const char* */
@@ -183,6 +188,15 @@ void arm_key_join(struct arm *a);
 /* join.c: the synthetic trace_id of a command's key_hex (any case), 0 when no
  * record claims it. */
 uint32_t arm_key_id(const struct arm *a, const char *key_hex);
+/* offset.c: --join-by-offset, before arm_prepare: every record takes the
+ * synthetic trace_id (its file position + 1; its own is kept as cookie_tid)
+ * and the slot index is built. */
+void arm_offset_prepare(struct arm *a);
+/* offset.c: attribute command c (processed in time order; `dir` 1 write, 2
+ * read, 0 other) to an object by byte range and time window: sets
+ * c->trace_id (0 when not unique) and counts its class and parity. */
+void arm_offset_attribute(struct arm *a, struct cmd *c, int dir, int64_t lba_flag);
+void arm_offset_free(struct arm *a);
 /* join.c: after it: object spans and lanes, serving lanes, warnings. */
 void arm_finish(struct arm *a, const struct ingest_opts *o);
 void arm_free(struct arm *a);

@@ -161,6 +161,13 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	r->c = e->c;
 	r->kv = e->kv;
 	r->block = e->block;
+	if (s->o->join == JOIN_OFFSET) { /* its object by byte range and time: its trace_id, then its role */
+		const char *nm = VEC_AT(&a->names, const char *, r->c.name);
+		int w = !strcmp(nm, "write") || !strcmp(nm, "store"), rd = !strcmp(nm, "read") || !strcmp(nm, "retrieve");
+		arm_offset_attribute(a, &r->c, r->c.name == s->wname ? 1 : r->c.name == s->rname ? 2 : 0, s->o->lba_bytes);
+		r->c.role = !r->c.trace_id && !(r->c.flags & CF_KV) ? ROLE_UNTAGGED
+			  : w ? ROLE_WRITES : rd ? ROLE_READS : ROLE_OTHER;
+	}
 	r->next_ts = INT64_MAX;
 	r->proc = s->nproc;
 	r->paired = 0;
@@ -679,7 +686,7 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 			s.cand[s.ncand++] = cl[i];
 	}
 	a->lba_bytes = o->lba_bytes;
-	if (o->join == JOIN_KEY) /* no slba geometry to infer a block size from */
+	if (o->join != JOIN_COOKIE) /* KV: no slba geometry; offset: the join fixes the geometry */
 		s.lba_decided = 1;
 
 	int rc = arm_read_device(a, path, o, consume, &s);

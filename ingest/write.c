@@ -577,6 +577,13 @@ void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o
 		{"base_ns", a->min_ts, 1},
 		{"object_lanes", a->nlanes_obj, 1},
 		/* under --time-range / --trace-id: what was written (the rest describes the input) */
+		{"offset_unique", (int64_t)a->off_unique, o->join == JOIN_OFFSET},
+		{"offset_cross_object", (int64_t)a->off_cross, o->join == JOIN_OFFSET},
+		{"offset_gap_spill", (int64_t)a->off_gap, o->join == JOIN_OFFSET},
+		{"offset_unmatched", (int64_t)a->off_unmatched, o->join == JOIN_OFFSET},
+		{"offset_cookie_cmds", (int64_t)a->off_cookie, o->join == JOIN_OFFSET},
+		{"offset_parity_agree", (int64_t)a->off_agree, o->join == JOIN_OFFSET},
+		{"offset_parity_total", (int64_t)a->off_total, o->join == JOIN_OFFSET},
 		{"key_cmds", (int64_t)a->key_cmds, o->join == JOIN_KEY},
 		{"key_matched", (int64_t)a->key_matched, o->join == JOIN_KEY},
 		{"emitted_cmds", (int64_t)a->emitted_cmds, win},

@@ -203,6 +203,17 @@ static void json_window(struct jnode *C, const struct sel *s, size_t j)
 		jn_set(C, "time_range", v);
 	if ((v = pair_json(col(s, j, "tid_lo"), col(s, j, "tid_hi"), 0)))
 		jn_set(C, "trace_id", v);
+	static const char *const off[] = {"unique", "cross_object", "gap_spill", "unmatched", "cookie_cmds",
+					  "parity_agree", "parity_total", NULL};
+	const struct cell *u = col(s, j, "off_unique");
+	if (!u || u->t == SQLITE_NULL)
+		return;
+	struct jnode *O = jn_set(C, "offset_join", jn_obj());
+	for (int q = 0; off[q]; q++) {
+		char name[32];
+		snprintf(name, sizeof name, "off_%s", off[q]);
+		jn_set(O, off[q], jn_int((int64_t)cnum(col(s, j, name))));
+	}
 }
 
 void json_capture(struct label *L, const struct sel *s, const struct rctx *c)

@@ -245,6 +245,16 @@ static void text_window(struct label *L, const struct sel *s, size_t j)
 		snprintf(d, sizeof d, "%strace_id [%lld, %lld]", *t ? ", " : "", iv(s, j, "tid_lo"), iv(s, j, "tid_hi"));
 	if (*t || *d)
 		say(L, "  window  : %s%s (the metrics describe this window only)", t, d);
+	const struct cell *u = col(s, j, "off_unique");
+	if (!u || u->t == SQLITE_NULL)
+		return;
+	say(L, "  offset join: unique %lld, cross_object %lld, gap_spill %lld, unmatched %lld", iv(s, j, "off_unique"),
+	    iv(s, j, "off_cross_object"), iv(s, j, "off_gap_spill"), iv(s, j, "off_unmatched"));
+	long long ag = iv(s, j, "off_parity_agree"), gt = iv(s, j, "off_parity_total");
+	if (gt) /* the reference's line */
+		say(L, "  offset-join parity vs user_data cookies: %lld/%lld (%.2f%%) agree%s | offset-attributed "
+		       "cookieless cmds: %lld", ag, gt, 100.0 * (double)ag / (double)gt, ag == gt ? "" : "  <-- INVESTIGATE",
+		    iv(s, j, "off_unique") - gt);
 }
 
 void text_capture(struct label *L, const struct sel *s, const struct rctx *c)

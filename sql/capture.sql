@@ -16,6 +16,10 @@
 --                    ingest's --time-range (metadata) and kvio-report's
 --                    (:win_lo, :win_hi) intersected; NULL without either
 --   tid_lo, tid_hi   the same for --trace-id
+--   off_*            --join-by-offset's accounting (NULL under another join):
+--                    commands unique / cross_object / gap_spill / unmatched,
+--                    cookie_cmds (user_data >> 32 != 0), parity_total (of those,
+--                    attributed by offset), parity_agree (and matching their cookie)
 --   completion_probe 1, or 0 when the device file has no nvme_cmp line (the
 --                    tracer's completion probe was off: no latency, no queue
 --                    depth); NULL without a device file or from an older kvio
@@ -37,6 +41,13 @@ SELECT
   max(CASE name WHEN 'cmp_unpaired' THEN value END) AS cmp_unpaired,
   max(CASE name WHEN 'cmp_after_horizon' THEN value END) AS cmp_after_horizon,
   max(CASE name WHEN 'late_lines' THEN value END) AS late_lines,
+  max(CASE name WHEN 'offset_unique' THEN value END) AS off_unique,
+  max(CASE name WHEN 'offset_cross_object' THEN value END) AS off_cross_object,
+  max(CASE name WHEN 'offset_gap_spill' THEN value END) AS off_gap_spill,
+  max(CASE name WHEN 'offset_unmatched' THEN value END) AS off_unmatched,
+  max(CASE name WHEN 'offset_cookie_cmds' THEN value END) AS off_cookie_cmds,
+  max(CASE name WHEN 'offset_parity_agree' THEN value END) AS off_parity_agree,
+  max(CASE name WHEN 'offset_parity_total' THEN value END) AS off_parity_total,
   (SELECT join_kind FROM meta) AS join_kind,
   (SELECT CASE WHEN t0 IS NULL THEN :win_lo WHEN :win_lo IS NULL THEN t0 ELSE max(t0, :win_lo) END FROM meta) AS time_start_ns,
   (SELECT CASE WHEN t1 IS NULL THEN :win_hi WHEN :win_hi IS NULL THEN t1 ELSE min(t1, :win_hi) END FROM meta) AS time_end_ns,
