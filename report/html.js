@@ -73,6 +73,14 @@
 		return Math.pow(10, Math.floor(Math.log10(m * 0.999)));
 	}
 
+	/* log axis labels at 1, 2 and 5 of each decade, written short (0.001, not 0.0010) */
+	function logTick(v) {
+		var m = v / Math.pow(10, Math.floor(Math.log10(v)));
+		m = Math.round(m * 1000) / 1000;
+		if (m !== 1 && m !== 2 && m !== 5) return '';
+		return v >= 1e6 || v < 1e-3 ? v.toExponential(0) : fmt(v);
+	}
+
 	function options(spec, datasets) {
 		var xt = axisType(spec, 'x', datasets), yt = axisType(spec, 'y', datasets);
 		/* a log axis cannot show 0 or less: such points are not drawn (an axis with none above 0 is linear) */
@@ -93,6 +101,8 @@
 			}
 		};
 		if (spec.type === 'bar' && yt === 'logarithmic') o.scales.y.min = logMin('y', datasets);
+		if (xt === 'logarithmic') o.scales.x.ticks = {callback: logTick};
+		if (yt === 'logarithmic') o.scales.y.ticks = {callback: logTick};
 		return o;
 	}
 

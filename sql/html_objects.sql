@@ -32,17 +32,21 @@ DROP TABLE IF EXISTS temp.kvio_html_obj;
 CREATE TEMP TABLE kvio_html_obj AS
 SELECT label, grp, v, frac FROM kvio_cdf WHERE grp LIKE 'span:%' OR grp LIKE 'pre:%';
 
+-- kvio_html_obj_win: per (label, trace_id), the device's first submit and
+-- last end, and whether every command of it has a real duration
+DROP TABLE IF EXISTS temp.kvio_html_obj_win;
+CREATE TEMP TABLE kvio_html_obj_win(label TEXT, tid INT, t0 INT, t1 INT, all_real INT, PRIMARY KEY (label, tid));
+INSERT INTO kvio_html_obj_win
+SELECT label, tid, min(ts), max(ts + dur), min(real) FROM kvio_command WHERE tagged GROUP BY label, tid;
+
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample(label, grp, v)
 WITH ok AS (
   SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
-), window AS (                                     -- per (label, trace_id): the device's first and last ns
-  SELECT label, tid, min(ts) AS t0, max(ts + dur) AS t1, min(real) AS all_real
-  FROM kvio_command WHERE tagged GROUP BY label, tid
 )
 SELECT ok.label, 'win:' || ok.op, w.t1 - w.t0
-FROM ok JOIN window w ON w.label = ok.label AND w.tid = ok.tid
+FROM ok JOIN kvio_html_obj_win w ON w.label = ok.label AND w.tid = ok.tid
 WHERE w.all_real
 ORDER BY 1, 2, 3;
 

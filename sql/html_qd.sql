@@ -53,28 +53,39 @@ JOIN kvio_qd_depth q ON q.pos = e.pos;
 
 -- kvio_html_qd_grid: each label's bucket width w and bucket count nb
 DROP TABLE IF EXISTS temp.kvio_html_qd_grid;
-CREATE TEMP TABLE kvio_html_qd_grid AS
-SELECT first, label, t0, span, w, (span + w - 1) / w AS nb FROM (
+CREATE TEMP TABLE kvio_html_qd_grid(first INTEGER PRIMARY KEY, label TEXT, t0 INT, span INT, w INT, nb INT);
+INSERT INTO kvio_html_qd_grid
+SELECT first, label, t0, span, w, (span + w - 1) / w FROM (
   SELECT l.first, l.label, f.ts AS t0, z.ts - f.ts AS span, max(1, (z.ts - f.ts + 399) / 400) AS w
   FROM kvio_qd_label l JOIN kvio_qd_ev f ON f.pos = l.first JOIN kvio_qd_ev z ON z.pos = l.last
 ) WHERE span > 0;
 
-WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 400),
-bucket AS (                                        -- every bucket of every label
-  SELECT g.first, g.label, g.t0, g.w, k.k, min(g.w, g.span - k.k * g.w) AS width
-  FROM kvio_html_qd_grid g JOIN k ON k.k < g.nb
-), part AS (                                       -- each interval's share of each bucket it touches
-  SELECT b.first, b.k, i.qd,
-    i.qd * (min(i.b, b.t0 + (b.k + 1) * b.w) - max(i.a, b.t0 + b.k * b.w)) AS area
-  FROM kvio_html_qd_iv i JOIN kvio_html_qd_grid g ON g.first = i.first
-  JOIN bucket b ON b.first = i.first
-    AND b.k BETWEEN (i.a - g.t0) / g.w AND min(g.nb - 1, (max(i.a, i.b - 1) - g.t0) / g.w)
-  WHERE i.qd > 0
-), per_bucket AS (
-  SELECT b.label, b.t0 + b.k * b.w AS x, coalesce(sum(p.area), 0) * 1.0 / b.width AS mean,
-    coalesce(max(p.qd), 0) AS max
-  FROM bucket b LEFT JOIN part p ON p.first = b.first AND p.k = b.k
-  GROUP BY b.first, b.k
+-- kvio_html_qd_bucket: every bucket of every label, keyed so that an interval
+-- finds the buckets it touches by one range lookup
+DROP TABLE IF EXISTS temp.kvio_html_qd_bucket;
+CREATE TEMP TABLE kvio_html_qd_bucket(first INT, k INT, x INT, width INT, PRIMARY KEY (first, k));
+WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 400)
+INSERT INTO kvio_html_qd_bucket
+SELECT g.first, k.k, g.t0 + k.k * g.w, min(g.w, g.span - k.k * g.w)
+FROM kvio_html_qd_grid g JOIN k ON k.k < g.nb;
+
+-- kvio_html_qd_acc: per bucket, the depth-time of the intervals of depth > 0
+-- that touch it (each one's overlap with the bucket) and the deepest of them
+DROP TABLE IF EXISTS temp.kvio_html_qd_acc;
+CREATE TEMP TABLE kvio_html_qd_acc(first INT, k INT, area INT, max INT, PRIMARY KEY (first, k));
+INSERT INTO kvio_html_qd_acc
+SELECT b.first, b.k, sum(i.qd * (min(i.b, b.x + g.w) - max(i.a, b.x))), max(i.qd)
+FROM kvio_html_qd_iv i                             -- CROSS JOIN: intervals outside, each
+CROSS JOIN kvio_html_qd_grid g                     -- finding its few buckets by the key
+CROSS JOIN kvio_html_qd_bucket b
+WHERE i.qd > 0 AND g.first = i.first AND b.first = i.first
+  AND b.k BETWEEN (i.a - g.t0) / g.w AND min(g.nb - 1, (max(i.a, i.b - 1) - g.t0) / g.w)
+GROUP BY b.first, b.k;
+
+WITH per_bucket AS (
+  SELECT g.label, b.x, coalesce(a.area, 0) * 1.0 / b.width AS mean, coalesce(a.max, 0) AS max
+  FROM kvio_html_qd_bucket b JOIN kvio_html_qd_grid g ON g.first = b.first
+  LEFT JOIN kvio_html_qd_acc a ON a.first = b.first AND a.k = b.k
 )
 SELECT 'qd:depth' AS chart, g.label, '' AS role,
   i.qd AS x,                                       -- queue depth
