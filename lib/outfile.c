@@ -210,6 +210,15 @@ int outfile_open(struct outfile *o, const char *path, const char *const *inputs,
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
 	o->slot = -1;
+	if (!strcmp(path, "-")) { /* standard output: a descriptor of our own, closed at commit */
+		o->path = "standard output";
+		o->std = 1;
+		if ((o->fd = dup(1)) < 0) {
+			kvio_err("writing standard output: %s", strerror(errno));
+			return 2;
+		}
+		return 0;
+	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		kvio_err("creating %s: %s", path, strerror(EISDIR));
 		return 2;
@@ -354,6 +363,16 @@ static void sync_dir(const char *path)
 
 int outfile_commit(struct outfile *o)
 {
+	if (o->std) { /* nothing to rename: the bytes are out */
+		if (o->f && fflush(o->f) != 0 && !o->err)
+			o->err = errno ? errno : EIO;
+		of_close(o);
+		if (o->err) {
+			kvio_err("writing standard output: %s", strerror(o->err));
+			return 2;
+		}
+		return 0;
+	}
 	if (o->slot < 0 || !reg[o->slot].live)
 		return 2;
 	const char *show = reg[o->slot].show;

@@ -62,12 +62,15 @@ struct outfile {
 	uint64_t bytes;   /* written so far */
 	int slot;         /* registry entry */
 	int scratch;      /* outfile_scratch: never renamed, messages name tmp */
+	int std;          /* PATH "-": standard output, written as it goes (no temp) */
 };
 
 /* Install the signal handler (see above). Call once, before any outfile_open. */
 void outfile_signals_init(void);
 
 /* Check PATH against the n inputs, clean stale temps, create PATH.tmp-PID.
+ * PATH "-" is standard output (for a stream a pipe can take: not a database):
+ * written as it goes, so a failure cannot take back what was written. 
  * inputs may hold NULL entries and paths that do not exist (skipped).
  * Returns 0, or 2 after a one-line error (nothing created). */
 int outfile_open(struct outfile *o, const char *path, const char *const *inputs, size_t n);

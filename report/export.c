@@ -1032,7 +1032,7 @@ static const char export_help[] =
 	"https://ui.perfetto.dev (processing stays in the browser) or open it with\n"
 	"trace_processor. A .gz suffix gzips. The file appears only when complete.\n\n"
 	"options:\n"
-	"  -o, --out FILE        the .pftrace to write\n"
+	"  -o, --out FILE        the .pftrace to write ('-': standard output, plain)\n"
 	"  --time-range S,E      only what overlaps [S, E] seconds of the database's time\n"
 	"                        (rebased per arm; absolute if ingested with --no-rebase);\n"
 	"                        reads only the command chunks of the window\n"
@@ -1041,7 +1041,9 @@ static const char export_help[] =
 	"  kvio-export trace.db -o kv.pftrace\n"
 	"  kvio-export ab.db -o ab.pftrace.gz\n"
 	"  kvio-export trace.db -o stall.pftrace --time-range 12.5,14.5\n\n"
-	"exit status: 0 ok, 2 usage error, unreadable database or write error\n";
+	"exit status: 0 ok; 2 usage or I/O error: unreadable database, an output that\n"
+	"  could not be written (nothing left behind); 130/143 interrupted by\n"
+	"  SIGINT/SIGTERM (nothing left behind)\n";
 
 int cmd_export(int argc, char **argv)
 {
@@ -1088,8 +1090,8 @@ int cmd_export(int argc, char **argv)
 		outfile_abort(&of);
 	else
 		rc = outfile_commit(&of);
-	if (!rc)
-		printf("kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n", out,
-		       (unsigned long long)s.packets, (unsigned long long)s.bytes);
+	if (!rc) /* with -o -, standard output holds the trace: the line goes to stderr */
+		fprintf(of.std ? stderr : stdout, "kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n",
+			of.path, (unsigned long long)s.packets, (unsigned long long)s.bytes);
 	return rc;
 }

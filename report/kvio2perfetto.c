@@ -15,7 +15,8 @@ static const char help[] =
 	"       kvio2perfetto --merge L=SEM,EBPF[,SERVING] [--merge ...] -o ab.pftrace\n\n"
 	"kvio-ingest and kvio-export in one step (the database is temporary).\n\n"
 	"options:\n"
-	"  -o, --out FILE        the .pftrace to write (.gz suffix gzips)\n"
+	"  -o, --out FILE        the .pftrace to write (.gz suffix gzips; '-': standard\n"
+	"                        output, plain, without the summary)\n"
 	"%s\n"
 	"EXAMPLES\n"
 	"  kvio2perfetto --sem sem.jsonl --ebpf ebpf.jsonl -o kv.pftrace\n"
@@ -34,6 +35,8 @@ int cmd_kvio2perfetto(int argc, char **argv)
 		kvio_err("--pftrace belongs to kvio-ingest");
 		return 2;
 	}
+	if (!strcmp(a.out, "-"))
+		a.quiet = 1; /* -o -: standard output holds the trace, the summary stays off it */
 	/* the output beside its final name; the database in $TMPDIR, removed on
 	 * every way out (a signal too: lib/outfile.h) */
 	const char *in[3 * MAX_ARMS + 1];

@@ -204,3 +204,19 @@ eq "no completion probe: the text's capture section says so" 1 \
 	"$(grep -c '^  WARNING: the device file has no nvme_cmp line (no completion probe): latency and queue depth are unavailable' "$T/nc.txt")"
 "$BUILD/kvio-report" "$T/nc.db" --json > "$T/nc2.json" 2> "$T/ncr2.err"
 eq "--json > FILE: ingest's warnings still on stderr" 1 "$(grep -c "^kvio-report: \[capture\] WARNING: $T/nc.e has no nvme_cmp lines" "$T/ncr2.err")"
+
+# ---- '-o -': a .pftrace can go to standard output (a database cannot: above) ----
+"$BUILD/kvio-export" "$T/c.db" -o "$T/o.pftrace" > /dev/null
+(cd "$T" && "$BUILD/kvio-export" "$T/c.db" -o - > "$T/o.stdout" 2> "$T/o.err")
+eq "kvio-export -o -: exit 0, the same bytes as -o FILE, the summary on stderr" "0 same 1" \
+	"$? $(cmp -s "$T/o.pftrace" "$T/o.stdout" && echo same || echo differ) $(grep -c '^kvio-export: wrote standard output' "$T/o.err")"
+if [ -w /dev/full ]; then
+	(cd "$T" && "$BUILD/kvio-export" "$T/c.db" -o - > /dev/full 2> "$T/o.err")
+	eq "kvio-export -o - into a full device: exit 2, the reason" "2 1" \
+		"$? $(grep -c '^kvio-export: writing standard output: No space left on device' "$T/o.err")"
+fi
+"$BUILD/kvio2perfetto" -q --sem "$ROOT/fixtures/tiny/sem.jsonl" --ebpf "$ROOT/fixtures/tiny/ebpf.jsonl" -o "$T/p.pftrace"
+(cd "$T" && "$BUILD/kvio2perfetto" --sem "$ROOT/fixtures/tiny/sem.jsonl" --ebpf "$ROOT/fixtures/tiny/ebpf.jsonl" -o - > "$T/p.stdout" 2>/dev/null)
+eq "kvio2perfetto -o -: the same bytes as -o FILE (no summary mixed in)" same \
+	"$(cmp -s "$T/p.pftrace" "$T/p.stdout" && echo same || echo differ)"
+eq "kvio-export --help: the exit codes 0 2 130/143" "++" "$(h=$("$BUILD/kvio-export" --help | tr '\n' ' ' | tr -s ' '); for p in 'exit status: 0 ok' '130/143'; do case $h in *"$p"*) printf + ;; *) printf '%s?' "$p" ;; esac; done)"
