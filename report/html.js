@@ -48,7 +48,9 @@
 		if (spec.type === 'step' && !s.marker) d.stepped = 'middle';
 		if (spec.type === 'scatter') { d.showLine = false; d.pointRadius = 1.5; }
 		if (spec.type === 'bar' && !s.marker) {
-			d.type = 'bar'; d.grouped = false; d.borderWidth = 1;
+			/* overlaid on a linear axis (bars touch: see both through the fill); side by side,
+			   6 px each, on a log axis, where the same size in two arms would hide one */
+			d.type = 'bar'; d.grouped = !!spec.x.log; d.borderWidth = 1;
 			if (spec.x.log) d.barThickness = 6;
 		} else if (spec.type === 'bar') {
 			d.type = 'line';
