@@ -46,7 +46,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: kvio <command> [options]   (or run the command by its own name)\n\n");
 	for (size_t i = 0; i < NBUILTIN; i++)
 		fprintf(f, "  %-14s %s\n", builtins[i].name, builtins[i].what);
-	fprintf(f, "\nEach command takes --help.\n");
+	fprintf(f, "\nEach command takes --help.\n"
+		   "exit status (every command): 0 ok; 1 the result is unusable or suspect (e.g. no\n"
+		   "  command at all); 2 usage or I/O error; 3 kvio-report --fail-on fired;\n"
+		   "  130/143 interrupted by SIGINT/SIGTERM\n");
 }
 
 /* A report piped or redirected to a full disk must not end "ok": stdout is

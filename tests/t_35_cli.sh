@@ -220,3 +220,4 @@ fi
 eq "kvio2perfetto -o -: the same bytes as -o FILE (no summary mixed in)" same \
 	"$(cmp -s "$T/p.pftrace" "$T/p.stdout" && echo same || echo differ)"
 eq "kvio-export --help: the exit codes 0 2 130/143" "++" "$(h=$("$BUILD/kvio-export" --help | tr '\n' ' ' | tr -s ' '); for p in 'exit status: 0 ok' '130/143'; do case $h in *"$p"*) printf + ;; *) printf '%s?' "$p" ;; esac; done)"
+eq "kvio --help: the exit codes 0 1 2 3 130/143" "+++++" "$(h=$("$BUILD/kvio" --help | tr '\n' ' ' | tr -s ' '); for p in '0 ok' '; 1 ' '; 2 usage or I/O error' '; 3 ' '130/143'; do case $h in *"$p"*) printf + ;; *) printf '%s?' "$p" ;; esac; done)"
