@@ -49,6 +49,8 @@ struct store {
 	size_t nnames;
 	struct cached cache[NCACHE];
 	unsigned clock;
+	char ***retired;     /* name tables of earlier data versions, and their sizes */
+	size_t *retired_n, nretired;
 	int64_t *track_upid; /* kvio_track.upid by track id (-1: none) */
 	size_t ntracks;
 	int order_known;     /* ordered below was computed at this data version */
@@ -70,9 +72,16 @@ static void store_drop(struct store *s)
 		s->cache[i].blob = NULL;
 		s->cache[i].id = INT64_MIN;
 	}
-	for (size_t i = 0; i < s->nnames; i++)
-		sqlite3_free(s->names[i]);
-	sqlite3_free(s->names);
+	if (s->names) { /* a value of a running statement may point at a name: freed at store_free */
+		char ***r = sqlite3_realloc64(s->retired, (s->nretired + 1) * sizeof *r);
+		if (r) {
+			s->retired = r;
+			r[s->nretired] = s->names;
+			s->retired_n = sqlite3_realloc64(s->retired_n, (s->nretired + 1) * sizeof *s->retired_n);
+			if (s->retired_n)
+				s->retired_n[s->nretired++] = s->nnames;
+		}
+	}
 	sqlite3_free(s->track_upid);
 	s->track_upid = NULL;
 	s->ntracks = 0;
@@ -100,6 +109,13 @@ static void store_free(void *p)
 {
 	struct store *s = p;
 	store_drop(s);
+	for (size_t k = 0; k < s->nretired; k++) {
+		for (size_t i = 0; s->retired_n && i < s->retired_n[k]; i++)
+			sqlite3_free(s->retired[k][i]);
+		sqlite3_free(s->retired[k]);
+	}
+	sqlite3_free(s->retired);
+	sqlite3_free(s->retired_n);
 	obj_row_clear(s);
 	sqlite3_free(s);
 }
@@ -264,9 +280,10 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 /* ---- one command column as an SQL value -------------------------------- */
 
 enum { C_ID, C_TS, C_DUR, C_TRACK, C_NAME, C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL,
-       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, NCOL };
+       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_WLO, C_WHI, C_WTLO, C_WTHI, NCOL };
 static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name", "slba",
-	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid"};
+	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid",
+	"win_lo", "win_hi", "win_tlo", "win_thi"};
 
 static void kv_value(sqlite3_context *ctx, sqlite3 *db, uint32_t kv_id, int col)
 {
@@ -293,7 +310,7 @@ static void col_value(sqlite3_context *ctx, struct store *s, const struct chunk_
 	case C_TRACK: sqlite3_result_int64(ctx, v->track[i]); break;
 	case C_NAME:
 		if (v->name[i] < s->nnames && s->names[v->name[i]])
-			sqlite3_result_text(ctx, s->names[v->name[i]], -1, SQLITE_TRANSIENT);
+			sqlite3_result_text(ctx, s->names[v->name[i]], -1, SQLITE_STATIC); /* kept until store_free */
 		break;
 	case C_SLBA:
 		if (f & CHF_SLBA)
@@ -341,6 +358,9 @@ struct cmd_cur {
 	uint32_t i;     /* row in chunk */
 	int64_t hi;     /* last id wanted (inclusive) */
 	int eof;
+	int win;        /* a window bound is set: rows outside it are skipped */
+	int wset[4];    /* win_lo, win_hi, win_tlo, win_thi given (not NULL) */
+	int64_t w[4];
 	const struct chunk_view *v; /* chunk k decoded, or NULL: looked up again */
 	size_t vk;
 	unsigned vclock;            /* the store's clock when v was looked up */
@@ -353,7 +373,8 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	int rc = sqlite3_declare_vtab(db,
 		"CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT,"
 		" slba INTEGER, data_len INTEGER, trace_id INTEGER, role TEXT, real_dur INTEGER,"
-		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER, upid INTEGER)");
+		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER, upid INTEGER,"
+		" win_lo HIDDEN, win_hi HIDDEN, win_tlo HIDDEN, win_thi HIDDEN)");
 	if (rc != SQLITE_OK)
 		return rc;
 	/* read-only and side-effect free: usable from views under trusted_schema=OFF */
@@ -464,6 +485,18 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		ii->estimatedCost = rows;
 		ii->estimatedRows = (sqlite3_int64)rows;
 	}
+	/* the window (win_x IS ?): the scan skips what is outside it; NULL = no bound */
+	for (int w = 0; w < 4; w++)
+		for (int i = 0; i < ii->nConstraint; i++) {
+			const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
+			if (c->usable && c->iColumn == C_WLO + w &&
+			    (c->op == SQLITE_INDEX_CONSTRAINT_IS || c->op == SQLITE_INDEX_CONSTRAINT_EQ)) {
+				ii->aConstraintUsage[i].argvIndex = arg++;
+				ii->aConstraintUsage[i].omit = 1;
+				idx |= 16 << w;
+				break;
+			}
+		}
 	if (order_consumed(((struct cmd_vtab *)tab)->s, ii))
 		ii->orderByConsumed = 1;
 	ii->idxNum = idx;
@@ -493,13 +526,35 @@ static struct store *cur_store(sqlite3_vtab_cursor *cur)
 	return ((struct cmd_vtab *)cur->pVtab)->s;
 }
 
+/* Whether row i of chunk v is inside the cursor's window: ts <= win_hi,
+ * ts + dur >= win_lo, win_tlo <= trace_id <= win_thi (an untagged one never). */
+static int cur_in_window(const struct cmd_cur *c, const struct chunk_view *v, uint32_t i)
+{
+	if (c->wset[1] && v->ts[i] > c->w[1])
+		return 0;
+	if (c->wset[0] && v->ts[i] + v->dur[i] < c->w[0])
+		return 0;
+	if (c->wset[2] && (!c->wset[3] || !v->trace_id[i] || v->trace_id[i] < c->w[2] || v->trace_id[i] > c->w[3]))
+		return 0;
+	return 1;
+}
+
+/* Move to the first wanted row at or after (k, i), or eof. */
 static void cur_settle(struct cmd_cur *c, struct store *s)
 {
-	while (c->k < s->nchunks && c->i >= s->n[c->k]) {
-		c->k++;
-		c->i = 0;
+	for (;;) {
+		while (c->k < s->nchunks && c->i >= s->n[c->k]) {
+			c->k++;
+			c->i = 0;
+		}
+		c->eof = c->k >= s->nchunks || s->first[c->k] + c->i > c->hi;
+		if (c->eof || !c->win)
+			return;
+		const struct chunk_view *v = store_chunk(s, c->k);
+		if (!v || cur_in_window(c, v, c->i))
+			return; /* an unreadable chunk: vt_column says so */
+		c->i++;
 	}
-	c->eof = c->k >= s->nchunks || s->first[c->k] + c->i > c->hi;
 }
 
 static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
@@ -513,12 +568,24 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		return rc;
 	}
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
-	int a = 0;
-	for (int k = 0; k < argc; k++)
+	int a = 0, nid = (idx & 1) + !!(idx & 2) + !!(idx & 8);
+	for (int k = 0; k < nid && k < argc; k++)
 		if (sqlite3_value_type(argv[k]) == SQLITE_NULL) {
 			c->eof = 1;
 			return SQLITE_OK;
 		}
+	c->win = 0;
+	for (int w = 0, wa = nid; w < 4; w++) {
+		c->wset[w] = 0;
+		if ((idx & (16 << w)) && wa < argc) {
+			sqlite3_value *x = argv[wa++];
+			if (sqlite3_value_type(x) != SQLITE_NULL) {
+				c->wset[w] = 1;
+				c->w[w] = sqlite3_value_int64(x);
+				c->win = 1;
+			}
+		}
+	}
 	if (idx & 1)
 		lo = hi = sqlite3_value_int64(argv[a++]);
 	if (idx & 2)
@@ -566,6 +633,11 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	struct store *s = cur_store(cur);
 	if (col == C_ID) {
 		sqlite3_result_int64(ctx, s->first[c->k] + c->i);
+		return SQLITE_OK;
+	}
+	if (col >= C_WLO) { /* the window's bound, as given */
+		if (c->wset[col - C_WLO])
+			sqlite3_result_int64(ctx, c->w[col - C_WLO]);
 		return SQLITE_OK;
 	}
 	/* the chunk of the previous column call, unless another reader moved the cache since */

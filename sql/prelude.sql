@@ -64,11 +64,11 @@ SELECT
   role,                                             -- header | payload (store objects)
   real_dur AS real,                                 -- 1: dur from a completion
   (SELECT label FROM kvio_proc p WHERE p.upid = kvio_cmd.upid) AS label -- its name (computed only when read)
-FROM kvio_cmd
-WHERE ((SELECT hi FROM kvio_window) IS NULL OR ts <= (SELECT hi FROM kvio_window))
-  AND ((SELECT lo FROM kvio_window) IS NULL OR ts + dur >= (SELECT lo FROM kvio_window))
-  AND ((SELECT tlo FROM kvio_window) IS NULL
-       OR trace_id BETWEEN (SELECT tlo FROM kvio_window) AND (SELECT thi FROM kvio_window));
+FROM kvio_cmd                                       -- the scan skips what is outside the window:
+WHERE win_lo IS (SELECT lo FROM kvio_window)        -- ts + dur >= lo
+  AND win_hi IS (SELECT hi FROM kvio_window)        -- ts <= hi
+  AND win_tlo IS (SELECT tlo FROM kvio_window)      -- tlo <= trace_id <= thi
+  AND win_thi IS (SELECT thi FROM kvio_window);
 
 -- kvio_cmd_proc: the NVMe processes (label ids) that have commands, found
 -- from their command tracks (each scan stops at the process's first command)
