@@ -73,10 +73,23 @@ static void dev_line(int64_t ts, int early, const char *fmt, ...)
 
 static int64_t base_ts = 5000000000000ll; /* ~83 min of uptime */
 static uint64_t n_cmds;
+static int kv_mode;       /* --kv: the tracer's NVMe KV lines (key_hex, no slba) */
+static char cur_key[33];  /* --kv: the 16-byte key of the object being written, as hex */
 
 static void cmd(int64_t ts, uint64_t ud, int write, uint64_t slba, uint32_t len)
 {
 	n_cmds++;
+	if (kv_mode) { /* capture/monitor_out.c's --kv format; the metadata read has key 0 */
+		dev_line(ts, 0,
+			 "{\"event_type\":\"nvme_cmd\",\"pid\":4242,\"tid\":%d,\"user_data\":%" PRIu64
+			 ",\"nvme_opcode\":%d,\"op_name\":\"%s\",\"nsid\":1,\"key_hex\":\"%s\",\"key_len\":16,"
+			 "\"value_len\":%u,\"data_len\":%u,\"multipath\":0,\"cmd_op\":\"0xc0484e80\",\"rdev\":256901120,"
+			 "\"comm\":\"python3\",\"ts\":%" PRId64 "}\n",
+			 4300 + (int)(ud % 7), ud, write ? 1 : 2, write ? "store" : "retrieve",
+			 ud >> 32 ? cur_key : "00000000000000000000000000000000", len, len, ts);
+		(void)slba;
+		return;
+	}
 	dev_line(ts, 0,
 		 "{\"event_type\":\"nvme_cmd\",\"pid\":4242,\"tid\":%d,\"user_data\":%" PRIu64
 		 ",\"nvme_opcode\":%d,\"op_name\":\"%s\",\"nsid\":1,\"slba\":%" PRIu64 ",\"nlb\":%u,"
@@ -138,7 +151,7 @@ static int64_t object_io(int64_t t, uint32_t tid, int write, int64_t slot, int64
 
 static const char help[] =
 	"usage: kvio-gen --sem S --ebpf E [--serving V] [--lines N] [--mode serialized|batched]\n"
-	"                [--ranks R] [--seed X] [--no-completions] [--faults N]\n\n"
+	"                [--ranks R] [--seed X] [--no-completions] [--faults N] [--kv]\n\n"
 	"Writes a deterministic, realistic capture (LMCache's semantic JSONL and the\n"
 	"monitor's device JSONL) for trying kvio without an NVMe device, and for the\n"
 	"tests and the bench. The same options give the same bytes.\n\n"
@@ -154,6 +167,9 @@ static const char help[] =
 	"  --no-completions      no nvme_cmp lines (a tracer without its completion probe)\n"
 	"  --faults N            every Nth payload command alternately hits -EAGAIN or loses\n"
 	"                        its completion; the counts go to stderr\n"
+	"  --kv                  NVMe Key-Value lines (the monitor's --kv: key_hex, key_len,\n"
+	"                        value_len, store/retrieve) and key_hex on the semantic\n"
+	"                        records, for kvio-ingest --join-by-key\n"
 	"  -h, --help            this text\n\n"
 	"EXAMPLES\n"
 	"  kvio-gen --sem sem.jsonl --ebpf ebpf.jsonl --lines 200000\n"
@@ -188,6 +204,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--no-completions")) {
 			completions = 0;
+			continue;
+		}
+		if (!strcmp(a, "--kv")) {
+			kv_mode = 1;
 			continue;
 		}
 		static const char *const with_value[] = {"--sem", "--ebpf", "--serving", "--lines", "--ranks",
@@ -260,6 +280,7 @@ int main(int argc, char **argv)
 				int64_t ts_start = t0 + r * jitter(30000, 20000);
 				int64_t pre = jitter(150000, 50000);
 				int failed = (obj + r) % 97 == 13 && !write;
+				snprintf(cur_key, sizeof cur_key, "%016" PRIx64 "%016" PRIx64, (uint64_t)chunk, (uint64_t)r + 1);
 				int64_t end = object_io(ts_start + pre, tid, write, slot, bytes, serialized && !write);
 				rank_end[r] = end;
 				char key[160];
@@ -271,9 +292,10 @@ int main(int argc, char **argv)
 						 (uint64_t)(chunk * 0x9e3779b97f4a7c15ull), chunk);
 				fprintf(fs, "{\"trace_id\":%u,\"op\":\"%s\",\"key\":\"%s\",\"object_id\":%" PRIu64
 					    ",\"part\":\"kv\",\"bytes\":%" PRId64 ",\"slot_offset\":%" PRId64
-					    ",\"ts_start\":%.9f,\"ts\":%.9f,\"pid\":4242,\"instance\":\"i0\"%s}\n",
+					    ",\"ts_start\":%.9f,\"ts\":%.9f,\"pid\":4242,\"instance\":\"i0\"%s%s%s%s}\n",
 					tid, write ? "store" : "load", key, obj + r, bytes, slot, ts_start / 1e9,
-					end / 1e9, failed ? ",\"error\":\"EIO\"" : "");
+					end / 1e9, failed ? ",\"error\":\"EIO\"" : "", kv_mode ? ",\"key_hex\":\"" : "",
+					kv_mode ? cur_key : "", kv_mode ? "\"" : "");
 				tid++;
 				if (ranks == 1)
 					t = end + jitter(100000, 30000);
