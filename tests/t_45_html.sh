@@ -8,7 +8,8 @@
 
 H=$BUILD/html-test
 mkdir -p "$H"
-CHROMIUM="chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+# a browser that hangs is stopped after 120 s (and the checks fail)
+CHROMIUM="timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
 	--disable-component-update --disable-sync --disable-default-apps --mute-audio"
 
 # chrome_dom PAGE OUT: the DOM of PAGE after its scripts ran
