@@ -1,8 +1,9 @@
--- html_ab.sql — paired A/B object deltas as CDFs (kvio-report --html). Run
--- after ab.sql: it draws that file's samples (kvio_sample grouped by the
+-- html_ab.sql — paired A/B object deltas as CDFs (kvio-report --html). It
+-- draws ab.sql's samples (kvio_sample grouped by the
 -- non-base label and op: other span - base span of paired objects),
 -- downsampled to kvio_cdf's grid. Left of 0: the other arm was faster.
--- Inputs: kvio_sample as ab.sql leaves it, kvio_cdf (prelude.sql).
+-- Inputs: prelude.sql's tables and views (the samples ab.sql's operators take are
+-- gathered here row by row, the old way: the operators keep none), kvio_cdf (prelude.sql).
 
 -- The samples it draws, as ab.sql gathered them before its operators (kvio_pct
 -- and friends keep no rows): the old statements, kept here for the picture.

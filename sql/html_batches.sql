@@ -1,7 +1,8 @@
 -- html_batches.sql — inferred batch sizes as a histogram (kvio-report --html).
--- Run after batches.sql: it counts that file's samples (kvio_sample group
+-- It counts batches.sql's samples (kvio_sample group
 -- size: submits per batch at :batch_gap_ns), one point per size seen.
--- Inputs: kvio_sample as batches.sql leaves it.
+-- Inputs: prelude.sql's tables and views (the samples batches.sql's operators take are
+-- gathered here row by row, the old way: the operators keep none).
 
 -- The samples it draws, as batches.sql gathered them before its operators (kvio_pct
 -- and friends keep no rows): the old statements, kept here for the picture.
@@ -10,9 +11,9 @@
 -- or one more than the gap after the previous). A batch runs to the next start.
 DROP TABLE IF EXISTS temp.kvio_batch_sub;
 DROP TABLE IF EXISTS temp.kvio_batch_start;
-CREATE TEMP TABLE kvio_batch_sub(pos INTEGER PRIMARY KEY, label TEXT, ts INT);
-INSERT INTO kvio_batch_sub(label, ts) SELECT label, ts FROM kvio_pool ORDER BY label, ts, id;
-CREATE TEMP TABLE kvio_batch_start(pos INTEGER PRIMARY KEY, label TEXT);
+CREATE TEMP TABLE kvio_batch_sub(pos INTEGER PRIMARY KEY, label INT, ts INT); -- label: the lid
+INSERT INTO kvio_batch_sub(label, ts) SELECT lid, ts FROM kvio_pool ORDER BY lid, ts, id;
+CREATE TEMP TABLE kvio_batch_start(pos INTEGER PRIMARY KEY, label INT);
 INSERT INTO kvio_batch_start
 SELECT c.pos, c.label
 FROM kvio_batch_sub c LEFT JOIN kvio_batch_sub p ON p.pos = c.pos - 1
@@ -28,11 +29,11 @@ ORDER BY 1, 2, 3;
 
 SELECT
   'batch:size' AS chart,
-  label,                                           -- arm
+  (SELECT label FROM kvio_proc WHERE upid = kvio_sample.label) AS label, -- arm
   '' AS role,
   v AS x,                                          -- commands in the batch
   count(*) AS y                                    -- batches of that size
 FROM kvio_sample
 WHERE grp = 'size'
-GROUP BY label, v
+GROUP BY kvio_sample.label, v
 ORDER BY chart, label, role, x;

@@ -11,18 +11,18 @@
 WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 400),
 grid AS (                                          -- each label's wall span and bucket width
   SELECT label, t0, span, w, (span + w - 1) / w AS nb FROM (
-    SELECT label, min(ts) AS t0, max(ts + dur) - min(ts) AS span, max(1, (max(ts + dur) - min(ts) + 399) / 400) AS w
-    FROM kvio_command GROUP BY label
+    SELECT lid AS label, min(ts) AS t0, max(ts + dur) - min(ts) AS span, max(1, (max(ts + dur) - min(ts) + 399) / 400) AS w
+    FROM kvio_command GROUP BY lid
   ) WHERE span > 0
 ), bucket AS (
   SELECT g.label, g.t0, g.w, k.k, min(g.w, g.span - k.k * g.w) AS width
   FROM grid g JOIN k ON k.k < g.nb
 ), sub AS (                                        -- the pool's submits and bytes per bucket
-  SELECT p.label, min(g.nb - 1, (p.ts - g.t0) / g.w) AS k, count(*) AS n, coalesce(sum(p.dlen), 0) AS bytes
-  FROM kvio_pool p JOIN grid g ON g.label = p.label
-  GROUP BY p.label, 2
+  SELECT p.lid AS label, min(g.nb - 1, (p.ts - g.t0) / g.w) AS k, count(*) AS n, coalesce(sum(p.dlen), 0) AS bytes
+  FROM kvio_pool p JOIN grid g ON g.label = p.lid
+  GROUP BY p.lid, 2
 ), per_bucket AS (
-  SELECT b.label, b.t0 + b.k * b.w AS x, coalesce(s.n, 0) AS n, coalesce(s.bytes, 0) AS bytes, b.width
+  SELECT (SELECT label FROM kvio_proc WHERE upid = b.label) AS label, b.t0 + b.k * b.w AS x, coalesce(s.n, 0) AS n, coalesce(s.bytes, 0) AS bytes, b.width
   FROM bucket b LEFT JOIN sub s ON s.label = b.label AND s.k = b.k
 )
 SELECT 'tput:mbs' AS chart, label, '' AS role,

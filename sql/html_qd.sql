@@ -1,5 +1,5 @@
 -- html_qd.sql — achieved queue depth over time, and time at each depth
--- (kvio-report --html). Run after qd.sql: it reads that file's sweep
+-- (kvio-report --html). It reads qd.sql's sweep
 -- (kvio_qd_ev, kvio_qd_depth, kvio_qd_label): between a label's consecutive
 -- events the depth holds, an interval [a, b) at depth d.
 --   qd:depth  per depth d, the share of the label's swept span spent at d
@@ -8,18 +8,19 @@
 --             (the last may be shorter): role mean = the time-weighted mean
 --             depth in the bucket, role max = the deepest depth of an interval
 --             in it (zero-length ones included, as qd's max)
--- Inputs: the temp tables qd.sql leaves.
+-- Inputs: kvio_pool, kvio_proc (prelude.sql); the sweep tables are built here (qd.sql's
+-- operator keeps no rows).
 
 -- The samples it draws, as qd.sql gathered them before its operators (kvio_pct
 -- and friends keep no rows): the old statements, kept here for the picture.
 -- kvio_qd_ev: the events numbered (pos) in (label, ts, delta) order; each
 -- label is one run of positions.
 DROP TABLE IF EXISTS temp.kvio_qd_ev;
-CREATE TEMP TABLE kvio_qd_ev(pos INTEGER PRIMARY KEY, label TEXT, ts INT, d INT);
+CREATE TEMP TABLE kvio_qd_ev(pos INTEGER PRIMARY KEY, label INT, ts INT, d INT); -- label: the lid
 INSERT INTO kvio_qd_ev(label, ts, d)
-SELECT label, ts, 1 FROM kvio_pool WHERE real
+SELECT lid, ts, 1 FROM kvio_pool WHERE real
 UNION ALL
-SELECT label, ts + dur, -1 FROM kvio_pool WHERE real
+SELECT lid, ts + dur, -1 FROM kvio_pool WHERE real
 ORDER BY 1, 2, 3;
 
 -- kvio_qd_depth: the depth after each event. Every label's deltas sum to 0,
@@ -33,7 +34,7 @@ SELECT pos, sum(d) OVER (ORDER BY pos ROWS UNBOUNDED PRECEDING) FROM kvio_qd_ev;
 -- kvio_qd_label: each label's run of positions [first, last], found from the
 -- rows whose neighbour belongs to another label (a scan, no sort)
 DROP TABLE IF EXISTS temp.kvio_qd_label;
-CREATE TEMP TABLE kvio_qd_label(first INTEGER PRIMARY KEY, last INT, label TEXT);
+CREATE TEMP TABLE kvio_qd_label(first INTEGER PRIMARY KEY, last INT, label INT);
 INSERT INTO kvio_qd_label
 SELECT min(pos), max(pos), label FROM (
   SELECT e.pos, e.label FROM kvio_qd_ev e
@@ -56,7 +57,7 @@ DROP TABLE IF EXISTS temp.kvio_html_qd_grid;
 CREATE TEMP TABLE kvio_html_qd_grid(first INTEGER PRIMARY KEY, label TEXT, t0 INT, span INT, w INT, nb INT);
 INSERT INTO kvio_html_qd_grid
 SELECT first, label, t0, span, w, (span + w - 1) / w FROM (
-  SELECT l.first, l.label, f.ts AS t0, z.ts - f.ts AS span, max(1, (z.ts - f.ts + 399) / 400) AS w
+  SELECT l.first, (SELECT label FROM kvio_proc WHERE upid = l.label) AS label, f.ts AS t0, z.ts - f.ts AS span, max(1, (z.ts - f.ts + 399) / 400) AS w
   FROM kvio_qd_label l JOIN kvio_qd_ev f ON f.pos = l.first JOIN kvio_qd_ev z ON z.pos = l.last
 ) WHERE span > 0;
 

@@ -1,25 +1,26 @@
 -- html_qd1.sql — the QD1 picture (kvio-report --html): per label and op, the
--- histogram of per-object submission gaps. Run after qd1.sql: it counts that
--- file's gap samples (kvio_sample groups load and store: consecutive submits
+-- histogram of per-object submission gaps. It counts qd1.sql's
+-- gap samples (kvio_sample groups load and store: consecutive submits
 -- of objects with >= 4 commands). Bins are log-spaced, 10 per decade: bin b
 -- holds gaps in [10^(b/10), 10^((b+1)/10)) ns (a gap of 0 counts as 1 ns);
 -- every bin from one below the lowest to one above the highest is listed, empty
 -- ones as 0, so the curve closes at both ends. (The page draws the service
 -- time, qd1's svc, as a vertical line: a serialized path peaks on it.)
--- Inputs: kvio_sample as qd1.sql leaves it.
+-- Inputs: prelude.sql's tables and views (the samples qd1.sql's operators take are
+-- gathered here row by row, the old way: the operators keep none).
 
 -- The samples it draws, as qd1.sql gathered them before its operators (kvio_pct
 -- and friends keep no rows): the old statements, kept here for the picture.
 -- kvio_qd1_cmd: tagged commands numbered (pos) in (label, trace_id, submit) order,
 -- so each object is a run of positions and its previous submit is pos - 1
 DROP TABLE IF EXISTS temp.kvio_qd1_cmd;
-CREATE TEMP TABLE kvio_qd1_cmd(pos INTEGER PRIMARY KEY, label TEXT, tid INT, ts INT, op TEXT);
+CREATE TEMP TABLE kvio_qd1_cmd(pos INTEGER PRIMARY KEY, label INT, tid INT, ts INT, op TEXT); -- label: the lid
 INSERT INTO kvio_qd1_cmd(label, tid, ts, op)
-SELECT label, tid, ts, op FROM kvio_command WHERE tagged ORDER BY label, tid, ts, id;
+SELECT lid, tid, ts, op FROM kvio_command WHERE tagged ORDER BY lid, tid, ts, id;
 
 DELETE FROM kvio_sample;
 INSERT INTO kvio_sample(label, grp, v)
-WITH object AS (                                   -- one row per object: its run of positions
+WITH object AS MATERIALIZED (                      -- one row per object: its run of positions
   SELECT c.pos AS first, c.label, c.op AS first_op,
     coalesce((SELECT min(n.pos) FROM kvio_qd1_cmd n WHERE n.pos > c.pos AND (n.tid <> c.tid OR n.label <> c.label)),
              (SELECT max(pos) + 1 FROM kvio_qd1_cmd)) - c.pos AS n_cmds
@@ -33,11 +34,6 @@ WITH object AS (                                   -- one row per object: its ru
   WHERE o.n_cmds >= 4
 )
 SELECT label, op, gap FROM obj_gap                                     -- submit gaps
-UNION ALL
-SELECT label, 'objects:' || CASE WHEN first_op = 'read' THEN 'load' ELSE 'store' END, 1
-FROM object WHERE n_cmds >= 4                                          -- one row per object
-UNION ALL
-SELECT label, 'svc:' || op, dur FROM kvio_command WHERE tagged AND real AND op IN ('read', 'write')
 ORDER BY 1, 2, 3;
 
 WITH gap AS (
@@ -52,10 +48,10 @@ WITH gap AS (
 )
 SELECT
   'qd1:' || r.op AS chart,                         -- qd1:load | qd1:store
-  r.label,                                         -- arm
+  (SELECT label FROM kvio_proc WHERE upid = r.label) AS label, -- arm (r.label: its lid)
   '' AS role,
   power(10, (r.bin + 0.5) / 10.0) AS x,            -- bin centre, geometric (ns)
   coalesce(c.n, 0) AS y                            -- gaps in the bin
 FROM bin_range r
 LEFT JOIN counted c ON c.label = r.label AND c.op = r.op AND c.bin = r.bin
-ORDER BY chart, r.label, role, r.bin;
+ORDER BY chart, label, role, r.bin;

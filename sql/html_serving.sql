@@ -1,7 +1,8 @@
 -- html_serving.sql — serving-layer span CDFs per op, e.g. TTFT (kvio-report
--- --html). Run after serving.sql: it draws that file's samples (kvio_sample
+-- --html). It draws serving.sql's samples (kvio_sample
 -- grouped by label and op), downsampled to kvio_cdf's grid.
--- Inputs: kvio_sample as serving.sql leaves it, kvio_cdf (prelude.sql).
+-- Inputs: prelude.sql's tables and views (the samples serving.sql's operators take are
+-- gathered here row by row, the old way: the operators keep none), kvio_cdf (prelude.sql).
 
 -- The samples it draws, as serving.sql gathered them before its operators (kvio_pct
 -- and friends keep no rows): the old statements, kept here for the picture.

@@ -1,8 +1,9 @@
--- html_tp_barrier.sql — TP barrier skew as a CDF (kvio-report --html). Run
--- after tp_barrier.sql: it draws that file's samples (kvio_sample group gap:
+-- html_tp_barrier.sql — TP barrier skew as a CDF (kvio-report --html). It
+-- draws tp_barrier.sql's samples (kvio_sample group gap:
 -- per (op, chunk) seen on every shard, max - min of the object ends), present
 -- only for labels with more than one shard; downsampled to kvio_cdf's grid.
--- Inputs: kvio_sample as tp_barrier.sql leaves it, kvio_cdf (prelude.sql).
+-- Inputs: prelude.sql's tables and views (the samples tp_barrier.sql's operators take are
+-- gathered here row by row, the old way: the operators keep none), kvio_cdf (prelude.sql).
 
 -- The samples it draws, as tp_barrier.sql gathered them before its operators (kvio_pct
 -- and friends keep no rows): the old statements, kept here for the picture.

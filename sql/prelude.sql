@@ -125,7 +125,7 @@ WHERE pt.name LIKE 'objects%'
 -- DELETE, then one INSERT ... ORDER BY label, grp, v: its rows are then numbered
 -- (pos) in sorted order, each group contiguous, and a percentile is one lookup
 -- by position (no window function: SQLite's sorter runs once per analysis).
-CREATE TEMP TABLE kvio_sample(pos INTEGER PRIMARY KEY, label TEXT, grp TEXT, v);
+CREATE TEMP TABLE kvio_sample(pos INTEGER PRIMARY KEY, label, grp TEXT, v); -- label: a name, or a lid
 
 -- kvio_grp: each kvio_sample group's first position and size, from the rows
 -- whose neighbour belongs to another group (a scan, no sort)
