@@ -390,6 +390,28 @@ static void radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
 	}
 }
 
+/* The same for 32-bit keys. */
+static void radix_u32(uint32_t *a, uint32_t *tmp, size_t n)
+{
+	uint32_t or_ = 0, and_ = ~(uint32_t)0;
+	for (size_t i = 0; i < n; i++) {
+		or_ |= a[i];
+		and_ &= a[i];
+	}
+	for (int sh = 0; sh < 32; sh += 8) {
+		if ((((or_ ^ and_) >> sh) & 0xff) == 0)
+			continue;
+		size_t cnt[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			cnt[((a[i] >> sh) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			cnt[b + 1] += cnt[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
+		memcpy(a, tmp, n * sizeof *a);
+	}
+}
+
 static int mval_cmp(const void *x, const void *y)
 {
 	const struct mval *a = x, *b = y;
@@ -398,7 +420,8 @@ static int mval_cmp(const void *x, const void *y)
 	return (a->d > b->d) - (a->d < b->d);
 }
 
-/* Sort g's values ascending. SQLITE_OK or NOMEM. */
+/* Sort g's values ascending, in place (a scratch of one more copy: 4 bytes a
+ * value while they fit in 32 bits). SQLITE_OK or NOMEM. */
 static int vgroup_sort(struct vgroup *g)
 {
 	if (g->n < 2)
@@ -407,22 +430,27 @@ static int vgroup_sort(struct vgroup *g)
 		qsort(g->v, g->n, sizeof(struct mval), mval_cmp);
 		return SQLITE_OK;
 	}
-	uint64_t *a = sqlite3_malloc64(g->n * 2 * sizeof *a);
-	if (!a)
+	if (g->mode == VM_I32) { /* sign flipped: unsigned order = signed order */
+		uint32_t *a = g->v, *tmp = sqlite3_malloc64(g->n * sizeof *tmp);
+		if (!tmp)
+			return SQLITE_NOMEM;
+		for (size_t i = 0; i < g->n; i++)
+			a[i] ^= 0x80000000u;
+		radix_u32(a, tmp, g->n);
+		for (size_t i = 0; i < g->n; i++)
+			a[i] ^= 0x80000000u;
+		sqlite3_free(tmp);
+		return SQLITE_OK;
+	}
+	uint64_t *a = g->v, *tmp = sqlite3_malloc64(g->n * sizeof *tmp);
+	if (!tmp)
 		return SQLITE_NOMEM;
-	for (size_t i = 0; i < g->n; i++) { /* sign flipped: unsigned order = signed order */
-		int64_t x = g->mode == VM_I32 ? ((int32_t *)g->v)[i] : ((int64_t *)g->v)[i];
-		a[i] = (uint64_t)x ^ 0x8000000000000000ULL;
-	}
-	radix_u64(a, a + g->n, g->n);
-	for (size_t i = 0; i < g->n; i++) {
-		int64_t x = (int64_t)(a[i] ^ 0x8000000000000000ULL);
-		if (g->mode == VM_I32)
-			((int32_t *)g->v)[i] = (int32_t)x;
-		else
-			((int64_t *)g->v)[i] = x;
-	}
-	sqlite3_free(a);
+	for (size_t i = 0; i < g->n; i++)
+		a[i] ^= 0x8000000000000000ULL;
+	radix_u64(a, tmp, g->n);
+	for (size_t i = 0; i < g->n; i++)
+		a[i] ^= 0x8000000000000000ULL;
+	sqlite3_free(tmp);
 	return SQLITE_OK;
 }
 
