@@ -135,27 +135,32 @@ if "$B/kvio-report" --help >/dev/null 2>&1; then
 		echo "note: report at 16M lines skipped (BENCH_16M=1 runs it: 3 GB of capture, minutes)"
 	fi
 fi
-if "$B/kvio-report" --help 2>/dev/null | grep -q -- '--html FILE' && command -v chromium >/dev/null; then
-	echo "---- report --html"
-	set -- $(RUNS=1 best "$B/kvio-report" "$O/t4.db" --json --html "$O/t4.html"); H4=$1
-	HS=$(stat -c %s "$O/t4.html")
-	# the page in headless Chromium: html.js writes page_ms (navigation start to
-	# every chart drawn) into #kvio-summary; the best of RUNS loads
+# html_bench NAME DB PEER_S: kvio-report --json --html on DB, the page's size, and
+# the best of RUNS loads in headless Chromium (html.js writes page_ms, navigation
+# start to every chart drawn, into #kvio-summary); PEER_S: --json alone
+html_bench() {
+	set -- "$1" "$2" "$3" $(RUNS=1 best "$B/kvio-report" "$2" --json --html "$O/t$1.html")
+	HS=$(stat -c %s "$O/t$1.html" 2>/dev/null || echo 0)
 	HB=""
 	i=0
 	while [ $i -lt "$RUNS" ]; do
 		u=$(mktemp -d)
 		chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
-			--disable-component-update --disable-sync --user-data-dir="$u" --dump-dom "file://$(pwd)/$O/t4.html" \
-			2>/dev/null > "$O/t4.dom"
+			--disable-component-update --disable-sync --user-data-dir="$u" --dump-dom "file://$(realpath "$O/t$1.html")" \
+			2>/dev/null > "$O/t$1.dom"
 		rm -rf "$u"
-		ms=$(sed -n 's/.*"page_ms":\([0-9]*\).*/\1/p' "$O/t4.dom")
+		ms=$(sed -n 's/.*"page_ms":\([0-9]*\).*/\1/p' "$O/t$1.dom")
 		[ -n "$ms" ] && { [ -z "$HB" ] || [ "$ms" -lt "$HB" ]; } && HB=$ms
 		i=$((i + 1))
 	done
-	echo "kvio-report --json --html: 4M ${H4}s (--json alone ${P4:-?}s) | page ${HS} bytes | Chromium page_ms ${HB:-?}"
-	ratio "html page size, 4M-line capture (MB)" "$(awk "BEGIN{print $HS/1e6}")" "<" 3
-	[ -n "$HB" ] && ratio "html page load + draw in Chromium, 4M (s)" "$(awk "BEGIN{print $HB/1000}")" "<" 2
+	echo "kvio-report --json --html: $1 ${4}s (--json alone ${3:-?}s) | page ${HS} bytes | Chromium page_ms ${HB:-?}"
+	ratio "html page size, $1-line capture (MB)" "$(awk "BEGIN{print $HS/1e6}")" "<" 3
+	[ -n "$HB" ] && ratio "html page load + draw in Chromium, $1 (s)" "$(awk "BEGIN{print $HB/1000}")" "<" 2
+}
+if "$B/kvio-report" --help 2>/dev/null | grep -q -- '--html FILE' && command -v chromium >/dev/null; then
+	echo "---- report --html"
+	html_bench 4M "$O/t4.db" "${P4:-}"
+	[ "${BENCH_16M:-0}" = 1 ] && [ -s "$O/t16.db" ] && html_bench 16M "$O/t16.db" "${P16:-}"
 fi
 if "$B/kvio-export" --help >/dev/null 2>&1; then
 	echo "---- export"
