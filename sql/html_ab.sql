@@ -1,6 +1,7 @@
 -- html_ab.sql — paired A/B object deltas as CDFs (kvio-report --html). It
 -- draws ab.sql's samples (kvio_sample grouped by the
--- non-base label and op: other span - base span of paired objects),
+-- non-base label and op: other span - base span of paired objects; the base
+-- is :base_label (kvio-report --base), else the first label, as in ab.sql),
 -- downsampled to kvio_cdf's grid. Left of 0: the other arm was faster.
 -- Inputs: prelude.sql's tables and views (the samples ab.sql's operators take are
 -- gathered here row by row, the old way: the operators keep none), kvio_cdf (prelude.sql).
@@ -15,7 +16,7 @@ WITH k AS (
   FROM kvio_object
   WHERE key IS NOT NULL AND key <> '' AND op IN ('store', 'load')
 ), base AS (
-  SELECT min(label) AS label FROM kvio_object
+  SELECT coalesce(:base_label, min(label)) AS label FROM kvio_object
 )
 SELECT o.label, o.op, o.dur - b.dur
 FROM k b JOIN base ON b.label = base.label

@@ -44,12 +44,14 @@ def check(name, cond, detail=''):
 
 
 WINDOW = None  # --time-range: (lo_ns, hi_ns)
+BASE = None  # --base LABEL
 
 
 def cli_rows(db, ext, metric, gap_ns):
     """The rows of sql/html_<metric>.sql in the sqlite3 CLI, after prelude and <metric>.sql."""
     sql = os.path.join(ROOT, 'sql')
     win = ['.parameter set :win_lo %d' % WINDOW[0], '.parameter set :win_hi %d' % WINDOW[1]] if WINDOW else []
+    win += ['.parameter set :base_label "\'%s\'"' % BASE] if BASE else []
     out = subprocess.run(['sqlite3', '-batch', '-cmd', '.load ' + ext, db] + win + ['.read %s/prelude.sql' % sql,
                           '.parameter set :batch_gap_ns %d' % gap_ns, '.output /dev/null',
                           '.read %s/%s.sql' % (sql, metric), '.output', '.read %s/html_%s.sql' % (sql, metric)],
@@ -254,6 +256,9 @@ def main(argv):
             labels = (labels or []) + [rest[1]]
         elif rest[0] == '--batch-gap-us':
             gap_ns = int(rest[1]) * 1000
+        elif rest[0] == '--base':
+            global BASE
+            BASE = rest[1]
         elif rest[0] == '--time-range':
             global WINDOW
             WINDOW = tuple(int(float(v) * 1e9) for v in rest[1].split(','))

@@ -37,10 +37,13 @@ html_page() {
 	chrome_dom "$T/$name.html" "$T/$name.dom"
 	python3 tests/html_check.py "$db" "$BUILD/kvio" "$T/$name.html" "$T/$name.dom" "$T/$name.json" "$T/$name.txt" \
 		"$@" > "$T/$name.check" 2>&1
+	crc=$?
 	grep -v '^ok - ' "$T/$name.check" | head -20
 	PASS=$((PASS + $(grep -c '^ok - ' "$T/$name.check")))
 	FAIL=$((FAIL + $(grep -c '^FAIL - ' "$T/$name.check")))
 	[ -s "$T/$name.check" ] || { FAIL=$((FAIL + 1)); echo "FAIL - html $name: html_check.py printed nothing"; }
+	# a checker that died (a traceback) is a failure, not a page with no checks
+	[ "$crc" -eq 0 ] || grep -q '^FAIL - ' "$T/$name.check" || { FAIL=$((FAIL + 1)); echo "FAIL - html $name: html_check.py exited $crc"; }
 }
 
 # the demo's A/B database (scripts/demo.sh): serialized stock vs batched
@@ -53,6 +56,12 @@ eq "html ab: the screenshot is kept" 1 "$([ -s "$H/ab.png" ] && echo 1)"
 # the stock arm's load path is serialized: its banner says so, in red
 eq "html ab: the stock banner is red and says why" 1 \
 	"$(grep -c '<section class="banner bad" data-label="stock"><h2>stock</h2><p class="why">looks serialized (QD~1): load' "$T/ab.html")"
+
+# --base stock: the A/B charts pair against stock, so their series is the batched arm
+# (html_ab.sql took the first label whatever --base said: both charts were empty)
+html_page ab-base "$T/hab.db" --base stock
+eq "html ab-base: each A/B chart draws the batched arm against stock" "ab:load=batched ab:store=batched" \
+	"$(python3 -c "import json,re,sys; d=json.loads(re.search(r'id=\"kvio-data\">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1)); print(' '.join('%s=%s' % (c['id'], ','.join(x['name'] for x in c['series'] if x['xy'] and not x['name'].startswith('zero'))) for c in d['charts'] if c['id'].startswith('ab:')))" "$T/ab-base.html")"
 
 # a label filter selecting one arm (no A/B charts: there is nothing to pair)
 html_page ab-stock "$T/hab.db" --label stock
