@@ -55,6 +55,7 @@ struct store {
 	size_t ntracks;
 	int order_known;     /* ordered below was computed at this data version */
 	int ordered;         /* id order is (upid, ts) order: ORDER BY upid, ts, id needs no sort */
+	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: a bad blob) */
 };
 
 static unsigned data_version(sqlite3 *db)
@@ -241,6 +242,7 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 {
 	int64_t id = s->first[k];
 	struct cached *victim = &s->cache[0];
+	s->chunk_rc = SQLITE_OK;
 	for (int i = 0; i < NCACHE; i++) {
 		if (s->cache[i].id == id) {
 			s->cache[i].age = ++s->clock;
@@ -250,11 +252,15 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 			victim = &s->cache[i];
 	}
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->db, "SELECT data FROM main.kvio_cmd_chunk WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	int rc = sqlite3_prepare_v2(s->db, "SELECT data FROM main.kvio_cmd_chunk WHERE id = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		s->chunk_rc = rc;
 		return NULL;
+	}
 	sqlite3_bind_int64(st, 1, id);
 	const struct chunk_view *out = NULL;
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
 		int len = sqlite3_column_bytes(st, 0);
 		const void *b = sqlite3_column_blob(st, 0);
 		void *copy = sqlite3_malloc64(len ? len : 1);
@@ -268,13 +274,37 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 				out = &victim->v;
 			} else {
 				victim->id = INT64_MIN;
+				s->chunk_rc = SQLITE_CORRUPT;
 			}
 		} else {
+			s->chunk_rc = copy ? SQLITE_CORRUPT : SQLITE_NOMEM;
 			sqlite3_free(copy);
 		}
+	} else {
+		/* no row: the directory names a chunk that is gone (corrupt); else the
+		 * read's own code, SQLITE_INTERRUPT when an early exit stopped it */
+		s->chunk_rc = rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
 	}
 	sqlite3_finalize(st);
 	return out;
+}
+
+/* Report the failed store_chunk of s as ctx's error: "unreadable command
+ * chunk" (who says who) only for a bad chunk; any other cause (an interrupt,
+ * out of memory, a busy or unreadable file) keeps its own SQLite code.
+ * Returns the code for an xColumn to return. */
+static int chunk_error(sqlite3_context *ctx, struct store *s, const char *who)
+{
+	int rc = s->chunk_rc == SQLITE_OK ? SQLITE_CORRUPT : s->chunk_rc;
+	if (rc == SQLITE_CORRUPT) {
+		char msg[96];
+		sqlite3_snprintf(sizeof msg, msg, "%s: unreadable command chunk", who);
+		sqlite3_result_error(ctx, msg, -1);
+		sqlite3_result_error_code(ctx, SQLITE_CORRUPT); /* keeps msg */
+	} else {
+		sqlite3_result_error_code(ctx, rc);
+	}
+	return rc;
 }
 
 /* ---- one command column as an SQL value -------------------------------- */
@@ -563,8 +593,9 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	struct cmd_cur *c = (struct cmd_cur *)cur;
 	struct store *s = cur_store(cur);
 	int rc = store_refresh(s);
-	if (rc != SQLITE_OK) {
-		cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: cannot read kvio_cmd_chunk/kvio_cmd_name");
+	if (rc != SQLITE_OK) { /* an interrupt is no failure to read: SQLite says "interrupted" */
+		if (rc != SQLITE_INTERRUPT)
+			cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: cannot read kvio_cmd_chunk/kvio_cmd_name");
 		return rc;
 	}
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -645,10 +676,8 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	c->v = v;
 	c->vk = c->k;
 	c->vclock = s->clock;
-	if (!v) {
-		sqlite3_result_error(ctx, "kvio_cmd: unreadable command chunk", -1);
-		return SQLITE_ERROR;
-	}
+	if (!v)
+		return chunk_error(ctx, s, "kvio_cmd");
 	col_value(ctx, s, v, s->first[c->k], c->i, col);
 	return SQLITE_OK;
 }
@@ -755,7 +784,7 @@ static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, s
 			return; /* a command's arg set has only these keys */
 		const struct chunk_view *v = store_chunk(s, (size_t)k);
 		if (!v) {
-			sqlite3_result_error(ctx, "extract_arg: unreadable command chunk", -1);
+			chunk_error(ctx, s, "extract_arg");
 			return;
 		}
 		col_value(ctx, s, v, s->first[k], (uint32_t)(id - s->first[k]), col);

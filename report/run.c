@@ -54,10 +54,14 @@ const char *cstr(const struct cell *c)
  * others usually fail the same way: a full temp directory hits them all). A
  * full disk names where SQLite's temp files go: the database is read-only, so
  * it is never the database that filled up. */
+static atomic_int stopping; /* an early exit interrupted the pool on purpose */
+
 static void sql_fail(sqlite3 *db, const char *name)
 {
 	static atomic_int said;
-	if (sqlite3_errcode(db) == SQLITE_INTERRUPT) /* an early exit stopped it: already said why */
+	/* an early exit stopped it (already said why): whatever the interrupted
+	 * statement failed with is no news */
+	if (sqlite3_errcode(db) == SQLITE_INTERRUPT || atomic_load(&stopping))
 		return;
 	if (atomic_exchange(&said, 1))
 		return;
@@ -290,6 +294,7 @@ int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 		pthread_mutex_lock(&rn->mu);
 		rn->next = rn->nfiles;
 		rn->stop = 1;
+		atomic_store(&stopping, 1);
 		for (int k = 1; k < rn->nw; k++)
 			if (rn->w[k].live)
 				sqlite3_interrupt(rn->w[k].live);

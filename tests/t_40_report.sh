@@ -214,3 +214,17 @@ mkdir -p "$T/sqldir" && cp sql/*.sql "$T/sqldir/"
 sed -i 's/count(\*) AS n,                                   -- commands/count(*) + 1000 AS n,                            -- commands/' "$T/sqldir/commands.sql"
 eq "KVIO_SQL_DIR: the edited commands.sql is used" "1006" \
 	"$(KVIO_SQL_DIR="$T/sqldir" "$BUILD/kvio-report" "$T/tiny.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["capture"]["commands"]["n"])')"
+
+# An early exit (an empty window) interrupts the other connections: an
+# interrupted chunk read is SQLITE_INTERRUPT, not "unreadable command chunk",
+# and what the interrupted connections fail with is not printed. The window
+# 100-200 s is past this capture's end (~0.5 s): the one line, every run.
+"$BUILD/kvio-gen" --sem "$T/intr.sem" --ebpf "$T/intr.ebpf" --lines 20000 2>/dev/null
+"$BUILD/kvio-ingest" -q -o "$T/intr.db" --sem "$T/intr.sem" --ebpf "$T/intr.ebpf" >/dev/null 2>&1
+for i in $(seq 30); do "$BUILD/kvio-report" "$T/intr.db" --jobs 2 --time-range 100,200 2>&1 >/dev/null; done | sort | uniq -c | sed 's/^ *//' > "$T/intr.err"
+eq "early exit: 30 runs print only the window's line, never an interrupted connection's error" \
+	"30 kvio-report: $T/intr.db: no kvio command or object slices in the --time-range/--trace-id window" "$(cat "$T/intr.err")"
+# the extension alone: interrupts (a progress handler) at every step of a scan say "interrupted"
+for n in $(seq 100 1 2000); do printf '.progress 1 --limit %s --quiet\nSELECT sum(ts), sum(slba) FROM kvio_cmd;\n' "$n"; done |
+	sqlite3 -cmd ".load $BUILD/kvio" "$T/intr.db" 2>&1 | grep -o 'error near line [0-9]*: .*' | sed 's/.*: \(.*\) ([0-9]*)$/\1/' | sort -u > "$T/intr.ext"
+eq "extension: an interrupted kvio_cmd scan is 'interrupted', never a read failure" "interrupted" "$(cat "$T/intr.ext")"
