@@ -493,6 +493,8 @@ static void put_banner(FILE *f, const struct label *L)
 		fprintf(f, "</span>%s%s", *items[i].unit ? " " : "", items[i].unit);
 		if (!strcmp(items[i].unit, "ns") && (x->t == J_INT || x->t == J_REAL))
 			fprintf(f, "<span class=\"h\">(%.1f µs)</span>", (x->t == J_INT ? (double)x->i : x->d) / 1e3);
+		else if (x->t == J_REAL && isfinite(x->d))
+			fprintf(f, "<span class=\"h\">(≈ %.4g)</span>", x->d); /* the JSON's repr, then a reading aid */
 		fputs("</dd>\n", f);
 	}
 	fputs("</dl></section>\n", f);

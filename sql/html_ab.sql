@@ -26,7 +26,7 @@ ORDER BY 1, 2, 3;
 SELECT
   'ab:' || grp AS chart,                           -- ab:load | ab:store
   label,                                           -- the non-base arm
-  '' AS role,
+  '− ' || (SELECT coalesce(:base_label, min(label)) FROM kvio_object) AS role, -- '− BASE': the legend says arm − base
   v AS x,                                          -- span delta, other - base (ns)
   frac AS y                                        -- share of the pairs with delta <= x
 FROM kvio_cdf
