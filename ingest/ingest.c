@@ -67,7 +67,8 @@ void ingest_defaults(struct ingest_args *a)
 
 const char ingest_exit_help[] =
 	"exit status: 0 ok (unusable lines are counted and reported); 1 the database was\n"
-	"  written but is unusable: an arm without any device command or semantic record;\n"
+	"  written but is unusable: an arm without any device command or semantic record,\n"
+	"  or whose --time-range/--trace-id window holds no command or object;\n"
 	"  2 usage or I/O error, or an input that is not a JSONL capture (nothing written);\n"
 	"  130/143 interrupted by SIGINT/SIGTERM (nothing written)\n";
 
@@ -242,10 +243,13 @@ static void summary(const struct arm *a, const struct ingest_opts *o)
 
 /* The data warnings of every arm, on stderr (kept by -q and by a redirected
  * stdout); 1 when an arm holds neither a device command nor a semantic record
- * or serving span (said: the database is unusable), else 0. */
-static int warn_arms(const struct arm *arms, int narms, const char *path)
+ * or serving span, or when the window (--time-range / --trace-id) let no
+ * command or object through (said: the database is unusable), else 0. */
+static int warn_arms(const struct arm *arms, int narms, const struct ingest_opts *o, const char *path)
 {
 	int empty = 0;
+	char wd[128];
+	window_desc(&o->win, wd, sizeof wd);
 	for (int i = 0; i < narms; i++) {
 		const struct arm *a = &arms[i];
 		for (size_t k = 0; k < a->warnings.n; k++)
@@ -253,6 +257,11 @@ static int warn_arms(const struct arm *arms, int narms, const char *path)
 		if (!a->n_cmd_lines && !a->objs.n && !a->serving.n) {
 			kvio_err("[%s] no device command and no semantic record in its inputs: %s holds nothing to "
 				 "report (exit 1)", a->label, path);
+			empty = 1;
+		} else if (*wd && !a->emitted_cmds && !a->emitted_spans && !a->emitted_instants) {
+			/* the input had something, the window let nothing through */
+			kvio_err("[%s] the %s window holds no command or object: %s holds nothing to report (exit 1)",
+				 a->label, wd, path);
 			empty = 1;
 		}
 	}
@@ -374,7 +383,7 @@ int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *pa
 {
 	for (int i = 0; !a->quiet && arms && i < a->narms; i++)
 		summary(&arms[i], &a->o);
-	return arms && warn_arms(arms, a->narms, path);
+	return arms && warn_arms(arms, a->narms, &a->o, path);
 }
 
 void ingest_free(const struct ingest_args *a, struct arm *arms)

@@ -4,6 +4,7 @@
 #include "util.h"
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,4 +86,23 @@ int window_parse_opt(struct kvio_window *w, int argc, char **argv, int *i)
 	if (opt_is(argv[*i], "--trace-id"))
 		return (v = opt_value(argc, argv, i, "--trace-id")) ? trace_id(w, v) : -1;
 	return 0;
+}
+
+/* The window as the options that give it ("--time-range 100,200", "--trace-id
+ * 5-9", both joined by " and ") into buf of n bytes; "" without a window. */
+const char *window_desc(const struct kvio_window *w, char *buf, size_t n)
+{
+	int k = 0;
+	buf[0] = 0;
+	if (w->has_time)
+		k = snprintf(buf, n, "--time-range %.9g,%.9g", (double)w->lo_ns / 1e9, (double)w->hi_ns / 1e9);
+	if (w->has_tid && k >= 0 && (size_t)k < n) {
+		const char *sep = k ? " and " : "";
+		if (w->tid_lo == w->tid_hi)
+			snprintf(buf + k, n - k, "%s--trace-id %llu", sep, (unsigned long long)w->tid_lo);
+		else
+			snprintf(buf + k, n - k, "%s--trace-id %llu-%llu", sep, (unsigned long long)w->tid_lo,
+				 (unsigned long long)w->tid_hi);
+	}
+	return buf;
 }

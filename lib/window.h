@@ -8,6 +8,7 @@
  * command (trace_id 0) is never kept. */
 #ifndef KVIO_WINDOW_H
 #define KVIO_WINDOW_H
+#include <stddef.h>
 #include <stdint.h>
 
 struct kvio_window {
@@ -21,6 +22,10 @@ struct kvio_window {
  * "--opt=V"). Returns 1 when consumed, 0 when argv[*i] is neither, -1 after a
  * one-line usage error. */
 int window_parse_opt(struct kvio_window *w, int argc, char **argv, int *i);
+
+/* The window as the options that give it ("--time-range 100,200", "--trace-id
+ * 5-9", both joined by " and ") into buf (n > 0 bytes); "" without one. */
+const char *window_desc(const struct kvio_window *w, char *buf, size_t n);
 
 /* A slice [ts, ts + dur] (dur < 0: never ended, open to the right) or a
  * point (dur 0) is inside the time window (always, without one). */

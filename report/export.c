@@ -139,6 +139,7 @@ struct exporter {
 	struct strpool names, ann_names, str_values;
 	struct ev e;
 	uint64_t packets;
+	uint64_t kept; /* command and object slices written */
 	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
 };
 
@@ -703,6 +704,8 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 		/* object args: typed columns of kvio_obj, each value with its own type */
 		orc = seek(ob, orc, pt, id);
 		if (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) == id)
+			x->kept++;
+		if (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) == id)
 			for (int c = 1; c < sqlite3_column_count(ob) && nk < MAXANN; c++) {
 				int t = sqlite3_column_type(ob, c);
 				if (t == SQLITE_NULL)
@@ -878,6 +881,7 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 		for (uint32_t i = 0; i < v.n; i++) {
 			if (!cmd_kept(x->win, &v, i))
 				continue;
+			x->kept++;
 			uint8_t f = v.flags[i];
 			uint32_t trk = v.track[i];
 			if (trk >= nlanes) {
@@ -1015,6 +1019,7 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 		deflateEnd(&x.o.z);
 	if (stats) {
 		stats->packets = x.packets;
+		stats->kept = x.kept;
 		stats->bytes = x.o.bytes;
 	}
 	free(fl.r);
@@ -1041,7 +1046,8 @@ static const char export_help[] =
 	"  kvio-export trace.db -o kv.pftrace\n"
 	"  kvio-export ab.db -o ab.pftrace.gz\n"
 	"  kvio-export trace.db -o stall.pftrace --time-range 12.5,14.5\n\n"
-	"exit status: 0 ok; 2 usage or I/O error: unreadable database, an output that\n"
+	"exit status: 0 ok; 1 the --time-range/--trace-id window holds no command or\n"
+	"  object (the trace is written); 2 usage or I/O error: unreadable database, an output that\n"
 	"  could not be written (nothing left behind); 130/143 interrupted by\n"
 	"  SIGINT/SIGTERM (nothing left behind)\n";
 
@@ -1093,5 +1099,11 @@ int cmd_export(int argc, char **argv)
 	if (!rc) /* with -o -, standard output holds the trace: the line goes to stderr */
 		fprintf(of.std ? stderr : stdout, "kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n",
 			of.path, (unsigned long long)s.packets, (unsigned long long)s.bytes);
+	if (!rc && (win.has_time || win.has_tid) && !s.kept) { /* written, as ingest writes its database: unusable */
+		char wd[128];
+		kvio_err("%s: the %s window holds no command or object: %s holds nothing to look at (exit 1)", dbpath,
+			 window_desc(&win, wd, sizeof wd), of.path);
+		rc = 1;
+	}
 	return rc;
 }

@@ -6,6 +6,7 @@
 
 struct export_stats {
 	uint64_t packets, bytes; /* bytes before compression */
+	uint64_t kept;           /* command and object slices written */
 };
 
 struct kvio_window;

@@ -21,8 +21,8 @@ static const char help[] =
 	"EXAMPLES\n"
 	"  kvio2perfetto --sem sem.jsonl --ebpf ebpf.jsonl -o kv.pftrace\n"
 	"  kvio2perfetto --merge stock=s1,e1 --merge batched=s2,e2 -o ab.pftrace\n\n"
-	"exit status: 0 ok; 1 an arm without any device command or semantic record\n"
-	"  (nothing written); 2 usage or I/O error, or an input that is not a JSONL\n"
+	"exit status: 0 ok; 1 an arm without any device command or semantic record,\n"
+	"  or whose --time-range/--trace-id window holds none (nothing written); 2 usage or I/O error, or an input that is not a JSONL\n"
 	"  capture; 130/143 interrupted by SIGINT/SIGTERM (nothing written)\n";
 
 int cmd_kvio2perfetto(int argc, char **argv)

@@ -192,8 +192,8 @@ static const char report_help[] =
 	"  kvio-report ab.db --json metrics.json --label stock --label batched\n"
 	"  kvio-report ab.db --html report.html\n\n"
 	"Warnings that ingest recorded about the data are repeated on standard error.\n\n"
-	"exit status: 0 ok; 1 the database holds no command and no object (an ingest of\n"
-	"  empty inputs: nothing to report); 2 usage or I/O error: unreadable/non-kvio\n"
+	"exit status: 0 ok; 1 the database (or the --time-range/--trace-id window) holds\n"
+	"  no command and no object: nothing to report; 2 usage or I/O error: unreadable/non-kvio\n"
 	"  database, an output that could not be written (a full disk); 3 --fail-on\n"
 	"  tripped; 130/143 interrupted by SIGINT/SIGTERM\n";
 
@@ -322,6 +322,8 @@ static int parse_args(struct args *g, int argc, char **argv)
 	return -1;
 }
 
+static int no_labels(sqlite3 *db, const struct args *g, int nl);
+
 /* The labels with commands or objects, in string order, keeping only those
  * of --label when given, into *ls and *nl; the A/B base (--base, else the
  * first label) into base. 0, 1 when there is no label at all (said), or 2
@@ -366,16 +368,47 @@ static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int
 		kvio_err("%s: --base: no label '%s' (labels: %s)", g->dbpath, g->base, *all ? all : "none");
 	if (unknown)
 		return 2;
-	if (!*nl && (g->o.win.has_time || g->o.win.has_tid)) {
-		kvio_err("%s: no kvio command or object slices%s in the --time-range/--trace-id window", g->dbpath,
-			 g->nonly ? " for those labels" : "");
-		return 2;
-	}
-	if (!*nl) { /* an ingest of empty inputs (which exited 1 too): unusable, not a usage error */
-		kvio_err("%s: no kvio command or object slices: nothing to report (was the ingest's input empty?)",
-			 g->dbpath);
+	return no_labels(db, g, *nl);
+}
+
+/* When there are no labels to report (nl 0): one line saying why and 1 (the
+ * result is unusable): the report's window, the ingest's window (its metadata)
+ * or an empty input selected nothing. 0 when nl > 0. */
+static int no_labels(sqlite3 *db, const struct args *g, int nl)
+{
+	char wd[128];
+	struct kvio_window iw = {0};
+	sqlite3_stmt *st;
+	if (nl)
+		return 0;
+	if (g->o.win.has_time || g->o.win.has_tid) {
+		kvio_err("%s: the %s window holds no command or object slice%s: nothing to report", g->dbpath,
+			 window_desc(&g->o.win, wd, sizeof wd), g->nonly ? " for those labels" : "");
 		return 1;
 	}
+	if (sqlite3_prepare_v2(db, "SELECT name, int_value FROM metadata WHERE name LIKE 'kvio_time_range_%'"
+			       " OR name LIKE 'kvio_trace_id_%'", -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *n = (const char *)sqlite3_column_text(st, 0);
+			int64_t v = sqlite3_column_int64(st, 1);
+			if (!strcmp(n, "kvio_time_range_start_ns"))
+				iw.has_time = 1, iw.lo_ns = v;
+			else if (!strcmp(n, "kvio_time_range_end_ns"))
+				iw.has_time = 1, iw.hi_ns = v;
+			else if (!strcmp(n, "kvio_trace_id_lo"))
+				iw.has_tid = 1, iw.tid_lo = (uint64_t)v;
+			else if (!strcmp(n, "kvio_trace_id_hi"))
+				iw.has_tid = 1, iw.tid_hi = (uint64_t)v;
+		}
+		sqlite3_finalize(st);
+	}
+	if (iw.has_time || iw.has_tid) /* an ingest whose window was empty (it exited 1 too) */
+		kvio_err("%s: no kvio command or object slices: the ingest's %s window held none", g->dbpath,
+			 window_desc(&iw, wd, sizeof wd));
+	else /* an ingest of empty inputs (which exited 1 too): unusable, not a usage error */
+		kvio_err("%s: no kvio command or object slices: nothing to report (was the ingest's input empty?)",
+			 g->dbpath);
+	return 1;
 	return 0;
 }
 

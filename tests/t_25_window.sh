@@ -132,7 +132,28 @@ eq "report of an ingest-window database: the capture section says the window (te
 eq "report without a window: no window keys" "user_data False False" \
 	"$("$BUILD/kvio-report" "$T/full.db" --json | python3 -c "import json,sys; c = json.load(sys.stdin)['capture']['capture']; print(c['join'], 'time_range' in c, 'trace_id' in c)")"
 "$BUILD/kvio-report" "$T/full.db" --time-range 5,6 > /dev/null 2>"$T/re.err"
-eq "report of an empty window: exit 2, one line naming the window" "2 1" "$? $(grep -c 'window' "$T/re.err")"
+eq "report of an empty window: exit 1 (unusable), one line naming the window" \
+	"1 kvio-report: $T/full.db: the --time-range 5,6 window holds no command or object slice: nothing to report" "$? $(cat "$T/re.err")"
+# An empty window (tiny ends at 875 ms; no tag 99999) is exit 1 and one line naming it from every command
+tiny "$T/ew.db" --time-range 100,200 > /dev/null 2>"$T/ew.err"
+eq "ingest of an empty window: exit 1, the database written, one line naming the window" \
+	"1 yes [capture] the --time-range 100,200 window holds no command or object: $T/ew.db holds nothing to report (exit 1)" \
+	"$? $([ -f "$T/ew.db" ] && echo yes) $(sed 's/^kvio-ingest: //' "$T/ew.err")"
+tiny "$T/ewt.db" --trace-id 99999 > /dev/null 2>"$T/ewt.err"
+eq "ingest of an empty --trace-id window: exit 1, one line naming it" \
+	"1 [capture] the --trace-id 99999 window holds no command or object: $T/ewt.db holds nothing to report (exit 1)" \
+	"$? $(sed 's/^kvio-ingest: //' "$T/ewt.err")"
+"$BUILD/kvio-report" "$T/ew.db" > /dev/null 2>"$T/ewr.err"
+eq "report of an empty-window ingest: exit 1, says the ingest's window was empty (not the input)" \
+	"1 kvio-report: $T/ew.db: no kvio command or object slices: the ingest's --time-range 100,200 window held none" \
+	"$? $(cat "$T/ewr.err")"
+"$BUILD/kvio-export" "$T/full.db" -o "$T/ew.pftrace" --time-range 100,200 > /dev/null 2>"$T/ewx.err"
+eq "export of an empty window: exit 1, the trace written, one line naming the window" \
+	"1 yes kvio-export: $T/full.db: the --time-range 100,200 window holds no command or object: $T/ew.pftrace holds nothing to look at (exit 1)" \
+	"$? $([ -f "$T/ew.pftrace" ] && echo yes) $(cat "$T/ewx.err")"
+"$BUILD/kvio2perfetto" -q -o "$T/ew2.pftrace" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl --trace-id 99999 > /dev/null 2>"$T/ew2.err"
+eq "kvio2perfetto of an empty window: exit 1, nothing written (its rule for exit 1), one line" \
+	"1 no 1" "$? $([ -f "$T/ew2.pftrace" ] && echo yes || echo no) $(grep -c 'the --trace-id 99999 window holds no command or object' "$T/ew2.err")"
 "$BUILD/kvio-report" "$T/full.db" --trace-id 9-1 > /dev/null 2>&1
 eq "report: --trace-id 9-1 is a usage error" "2" "$?"
 # second methods on a generated capture: kvio-report --time-range of the whole database =
