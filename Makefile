@@ -68,7 +68,7 @@ $(B)/htmlassets.c: report/html.js report/html.css scripts/embed-text.sh
 $(B)/htmlassets.o: $(B)/htmlassets.c
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c ingest/kvio_ops.h
+$(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c ingest/kvio_ops.h ingest/kvio_ops_grid.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -DSQLITE_CORE -c $< -o $@
 
@@ -78,7 +78,7 @@ $(B)/kvio: $(KVIO_OBJ)
 $(addprefix $(B)/,$(CMDS)): $(B)/kvio
 	ln -sf kvio $@
 
-$(B)/kvio.so: ingest/kvio_ext.c ingest/kvio_ops.h
+$(B)/kvio.so: ingest/kvio_ext.c ingest/kvio_ops.h ingest/kvio_ops_grid.h
 	@mkdir -p $(B)
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $<
 

@@ -13,6 +13,7 @@
  *   kvio_depth_gather(k, ts, dur)         depth sweep          -> kvio_depth(p)
  *   kvio_group_gather(k1, k2, v)          count/min/max/sum    -> kvio_groups(p)
  *   kvio_step_gather(k, a, b)             a - previous b       -> kvio_groups(p)
+ *   (kvio_ops_grid.h: kvio_quantiles(p, grid), kvio_depth_buckets_gather -> kvio_depth_buckets(p))
  *
  * The contracts (inputs, NULLs, ties, order, output) are in docs/database.md
  * ("Operators"); tests/ops_twin.py checks each against a brute-force twin. */
@@ -1380,6 +1381,8 @@ static sqlite3_module tv_module = {
 	.xRowid = tv_rowid,
 };
 
+#include "kvio_ops_grid.h" /* kvio_quantiles, kvio_depth_buckets */
+
 /* Register the operators on db. SQLITE_OK or an error code. */
 static int kvio_register_ops(sqlite3 *db)
 {
@@ -1408,5 +1411,5 @@ static int kvio_register_ops(sqlite3 *db)
 		if (rc != SQLITE_OK)
 			return rc;
 	}
-	return SQLITE_OK;
+	return kvio_register_grid_ops(db);
 }

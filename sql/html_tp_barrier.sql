@@ -1,14 +1,8 @@
 -- html_tp_barrier.sql — TP barrier skew as a CDF (kvio-report --html). It
--- draws tp_barrier.sql's samples (kvio_sample group gap:
--- per (op, chunk) seen on every shard, max - min of the object ends), present
--- only for labels with more than one shard; downsampled to kvio_cdf's grid.
--- Inputs: prelude.sql's tables and views (the samples tp_barrier.sql's operators take are
--- gathered here row by row, the old way: the operators keep none), kvio_cdf (prelude.sql).
-
--- The samples it draws, as tp_barrier.sql gathered them before its operators (kvio_pct
--- and friends keep no rows): the old statements, kept here for the picture.
-DELETE FROM kvio_sample;
-INSERT INTO kvio_sample(label, grp, v)
+-- draws tp_barrier.sql's samples (per (op, chunk) seen on every shard, max -
+-- min of the object ends), present only for labels with more than one shard;
+-- downsampled to kvio_cdf_grid's quantiles (kvio_quantiles).
+-- Inputs: kvio_object, kvio_cdf_grid (prelude.sql); kvio_pct_gather, kvio_quantiles (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object WHERE error IS NULL OR error = '' OR error = 0
 ), shards AS (
@@ -18,17 +12,16 @@ WITH ok AS (
   FROM ok
   WHERE chunk IS NOT NULL AND chunk <> '' AND op IN ('store', 'load')
   GROUP BY label, op, chunk
+), skew AS (                                       -- (label, all-rank-ready skew of a chunk, ns)
+  SELECT c.label, c.gap
+  FROM chunk_end c JOIN shards s ON s.label = c.label
+  WHERE s.n > 1 AND c.n = s.n
 )
-SELECT c.label, 'gap', c.gap
-FROM chunk_end c JOIN shards s ON s.label = c.label
-WHERE s.n > 1 AND c.n = s.n
-ORDER BY 1, 2, 3;
-
 SELECT
   'tp:gap' AS chart,
-  label,                                           -- arm
+  q.k1 AS label,                                   -- arm
   '' AS role,
-  v AS x,                                          -- all-rank-ready skew of a chunk (ns)
-  frac AS y                                        -- share of the chunks with skew <= x
-FROM kvio_cdf
+  q.v AS x,                                        -- all-rank-ready skew of a chunk (ns)
+  (q.rank + 1) * 1.0 / q.n AS y                    -- share of the chunks with skew <= x
+FROM kvio_quantiles((SELECT kvio_pct_gather(label, 'gap', gap) FROM skew), (SELECT grid FROM kvio_cdf_grid)) q
 ORDER BY chart, label, role, y;

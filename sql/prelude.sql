@@ -29,6 +29,7 @@ DROP VIEW IF EXISTS temp.kvio_pool;
 DROP TABLE IF EXISTS temp.kvio_sample;
 DROP VIEW IF EXISTS temp.kvio_grp;
 DROP VIEW IF EXISTS temp.kvio_cdf;
+DROP VIEW IF EXISTS temp.kvio_cdf_grid;
 DROP TABLE IF EXISTS temp.kvio_cdf_q;
 
 -- kvio_proc: every capture process and its label
@@ -148,16 +149,8 @@ INSERT INTO kvio_cdf_q SELECT k / 200.0 FROM k
 UNION SELECT (990 + k) / 1000.0 FROM k WHERE k BETWEEN 1 AND 9
 UNION VALUES (0.9995), (0.9999);
 
--- kvio_cdf: the empirical CDF of each kvio_sample group, downsampled: for each
--- grid quantile q the sample at pct position idx = min(n - 1, floor(q * n)),
--- each position once; the sorted sample idx and the share of samples at or
--- below it. At most 211 points per group whatever its size.
-CREATE TEMP VIEW kvio_cdf AS
-SELECT
-  i.label,
-  i.grp,
-  s.v,                                                                  -- sample value
-  (i.pos - i.first + 1) * 1.0 / i.n AS frac                             -- share of the group <= v
-FROM (SELECT DISTINCT g.label, g.grp, g.first, g.n, g.first + min(g.n - 1, CAST(q.q * g.n AS INTEGER)) AS pos
-      FROM kvio_grp g, kvio_cdf_q q) i
-JOIN kvio_sample s ON s.pos = i.pos;
+-- kvio_cdf_grid: kvio_cdf_q as the grid argument of kvio_quantiles (the extension): a
+-- drawn CDF is, per group of a kvio_pct_gather set, the sorted value at each distinct pct
+-- position rank = min(n - 1, floor(q * n)) and the share (rank + 1) / n of the group at or
+-- below it: at most 211 points per group whatever its size.
+CREATE TEMP VIEW kvio_cdf_grid AS SELECT group_concat(q, ',') AS grid FROM kvio_cdf_q;
