@@ -203,6 +203,64 @@ def trial(rnd):
     got, err = run(st)
     check('kvio_step_gather', got, want, st)
 
+    # kvio_quantiles: each (k1, k2) group's sorted values at the distinct ranks
+    # min(n-1, floor(q*n)) of a grid (given unsorted, with repeats), the first q of each
+    grid = [rnd.choice([0, 1, 2, 3, 10, 19, 20]) / 20.0 for _ in range(rnd.choice([1, 3, 8]))]
+    grid += rnd.choice([[], [0.999, 0.9995], [0.0, 1.0]])
+    gtxt = ', '.join(repr(x) for x in grid)
+    st = sql + ("SELECT quote(k1), quote(k2), n, printf('%%.6f', q), rank, quote(v)"
+                " FROM kvio_quantiles((SELECT kvio_pct_gather(k1, k2, v) FROM r), '%s');\n" % gtxt)
+    want = []
+    for k in sorted(groups, key=lambda k: (sort_key(k[0]), sort_key(k[1]))):
+        sv = sorted(groups[k], key=sort_key)
+        n = len(sv)
+        seen = set()
+        for qq in sorted(grid):
+            rk = min(n - 1, int(qq * n))
+            if rk in seen:
+                continue
+            seen.add(rk)
+            want.append('|'.join([q(k[0]), q(k[1]), str(n), '%.6f' % qq, str(rk), q(sv[rk])]))
+    got, err = run(st)
+    check('kvio_quantiles', got, want, st)
+
+    # kvio_depth_buckets_gather: the old SQL definition of html_qd.sql's buckets:
+    # intervals between a group's consecutive events (sorted by (time, delta)) at
+    # the depth after the first; buckets b < ceil((end - t0) / w) of [t0 + b*w, +w);
+    # an interval of depth > 0 adds depth x overlap to each bucket b in
+    # [(a - t0) / w, min(nb - 1, (max(a, e - 1) - t0) / w)] and raises its max
+    grid_of = {}
+    for r in ordered:
+        if r[0] not in grid_of:
+            grid_of[r[0]] = (r[3] - rnd.choice([0, 0, 1, 3]), rnd.choice([1, 2, 7, 20]))
+    gv = ' UNION ALL '.join('SELECT %s, %d, %d' % (q(k), t0, w) for k, (t0, w) in grid_of.items())
+    st = sql + ("CREATE TABLE g(k, t0, w);%s\n"
+                "SELECT quote(k), bucket, start, width, area, max FROM kvio_depth_buckets((SELECT"
+                " kvio_depth_buckets_gather(r.k1, r.t, r.dur, g.t0, g.w) FROM (SELECT * FROM r ORDER BY k1, t) r"
+                " CROSS JOIN g ON g.k = r.k1));\n" % ((' INSERT INTO g ' + gv + ';') if gv else ''))
+    want = []
+    for k in sorted(ev, key=sort_key):
+        e = sorted(ev[k])
+        t0, w = grid_of[k]
+        end = max(x[0] for x in e)
+        nb = (end - t0 + w - 1) // w
+        area, mx = [0] * nb, [0] * nb
+        d = 0
+        for i, (tt, dd) in enumerate(e[:-1]):
+            d += dd
+            a, b = tt, e[i + 1][0]
+            if d <= 0:
+                continue
+            for bk in range((a - t0) // w, min(nb - 1, (max(a, b - 1) - t0) // w) + 1):
+                x = t0 + bk * w
+                area[bk] += d * (min(b, x + w) - max(a, x))
+                mx[bk] = max(mx[bk], d)
+        for bk in range(nb):
+            x = t0 + bk * w
+            want.append('%s|%d|%d|%d|%d|%d' % (q(k), bk, x, min(w, end - x), area[bk], mx[bk]))
+    got, err = run(st)
+    check('kvio_depth_buckets_gather', got, want, st)
+
 
 def refusals():
     """Out-of-order input and text values are errors, not wrong rows."""
@@ -214,6 +272,18 @@ def refusals():
         ("SELECT count(*) FROM kvio_pct((SELECT kvio_pct_gather(1, 1, 'x')));", 'must be a number'),
         ("SELECT count(*) FROM kvio_depth((SELECT kvio_depth_gather(1, 0, -1)));", 'dur >= 0'),
         ("SELECT count(*) FROM kvio_pct(NULL);", 'not a kvio_vset'),
+        ("SELECT count(*) FROM kvio_quantiles((SELECT kvio_pct_gather(1, 1, 2)), '0.5, 1.5');", 'in [0, 1]'),
+        ("SELECT count(*) FROM kvio_quantiles((SELECT kvio_pct_gather(1, 1, 2)), 'x');", 'in [0, 1]'),
+        ("SELECT count(*) FROM kvio_quantiles(NULL, '0.5');", 'not a kvio_vset'),
+        ("SELECT count(*) FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(1, t, 1, 0, 5)"
+         " FROM (SELECT 5 AS t UNION ALL SELECT 3)));", 'not in ts order'),
+        ("SELECT count(*) FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(1, t, 1, t, 5)"
+         " FROM (SELECT 5 AS t UNION ALL SELECT 6)));", 't0 and w differ'),
+        ("SELECT count(*) FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(1, 5, 1, 6, 5)));", 't0 <= ts'),
+        ("SELECT count(*) FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(1, 5, 1, 0, 0)));", 'w >= 1'),
+        ("SELECT count(*) FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(1, 0, 100000000, 0, 1)));",
+         '2^24 buckets'),
+        ("SELECT count(*) FROM kvio_depth_buckets(NULL);", 'not a kvio_buckets'),
     ]
     for sql, msg in cases:
         out, err = run(sql + '\n')
