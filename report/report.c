@@ -169,7 +169,8 @@ static const char report_help[] =
 	"                    options may come in any order). --json=FILE is always\n"
 	"                    FILE; '-' (--json -) is standard output, as --json alone\n"
 	"  --html FILE       write the report as one self-contained page of charts\n"
-	"                    (offline: Chart.js and the data are inside it)\n"
+	"                    (offline: Chart.js and the data are inside it); FILE -:\n"
+	"                    standard output holds the page only (not with --json -)\n"
 	"  --batch-gap-us N  submit gap that splits inferred batches (default 50)\n"
 	"  --label L         report only label L (repeatable; an unknown one is an error)\n"
 	"  --base L          the A/B base arm (default: the first label in sorted order,\n"
@@ -317,6 +318,10 @@ static int parse_args(struct args *g, int argc, char **argv)
 	}
 	if (!g->dbpath) {
 		kvio_err("need a trace.db (see --help)");
+		return 2;
+	}
+	if (g->html_file && !strcmp(g->html_file, "-") && g->json && !g->json_file) { /* as two equal FILEs are */
+		kvio_err("--json - and --html -: standard output can take one of them (nothing written)");
 		return 2;
 	}
 	return -1;
@@ -500,7 +505,7 @@ static int write_html(const struct args *g, const struct runner *rn, const struc
 			series[n++] = &rn->res[i].html;
 	struct html_page p = {g->dbpath, ls, nl, series, n, g->o.batch_gap_ns, g->chartjs};
 	int status = html_write(g->hf, &p);
-	if (!status && !(g->json && !g->json_file))
+	if (!status && !(g->json && !g->json_file) && strcmp(g->html_file, "-"))
 		printf("(html -> %s)\n", g->html_file);
 	return status;
 }
@@ -553,8 +558,9 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 		return 2;
 	if (g->o.progress)
 		fprintf(stderr, "\r%*s\r", 40, "");
+	/* standard output holds the JSON (--json -) or the page (--html -) only */
 	int tripped = qd1_tripped(&c), json_only = g->json && !g->json_file;
-	if (!json_only)
+	if (!json_only && !(g->html_file && !strcmp(g->html_file, "-")))
 		print_text(g->dbpath, *ls, *nl, base, g->base != NULL);
 	if (g->html_file)
 		status = write_html(g, rn, *ls, *nl);

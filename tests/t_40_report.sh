@@ -228,3 +228,12 @@ eq "early exit: 30 runs print only the window's line, never an interrupted conne
 for n in $(seq 100 1 2000); do printf '.progress 1 --limit %s --quiet\nSELECT sum(ts), sum(slba) FROM kvio_cmd;\n' "$n"; done |
 	sqlite3 -cmd ".load $BUILD/kvio" "$T/intr.db" 2>&1 | grep -o 'error near line [0-9]*: .*' | sed 's/.*: \(.*\) ([0-9]*)$/\1/' | sort -u > "$T/intr.ext"
 eq "extension: an interrupted kvio_cmd scan is 'interrupted', never a read failure" "interrupted" "$(cat "$T/intr.ext")"
+
+# two outputs on standard output are refused like two equal FILEs: exit 2, one line, nothing written
+"$BUILD/kvio-report" "$T/tiny.db" --json - --html - > "$T/both.out" 2>"$T/both.err"
+eq "--json - --html -: exit 2, one line, nothing on stdout" "2 1 0" "$? $(wc -l < "$T/both.err") $(wc -c < "$T/both.out")"
+"$BUILD/kvio-report" "$T/tiny.db" --html - --json > "$T/both.out" 2>/dev/null
+eq "--html - --json (stdout too): exit 2, nothing on stdout" "2 0" "$? $(wc -c < "$T/both.out")"
+"$BUILD/kvio-report" "$T/tiny.db" --html - > "$T/page.out" 2>/dev/null
+eq "--html -: standard output is the page only (no text report around it)" "0 <!DOCTYPE html> </body></html>" \
+	"$? $(head -n 1 "$T/page.out") $(tail -n 1 "$T/page.out")"
