@@ -80,7 +80,7 @@ $(addprefix $(B)/,$(CMDS)): $(B)/kvio
 
 $(B)/kvio.so: ingest/kvio_ext.c ingest/kvio_ops.h ingest/kvio_ops_grid.h
 	@mkdir -p $(B)
-	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $<
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $< -lm
 
 # capture/: the BPF object (clang -target bpf), its skeleton (bpftool), the tracer
 $(B)/capture/nvme_uring_cmd_monitor.bpf.o: capture/nvme_uring_cmd_monitor.bpf.c $(CAPTURE_HDR)

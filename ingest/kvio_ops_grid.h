@@ -4,11 +4,15 @@
  *
  *   kvio_quantiles(p, grid)                      the values of each group of a
  *                                                value set at a list of quantiles
+ *   kvio_log_bins(p, per_decade)                 the values of each group of a
+ *                                                value set counted in log-spaced bins
  *   kvio_depth_buckets_gather(k, ts, dur, t0, w) depth sweep per time bucket
  *                                                -> kvio_depth_buckets(p)
  *
  * The contracts are in docs/database.md ("Operators"); tests/ops_twin.py checks
  * each against a brute-force twin. */
+
+#include <math.h>
 
 /* ---- kvio_quantiles: a value set at grid quantiles ------------------------- */
 
@@ -226,6 +230,172 @@ static sqlite3_module qv_module = {
 	.xEof = qv_eof,
 	.xColumn = qv_column,
 	.xRowid = qv_rowid,
+};
+
+/* ---- kvio_log_bins: a value set counted in log-spaced bins ----------------- */
+
+struct lb_cur {
+	sqlite3_vtab_cursor base;
+	struct gtab *t;
+	double per;       /* bins per decade */
+	size_t g, i, j;   /* group; its current bin holds sorted non-NULL values [i, j) */
+	int64_t bin;
+	int64_t rowid;
+};
+
+/* The bin of the i-th non-NULL sorted value of g: floor(per * log10(max(v, 1)))
+ * with log10 as SQLite's log10() computes it, ln(v) / ln(10) (so that SQL agrees:
+ * 1000 is 2.9999999999999996 there, in bin 29 at 10 a decade). */
+static int64_t lb_bin(const struct vgroup *g, size_t i, double per)
+{
+	double v;
+	if (g->mode == VM_I32)
+		v = ((int32_t *)g->v)[i];
+	else if (g->mode == VM_I64)
+		v = (double)((int64_t *)g->v)[i];
+	else
+		v = ((struct mval *)g->v)[i].isint ? (double)((struct mval *)g->v)[i].i : ((struct mval *)g->v)[i].d;
+	return (int64_t)floor(per * (log(v > 1 ? v : 1) / 2.302585092994045684));
+}
+
+/* Make [i, j) the next non-empty bin at or after value i, across groups. */
+static void lb_settle(struct lb_cur *c)
+{
+	while (c->g < c->t->nlist) {
+		const struct vgroup *g = (const struct vgroup *)c->t->list[c->g];
+		if (c->i < g->n) {
+			c->bin = lb_bin(g, c->i, c->per);
+			for (c->j = c->i + 1; c->j < g->n && lb_bin(g, c->j, c->per) == c->bin; c->j++)
+				;
+			return;
+		}
+		c->g++;
+		c->i = 0;
+	}
+}
+
+static int lb_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	(void)aux; (void)argc; (void)argv; (void)err;
+	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(k1, k2, bin, count, p HIDDEN, per_decade HIDDEN)");
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	struct qv_tab *t = sqlite3_malloc(sizeof *t);
+	if (!t)
+		return SQLITE_NOMEM;
+	memset(t, 0, sizeof *t);
+	*out = &t->base;
+	return SQLITE_OK;
+}
+
+/* Both hidden arguments (p = ?, per_decade = ?) must be given. */
+static int lb_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+{
+	int have = 0;
+	for (int i = 0; i < ii->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
+		if ((c->iColumn == 4 || c->iColumn == 5) && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			if (!c->usable)
+				return SQLITE_CONSTRAINT;
+			ii->aConstraintUsage[i].argvIndex = c->iColumn - 3;
+			ii->aConstraintUsage[i].omit = 1;
+			have |= 1 << (c->iColumn - 4);
+		}
+	}
+	if (have != 3) {
+		tab->zErrMsg = sqlite3_mprintf("kvio_log_bins: needs its set and per_decade arguments");
+		return SQLITE_ERROR;
+	}
+	ii->estimatedCost = 10;
+	ii->estimatedRows = 100;
+	return SQLITE_OK;
+}
+
+static int lb_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
+{
+	(void)tab;
+	struct lb_cur *c = sqlite3_malloc(sizeof *c);
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof *c);
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int lb_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
+{
+	(void)idx; (void)idxStr;
+	struct lb_cur *c = (struct lb_cur *)cur;
+	struct vset *p = argc == 2 ? sqlite3_value_pointer(argv[0], "kvio_vset") : NULL;
+	c->t = NULL;
+	c->g = c->i = c->j = 0;
+	c->rowid = 0;
+	if (!p) {
+		cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_log_bins: the argument is not a kvio_vset set (use a kvio_pct gathering aggregate)");
+		return SQLITE_ERROR;
+	}
+	int t = sqlite3_value_numeric_type(argv[1]);
+	c->per = sqlite3_value_double(argv[1]);
+	if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(c->per > 0 && c->per <= 1e6)) {
+		cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_log_bins: per_decade must be a number in (0, 1e6]");
+		return SQLITE_ERROR;
+	}
+	if (vset_prepare(p) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	c->t = &p->t;
+	lb_settle(c);
+	return SQLITE_OK;
+}
+
+static int lb_next(sqlite3_vtab_cursor *cur)
+{
+	struct lb_cur *c = (struct lb_cur *)cur;
+	c->rowid++;
+	c->i = c->j;
+	lb_settle(c);
+	return SQLITE_OK;
+}
+
+static int lb_eof(sqlite3_vtab_cursor *cur)
+{
+	struct lb_cur *c = (struct lb_cur *)cur;
+	return !c->t || c->g >= c->t->nlist;
+}
+
+/* A row: the group's keys, a bin, the values in it. */
+static int lb_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct lb_cur *c = (struct lb_cur *)cur;
+	const struct ghead *h = c->t->list[c->g];
+	switch (col) {
+	case 0: case 1: key_result(ctx, &h->k[col]); break;
+	case 2: sqlite3_result_int64(ctx, c->bin); break;
+	case 3: sqlite3_result_int64(ctx, (int64_t)(c->j - c->i)); break;
+	}
+	return SQLITE_OK;
+}
+
+static int lb_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct lb_cur *)cur)->rowid;
+	return SQLITE_OK;
+}
+
+static sqlite3_module lb_module = {
+	.iVersion = 0,
+	.xCreate = NULL, /* eponymous only */
+	.xConnect = lb_connect,
+	.xBestIndex = lb_best_index,
+	.xDisconnect = tv_disconnect,
+	.xDestroy = tv_disconnect,
+	.xOpen = lb_open,
+	.xClose = tv_close,
+	.xFilter = lb_filter,
+	.xNext = lb_next,
+	.xEof = lb_eof,
+	.xColumn = lb_column,
+	.xRowid = lb_rowid,
 };
 
 /* ---- kvio_depth_buckets: the depth sweep per time bucket ------------------- */
@@ -597,6 +767,8 @@ static sqlite3_module bk_module = {
 static int kvio_register_grid_ops(sqlite3 *db)
 {
 	int rc = sqlite3_create_module_v2(db, "kvio_quantiles", &qv_module, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module_v2(db, "kvio_log_bins", &lb_module, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module_v2(db, "kvio_depth_buckets", &bk_module, NULL, NULL);
 	if (rc == SQLITE_OK)

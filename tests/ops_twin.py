@@ -7,6 +7,7 @@ with the extension EXT loaded, runs every operator on it, and compares the
 rows with the same definitions computed here in Python from the contracts in
 docs/database.md ("Operators"): a sort and a loop per operator. Exit 1 on the
 first difference (printed), 0 when every trial agrees."""
+import math
 import random
 import subprocess
 import sys
@@ -76,7 +77,7 @@ def trial(rnd):
     for i in range(n):
         k1 = rnd.choice(labels)
         k2 = rnd.choice(['r', 'w', None, 3])
-        v = rnd.choice([None, rnd.randint(-5, 5), rnd.randint(1, 3) / 4.0, rnd.randint(-2**40, 2**40), 7])
+        v = rnd.choice([None, rnd.randint(-5, 5), rnd.randint(1, 3) / 4.0, rnd.randint(-2**40, 2**40), 7, 10 ** rnd.randint(0, 6)])
         tt = t.get(k1, 0) + rnd.choice([0, 0, 1, 2, 5, 100])  # ties and gaps, in order per k1
         t[k1] = tt
         dur = rnd.choice([0, 1, 3, 10, 50])
@@ -224,6 +225,22 @@ def trial(rnd):
     got, err = run(st)
     check('kvio_quantiles', got, want, st)
 
+    # kvio_log_bins: each (k1, k2) group's non-NULL values counted by bin
+    # floor(per * log10(max(v, 1))), log10 as SQLite computes it (ln v / ln 10)
+    per = rnd.choice([1, 10, 3.5])
+    st = sql + ("SELECT quote(k1), quote(k2), bin, count"
+                " FROM kvio_log_bins((SELECT kvio_pct_gather(k1, k2, v) FROM r), %r);\n" % per)
+    want = []
+    for k in sorted(groups, key=lambda k: (sort_key(k[0]), sort_key(k[1]))):
+        bins = {}
+        for x in groups[k]:
+            if x is not None:
+                b = math.floor(per * (math.log(max(x, 1)) / math.log(10)))
+                bins[b] = bins.get(b, 0) + 1
+        want += ['%s|%s|%d|%d' % (q(k[0]), q(k[1]), b, bins[b]) for b in sorted(bins)]
+    got, err = run(st)
+    check('kvio_log_bins', got, want, st)
+
     # kvio_depth_buckets_gather: the old SQL definition of html_qd.sql's buckets:
     # intervals between a group's consecutive events (sorted by (time, delta)) at
     # the depth after the first; buckets b < ceil((end - t0) / w) of [t0 + b*w, +w);
@@ -284,6 +301,8 @@ def refusals():
         ("SELECT count(*) FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(1, 0, 100000000, 0, 1)));",
          '2^24 buckets'),
         ("SELECT count(*) FROM kvio_depth_buckets(NULL);", 'not a kvio_buckets'),
+        ("SELECT count(*) FROM kvio_log_bins((SELECT kvio_pct_gather(1, 1, 2)), 0);", 'per_decade must be'),
+        ("SELECT count(*) FROM kvio_log_bins(NULL, 10);", 'not a kvio_vset'),
     ]
     for sql, msg in cases:
         out, err = run(sql + '\n')
