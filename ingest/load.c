@@ -478,7 +478,53 @@ struct input {
 	gzFile gz;          /* NULL: plain read() on fd */
 	const char *path;
 	int ended;          /* the gzip stream ended early: said once, then EOF */
+	unsigned char peek[4096]; /* through zlib: the first bytes, read to sniff them, */
+	size_t npeek, peek_at;    /* returned by input_read before the rest */
 };
+
+/* Length of the valid UTF-8 sequence at m[0..n) (1 for ASCII), 0 when it is
+ * invalid, or n when the bytes end inside a sequence that is valid so far. */
+static size_t utf8_len(const unsigned char *m, size_t n)
+{
+	unsigned c = m[0];
+	size_t k = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t j = 1; j < k; j++)
+		if (j >= n)
+			return n;
+		else if ((m[j] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
+/* Whether m[0..n) is binary before any complete JSON line: a line that starts
+ * with '{' and ends with '}' ends the look (what follows, a crash's NULs
+ * included, is the reader's business); before it, more than one byte in 8 is
+ * a control byte (not tab, CR, LF) or not valid UTF-8 (at least 8 such). */
+static int mostly_binary(const unsigned char *m, size_t n)
+{
+	size_t bad = 0, seen = 0, line = 0;
+	for (size_t i = 0; i < n;) {
+		if (m[i] == '\n') {
+			size_t e = i;
+			while (e > line && (m[e - 1] == '\r' || m[e - 1] == ' ' || m[e - 1] == '\t'))
+				e--;
+			size_t b = line;
+			while (b < e && (m[b] == ' ' || m[b] == '\t'))
+				b++;
+			if (e > b && m[b] == '{' && m[e - 1] == '}')
+				break; /* a complete JSON line */
+			line = ++i;
+			seen++;
+			continue;
+		}
+		size_t k = utf8_len(m + i, n - i);
+		if (!k || (m[i] < 0x20 && m[i] != '\t' && m[i] != '\r'))
+			bad++, k = 1;
+		i += k;
+		seen += k;
+	}
+	return bad >= 8 && bad * 8 > seen;
+}
 
 /* What the first bytes of a regular file say it is when it is not JSONL (plain
  * or compressed): a phrase naming it and what to do, or NULL when it may be
@@ -504,8 +550,12 @@ static const char *not_jsonl(const unsigned char *m, size_t n)
 		if (m[i] == 0)
 			return i == 0 ? "starts with NUL bytes (a capture zeroed by a crash, or not a capture): not JSONL"
 				      : "binary (NUL bytes in its first line), not a JSONL capture";
-	return NULL;
+	return mostly_binary(m, n) ? "binary (control bytes and invalid UTF-8 before any JSON line), not a JSONL capture"
+				   : NULL;
 }
+
+static ssize_t input_read(struct input *in, char *p, size_t n);
+static void input_close(struct input *in);
 
 static int input_open(struct input *in, const char *path)
 {
@@ -543,6 +593,18 @@ static int input_open(struct input *in, const char *path)
 			return -1;
 		}
 		gzbuffer(in->gz, 1 << 20);
+		/* what zlib gives (a gzip file's text, a pipe's bytes) is sniffed too */
+		ssize_t k = 0;
+		size_t got = 0; /* npeek stays 0 while filling: input_read reads zlib */
+		while (got < sizeof in->peek && (k = input_read(in, (char *)in->peek + got, sizeof in->peek - got)) > 0)
+			got += (size_t)k;
+		in->npeek = got;
+		if (k < 0 || (got && (what = not_jsonl(in->peek, got)))) {
+			if (what)
+				kvio_err("%s: %s%s", path, gzip ? "decompressed, " : "", what);
+			input_close(in);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -560,6 +622,12 @@ static void input_close(struct input *in)
 /* Up to n bytes; 0 at the end, -1 on error (reported). */
 static ssize_t input_read(struct input *in, char *p, size_t n)
 {
+	if (in->peek_at < in->npeek) {
+		size_t k = in->npeek - in->peek_at < n ? in->npeek - in->peek_at : n;
+		memcpy(p, in->peek + in->peek_at, k);
+		in->peek_at += k;
+		return (ssize_t)k;
+	}
 	if (!in->gz) {
 		ssize_t k;
 		while ((k = read(in->fd, p, n)) < 0 && errno == EINTR)

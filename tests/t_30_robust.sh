@@ -254,3 +254,14 @@ printf '%s\n' '{"trace_id":0,"op":"store","ts":-1.5}' > "$T/neg.sem.jsonl"
 eq "negative ts: exit 0, one malformed line per file, one command kept" "0|ebpf|1 sem|1|1" \
 	"$?|$(q "$T/neg.db" "select kind, malformed from kvio_file order by kind" | tr '\n' ' ' | sed 's/ $//')|$(q "$T/neg.db" "select count(*) from slice where name = 'write'")"
 eq "negative ts: the reasons, with file:line" "2" "$(grep -c 'jsonl:1: .*ts is not a non-negative number' "$T/neg.err")"
+
+# Binary input through zlib or without NULs in its first line: exit 2, nothing written, one line
+# (a gzipped SQLite database; 100 KB of seeded random bytes, plain and gzipped)
+gzip -c "$T/tiny.db" > "$T/bin_db.gz"
+python3 -c 'import random,sys; r = random.Random(7); sys.stdout.buffer.write(bytes(r.getrandbits(8) for _ in range(100000)))' > "$T/bin_rnd"
+gzip -c "$T/bin_rnd" > "$T/bin_rnd.gz"
+for f in bin_db.gz bin_rnd bin_rnd.gz; do
+	"$BUILD/kvio-ingest" -q -o "$T/bin.db" --sem fixtures/tiny/sem.jsonl --ebpf "$T/$f" >/dev/null 2>"$T/bin.err"
+	eq "binary input $f: exit 2, nothing written, one line saying it is not JSONL" "2 no 1 1" \
+		"$? $([ -e "$T/bin.db" ] && echo yes || echo no) $(wc -l < "$T/bin.err") $(grep -c 'not a JSONL capture\|not JSONL' "$T/bin.err")"
+done
