@@ -141,16 +141,23 @@ static int format_all(const struct rctx *c)
 	return 0;
 }
 
-/* Whether a reported label's load or store verdict is QD~1 (--fail-on qd1). */
-static int qd1_tripped(const struct rctx *c)
+/* Whether a reported label's load or store verdict is QD~1 (--fail-on qd1);
+ * which ones ("a: load, b: store") into why (n bytes). */
+static int qd1_tripped(const struct rctx *c, char *why, size_t n)
 {
 	const struct rows *r = report_rows(c, "qd1.sql");
+	int hit = 0;
+	size_t at = 0;
+	why[0] = 0;
 	for (size_t k = 0; r && k < r->nrow; k++) {
-		const char *v = cstr(cell(r, k, "verdict"));
-		if (find_label(c, cstr(cell(r, k, "label"))) && v && !strncmp(v, "QD~1", 4))
-			return 1;
+		const char *v = cstr(cell(r, k, "verdict")), *l = cstr(cell(r, k, "label")), *op = cstr(cell(r, k, "op"));
+		if (!find_label(c, l) || !v || strncmp(v, "QD~1", 4))
+			continue;
+		if (at < n) /* "LABEL: OP", joined by ", " */
+			at += (size_t)snprintf(why + at, n - at, "%s%s: %s", hit ? ", " : "", l, op ? op : "?");
+		hit = 1;
 	}
-	return 0;
+	return hit;
 }
 
 static const char report_help[] =
@@ -559,7 +566,8 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	if (g->o.progress)
 		fprintf(stderr, "\r%*s\r", 40, "");
 	/* standard output holds the JSON (--json -) or the page (--html -) only */
-	int tripped = qd1_tripped(&c), json_only = g->json && !g->json_file;
+	char why[512];
+	int tripped = qd1_tripped(&c, why, sizeof why), json_only = g->json && !g->json_file;
 	if (!json_only && !(g->html_file && !strcmp(g->html_file, "-")))
 		print_text(g->dbpath, *ls, *nl, base, g->base != NULL);
 	if (g->html_file)
@@ -567,7 +575,7 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	if (g->json && !status)
 		status = print_json(*ls, *nl, g->jf);
 	if (!status && g->fail_qd1 && tripped) {
-		kvio_err("--fail-on qd1: a load or store path looks serialized (QD~1)");
+		kvio_err("--fail-on qd1: %s looks serialized (QD~1)", why);
 		status = 3;
 	}
 	return status;

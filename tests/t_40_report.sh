@@ -61,8 +61,9 @@ eq "report ab: b vs a" '{"load": {"delta_p50": -62500000, "delta_p95": -62500000
 eq "report ab: the base has no ab" 'false' "$(j "$T/ab.json" "'ab' in d['a']")"
 eq "report ab: text A/B lines (load first)" "  b vs a [load]: span delta p50 -62.50ms (n=1 paired; negative = b faster)" \
 	"$(grep ' vs a \[' "$T/ab.txt" | head -1)"
-"$BUILD/kvio-report" "$DB" --fail-on qd1 >/dev/null 2>&1
-eq "report ab: --fail-on qd1 exits 3 (arm a is serialized)" 3 $?
+"$BUILD/kvio-report" "$DB" --fail-on qd1 >/dev/null 2>"$T/qd1.err"
+eq "report ab: --fail-on qd1 exits 3 (arm a is serialized), naming a's load (its store pipelines)" \
+	"3 kvio-report: --fail-on qd1: a: load looks serialized (QD~1)" "$? $(cat "$T/qd1.err")"
 "$BUILD/kvio-report" "$DB" --fail-on qd1 --label b >/dev/null 2>&1
 eq "report ab: --fail-on qd1 --label b exits 0" 0 $?
 eq "report ab: --label keeps only that label" '["b"]' "$("$BUILD/kvio-report" "$DB" --json --label b > "$T/b.json"; j "$T/b.json" "list(d)")"
