@@ -22,7 +22,7 @@ KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
 KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/sjline.o $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/htmlassets.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
-.PHONY: all user capture deps demo test bench vmtest fuzz install uninstall clean
+.PHONY: all user capture deps demo test bench vmtest fuzz install uninstall clean FORCE
 CAPTURE_SRC := capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c
 CAPTURE_HDR := $(wildcard capture/*.h)
 BPF_CLANG   ?= clang
@@ -71,6 +71,15 @@ $(B)/htmlassets.o: $(B)/htmlassets.c
 $(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c ingest/kvio_ops.h ingest/kvio_ops_grid.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -DSQLITE_CORE -c $< -o $@
+
+# where `make install` puts the extension, named by kvio's hints (.load PREFIX/lib/kvio/kvio):
+# rewritten only when PREFIX changes, so `make install PREFIX=/usr` rebuilds what names it
+$(B)/kvio_prefix.h: FORCE
+	@mkdir -p $(B)
+	@printf '#define KVIO_LIBDIR "%s"\n' '$(PREFIX)/lib/kvio' > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+$(B)/ingest/dbw.o $(B)/ingest/ingest.o: $(B)/kvio_prefix.h
+FORCE:
 
 $(B)/kvio: $(KVIO_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

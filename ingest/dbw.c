@@ -2,6 +2,7 @@
  * .pftrace import (pftrace.c): one transaction, prepared statements, ids
  * assigned here (slice ids are unique across kvio_cmd and kvio_slice, and a
  * slice's arg_set_id is its own id), commands buffered into chunks. */
+#include "kvio_prefix.h" /* KVIO_LIBDIR: where make install put the extension */
 #include "dbw.h"
 #include "schema.h"
 #include "../lib/util.h"
@@ -336,7 +337,7 @@ int dbw_end(struct dbw *w, int narms)
 			 "('extension','string',NULL,'kvio (PREFIX/lib/kvio/kvio.so; a build: build/kvio.so)'),"
 			 "('read_with','string',NULL,'slice, args and counter need kvio''s SQLite extension "
 			 "(without it: no such module: kvio_cmds): sqlite3 trace.db -cmd \".load "
-			 "/usr/local/lib/kvio/kvio\" (a build: .load build/kvio); kvio-report and kvio-export "
+			 KVIO_LIBDIR "/kvio\" (a build: .load build/kvio); kvio-report and kvio-export "
 			 "load it themselves')",
 			 KVIO_DB_VERSION, narms);
 		w->rc = db_exec(w->db, sql, "writing the database");

@@ -1,4 +1,5 @@
 /* ingest.c — kvio-ingest: JSONL captures (one or more arms) into trace.db. */
+#include "kvio_prefix.h" /* KVIO_LIBDIR: where make install put the extension */
 #include "ingest.h"
 #include "schema.h"
 #include "write.h"
@@ -50,7 +51,7 @@ static const char ingest_help[] =
 	"EXAMPLES\n"
 	"  kvio-ingest -o trace.db --sem sem.jsonl --ebpf ebpf.jsonl\n"
 	"  kvio-ingest -o ab.db --merge stock=s1.jsonl,e1.jsonl --merge batched=s2.jsonl,e2.jsonl\n"
-	"  sqlite3 trace.db -cmd '.load /usr/local/lib/kvio/kvio' \\\n"
+	"  sqlite3 trace.db -cmd '.load " KVIO_LIBDIR "/kvio' \\\n"
 	"      \"select count(*) from slice where extract_arg(arg_set_id,'debug.trace_id')=42\"\n\n"
 	"Warnings about the data go to standard error, also with -q.\n\n"
 	"%s";

@@ -25,6 +25,9 @@ eq "installed files" "" "$missing"
 eq "installed kvio-ingest runs" 0 $?
 eq "installed extension loads in plain sqlite3" "2" \
 	"$(sqlite3 -batch -cmd ".load $T/inst/usr/lib/kvio/kvio" "$T/inst.db" "select extract_arg(arg_set_id,'debug.n_cmds') from slice where name like 'store%'")"
+eq "PREFIX=/usr: the database's read_with and --help name /usr/lib/kvio/kvio (not /usr/local)" "1 0 1" \
+	"$(sqlite3 -batch "$T/inst.db" "select instr(str_value, '.load /usr/lib/kvio/kvio\"') > 0, instr(str_value, '/usr/local') > 0 from metadata where name = 'read_with'" | tr '|' ' ') $("$T/inst/usr/bin/kvio-ingest" --help | grep -c "load /usr/lib/kvio/kvio'")"
+make -s user > /dev/null 2>&1 # build/ back to the default PREFIX (the hints of the tests after this one)
 
 # ---- packaging (issue 10) ----
 # gcc must be as clean as clang with -Werror: the project's test build says so,
