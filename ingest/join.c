@@ -327,8 +327,9 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 		arm_warn(a, "%s has no nvme_cmp lines (no completion probe): latency and queue depth are unavailable, "
 			    "commands show the nominal --nominal-dur-ns", a->ebpf_f.path);
 	if (!strcmp(a->ebpf_f.path, "-") && n_store_spans)
-		arm_warn(a, "no device file (--ebpf): the %zu stores have no commands, so no header or latency "
-			    "figures", n_store_spans);
+		arm_warn(a, n_store_spans == 1 ? "no device file (--ebpf): the %zu store has no commands, so no header "
+			    "or latency figures" : "no device file (--ebpf): the %zu stores have no commands, so no header or "
+			    "latency figures", n_store_spans);
 	if (strcmp(a->sem_f.path, "-") && !no)
 		arm_warn(a, "%s has no semantic records (was LMCACHE_KVIO_TRACE set for the run?)", a->sem_f.path);
 	a->swapped = strcmp(a->sem_f.path, "-") && strcmp(a->ebpf_f.path, "-") && !no && !a->n_cmd_lines &&

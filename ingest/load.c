@@ -651,6 +651,8 @@ static ssize_t input_read(struct input *in, char *p, size_t n)
 		return 0;
 	}
 	if (k < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+		if (zerr != Z_ERRNO && msg && !strncmp(msg, "<fd:", 4) && strstr(msg, ": "))
+			msg = strstr(msg, ": ") + 2; /* zlib names the descriptor: the path is said already */
 		kvio_err("%s: gzip: %s", in->path, zerr == Z_ERRNO ? strerror(errno) : msg);
 		return -1;
 	}

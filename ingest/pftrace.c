@@ -268,6 +268,11 @@ static int read_trace(struct imp *m, const char *path)
 		}
 		int wt = tag & 7;
 		uint64_t field = tag >> 3;
+		if (wt != 2 && off == 0 && tag == '{') { /* "{" is tag field 15, wire type 3 */
+			kvio_err("%s: starts with '{': a JSONL capture, not a Perfetto trace (give it as --sem or --ebpf)", path);
+			rc = -1;
+			break;
+		}
 		if (wt != 2) {
 			kvio_err("%s: byte %llu: field %llu has wire type %d; not a Perfetto trace", path,
 				 (unsigned long long)off, (unsigned long long)field, wt);

@@ -188,7 +188,7 @@ sqlite3 *db_open_ro(const char *path)
 	rc = sqlite3_prepare_v2(db, "SELECT int_value FROM metadata WHERE name='kvio_schema_version'",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
-		kvio_err("%s: not a kvio database (%s)", path,
+		kvio_err("%s: not a kvio database (%s; make one with kvio-ingest)", path,
 			 rc == SQLITE_OK ? "no kvio_schema_version" : sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 		sqlite3_close(db);

@@ -265,3 +265,17 @@ for f in bin_db.gz bin_rnd bin_rnd.gz; do
 	eq "binary input $f: exit 2, nothing written, one line saying it is not JSONL" "2 no 1 1" \
 		"$? $([ -e "$T/bin.db" ] && echo yes || echo no) $(wc -l < "$T/bin.err") $(grep -c 'not a JSONL capture\|not JSONL' "$T/bin.err")"
 done
+
+# messages: a bad .gz names the file (no zlib "<fd:N>"); a JSONL given to kvio-report or --pftrace says
+# what to do; one store without a device file is singular
+printf '\037\213\011\000garbage' > "$T/badgz.gz"   # gzip magic, compression method 9 (unknown)
+"$BUILD/kvio-ingest" -q -o "$T/m.db" --sem fixtures/tiny/sem.jsonl --ebpf "$T/badgz.gz" >/dev/null 2>"$T/m.err"
+eq "bad .gz: the file named, no fd number" "kvio-ingest: $T/badgz.gz: gzip: unknown compression method" "$(cat "$T/m.err")"
+"$BUILD/kvio-report" fixtures/tiny/sem.jsonl >/dev/null 2>"$T/m.err"
+eq "kvio-report on a JSONL: says to make a database with kvio-ingest" 1 "$(grep -c 'not a kvio database (.*; make one with kvio-ingest)' "$T/m.err")"
+"$BUILD/kvio-ingest" -q -o "$T/m.db" --pftrace fixtures/tiny/sem.jsonl >/dev/null 2>"$T/m.err"
+eq "--pftrace on a JSONL: says it is JSONL for --sem/--ebpf" \
+	"kvio-ingest: fixtures/tiny/sem.jsonl: starts with '{': a JSONL capture, not a Perfetto trace (give it as --sem or --ebpf)" "$(cat "$T/m.err")"
+grep -m1 '"store"' fixtures/tiny/sem.jsonl > "$T/one_store.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/m.db" --sem "$T/one_store.jsonl" >/dev/null 2>"$T/m.err"
+eq "one store without --ebpf: singular" 1 "$(grep -c 'the 1 store has no commands' "$T/m.err")"
