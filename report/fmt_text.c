@@ -110,6 +110,8 @@ void text_qd1(struct label *L, const struct sel *s, const struct rctx *c)
 	char b1[64], b2[64];
 	(void)c;
 	say(L, "  --- QD1 detector (per-object submission gaps) ---");
+	if (!s->n) /* qd1.sql judges a trace_id by the gaps of its >= 4 tagged commands */
+		say(L, "    no trace_id has 4 or more tagged commands: no gaps to judge");
 	for (size_t j = 0; j < s->n; j++)
 		say(L, "    %-5s: gap p50 %s  p95 %s  -> %s", cstr(col(s, j, "op")), t_of(s, j, "gap_p50", us, b1),
 		    t_of(s, j, "gap_p95", us, b2), cstr(col(s, j, "verdict")));

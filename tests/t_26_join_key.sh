@@ -73,3 +73,8 @@ eq "kvio-gen --kv: key join = cookie join, object by object (span, name, n_cmds)
 eq "kvio-gen --kv: claimed = keyed commands - metadata reads (grep)" \
 	"$(($(grep -c '"event_type":"nvme_cmd"' "$T/gk.ebpf.jsonl") - $(grep -c '"key_hex":"00000000000000000000000000000000"' "$T/gk.ebpf.jsonl")))" \
 	"$(q "$T/gkk.db" "select value from kvio_stats where name = 'key_matched'")"
+
+# the QD1 heading is never empty: fixtures/kv's trace_ids have 1-2 commands each (< 4)
+"$BUILD/kvio-ingest" -q -o "$T/kvq.db" --join-by-key --sem fixtures/kv/sem.jsonl --ebpf fixtures/kv/ebpf.jsonl >/dev/null 2>&1
+eq "kv: the QD1 detector says why it has no lines" "    no trace_id has 4 or more tagged commands: no gaps to judge" \
+	"$("$BUILD/kvio-report" "$T/kvq.db" 2>/dev/null | grep -A1 'QD1 detector' | tail -1)"
