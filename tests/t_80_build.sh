@@ -38,8 +38,8 @@ for f in $src; do
 "
 done
 eq "gcc -Wall -Wextra -Werror: every source file" "" "$out"
-# (MAKEFLAGS emptied: under .ci/run's `make test WERROR=-Werror` the variable reaches this make too)
-MAKEFLAGS= make -s -n -B B="$T/nob" all > "$T/plain.n" 2>&1
+# (WERROR and MAKEFLAGS cleared: under .ci/run's `make test WERROR=-Werror` make passes the variable to this make in both)
+env -u WERROR MAKEFLAGS= make -s -n -B B="$T/nob" all > "$T/plain.n" 2>&1
 eq "a plain make has no -Werror" 0 "$(grep -c -- '-Werror' "$T/plain.n")"
 make -s -n -B B="$T/nob" all WERROR=-Werror > "$T/werror.n" 2>&1
 eq "make WERROR=-Werror (CI): every compile of ours has -Werror" 0 \
