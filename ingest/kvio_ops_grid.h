@@ -99,10 +99,10 @@ static void qv_settle(struct qv_cur *c)
 	}
 }
 
-static int qv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+/* A table of this file's operators: the schema declared, innocuous, zeroed. */
+static int grid_tab_new(sqlite3 *db, const char *schema, sqlite3_vtab **out)
 {
-	(void)aux; (void)argc; (void)argv; (void)err;
-	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(k1, k2, n, q, rank, v, p HIDDEN, grid HIDDEN)");
+	int rc = sqlite3_declare_vtab(db, schema);
 	if (rc != SQLITE_OK)
 		return rc;
 	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
@@ -114,38 +114,57 @@ static int qv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	return SQLITE_OK;
 }
 
-/* Both hidden arguments (p = ?, grid = ?) must be given. */
-static int qv_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+/* Plan a scan that needs its n hidden arguments, columns first .. first+n-1, each
+ * given as "= ?" (argv in column order); missing ones fail with msg. */
+static int grid_hidden_args(sqlite3_vtab *tab, sqlite3_index_info *ii, int first, int n, double rows, const char *msg)
 {
 	int have = 0;
 	for (int i = 0; i < ii->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
-		if ((c->iColumn == 6 || c->iColumn == 7) && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+		if (c->iColumn >= first && c->iColumn < first + n && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
 			if (!c->usable)
 				return SQLITE_CONSTRAINT;
-			ii->aConstraintUsage[i].argvIndex = c->iColumn - 5;
+			ii->aConstraintUsage[i].argvIndex = c->iColumn - first + 1;
 			ii->aConstraintUsage[i].omit = 1;
-			have |= 1 << (c->iColumn - 6);
+			have |= 1 << (c->iColumn - first);
 		}
 	}
-	if (have != 3) {
-		tab->zErrMsg = sqlite3_mprintf("kvio_quantiles: needs its set and grid arguments");
+	if (have != (1 << n) - 1) {
+		tab->zErrMsg = sqlite3_mprintf("%s", msg);
 		return SQLITE_ERROR;
 	}
 	ii->estimatedCost = 10;
-	ii->estimatedRows = 100;
+	ii->estimatedRows = (sqlite3_int64)rows;
 	return SQLITE_OK;
+}
+
+/* A zeroed cursor of size bytes. */
+static int grid_cur_new(size_t size, sqlite3_vtab_cursor **out)
+{
+	sqlite3_vtab_cursor *c = sqlite3_malloc((int)size);
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, size);
+	*out = c;
+	return SQLITE_OK;
+}
+
+static int qv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	(void)aux; (void)argc; (void)argv; (void)err;
+	return grid_tab_new(db, "CREATE TABLE x(k1, k2, n, q, rank, v, p HIDDEN, grid HIDDEN)", out);
+}
+
+/* Both hidden arguments (p = ?, grid = ?) must be given. */
+static int qv_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+{
+	return grid_hidden_args(tab, ii, 6, 2, 100, "kvio_quantiles: needs its set and grid arguments");
 }
 
 static int qv_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
 {
 	(void)tab;
-	struct qv_cur *c = sqlite3_malloc(sizeof *c);
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof *c);
-	*out = &c->base;
-	return SQLITE_OK;
+	return grid_cur_new(sizeof(struct qv_cur), out);
 }
 
 static int qv_close(sqlite3_vtab_cursor *cur)
@@ -277,50 +296,19 @@ static void lb_settle(struct lb_cur *c)
 static int lb_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
 	(void)aux; (void)argc; (void)argv; (void)err;
-	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(k1, k2, bin, count, p HIDDEN, per_decade HIDDEN)");
-	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	struct qv_tab *t = sqlite3_malloc(sizeof *t);
-	if (!t)
-		return SQLITE_NOMEM;
-	memset(t, 0, sizeof *t);
-	*out = &t->base;
-	return SQLITE_OK;
+	return grid_tab_new(db, "CREATE TABLE x(k1, k2, bin, count, p HIDDEN, per_decade HIDDEN)", out);
 }
 
 /* Both hidden arguments (p = ?, per_decade = ?) must be given. */
 static int lb_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 {
-	int have = 0;
-	for (int i = 0; i < ii->nConstraint; i++) {
-		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
-		if ((c->iColumn == 4 || c->iColumn == 5) && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-			if (!c->usable)
-				return SQLITE_CONSTRAINT;
-			ii->aConstraintUsage[i].argvIndex = c->iColumn - 3;
-			ii->aConstraintUsage[i].omit = 1;
-			have |= 1 << (c->iColumn - 4);
-		}
-	}
-	if (have != 3) {
-		tab->zErrMsg = sqlite3_mprintf("kvio_log_bins: needs its set and per_decade arguments");
-		return SQLITE_ERROR;
-	}
-	ii->estimatedCost = 10;
-	ii->estimatedRows = 100;
-	return SQLITE_OK;
+	return grid_hidden_args(tab, ii, 4, 2, 100, "kvio_log_bins: needs its set and per_decade arguments");
 }
 
 static int lb_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
 {
 	(void)tab;
-	struct lb_cur *c = sqlite3_malloc(sizeof *c);
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof *c);
-	*out = &c->base;
-	return SQLITE_OK;
+	return grid_cur_new(sizeof(struct lb_cur), out);
 }
 
 static int lb_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
@@ -648,45 +636,18 @@ static void bk_settle(struct bk_cur *c)
 static int bk_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
 	(void)aux; (void)argc; (void)argv; (void)err;
-	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(k, bucket, start, width, area, max, p HIDDEN)");
-	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	struct qv_tab *t = sqlite3_malloc(sizeof *t);
-	if (!t)
-		return SQLITE_NOMEM;
-	memset(t, 0, sizeof *t);
-	*out = &t->base;
-	return SQLITE_OK;
+	return grid_tab_new(db, "CREATE TABLE x(k, bucket, start, width, area, max, p HIDDEN)", out);
 }
 
 static int bk_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 {
-	for (int i = 0; i < ii->nConstraint; i++) {
-		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
-		if (c->iColumn == 6 && c->op == SQLITE_INDEX_CONSTRAINT_EQ) {
-			if (!c->usable)
-				return SQLITE_CONSTRAINT;
-			ii->aConstraintUsage[i].argvIndex = 1;
-			ii->aConstraintUsage[i].omit = 1;
-			ii->estimatedCost = 10;
-			ii->estimatedRows = 400;
-			return SQLITE_OK;
-		}
-	}
-	tab->zErrMsg = sqlite3_mprintf("kvio_depth_buckets: needs its set argument");
-	return SQLITE_ERROR;
+	return grid_hidden_args(tab, ii, 6, 1, 400, "kvio_depth_buckets: needs its set argument");
 }
 
 static int bk_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
 {
 	(void)tab;
-	struct bk_cur *c = sqlite3_malloc(sizeof *c);
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof *c);
-	*out = &c->base;
-	return SQLITE_OK;
+	return grid_cur_new(sizeof(struct bk_cur), out);
 }
 
 static int bk_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
