@@ -369,49 +369,31 @@ static int vgroup_add_value(struct vgroup *g, sqlite3_value *v)
 	}
 }
 
-/* LSD radix sort of n keys (tmp: n more), skipping bytes all keys share. */
-static void radix_u64(uint64_t *a, uint64_t *tmp, size_t n)
-{
-	uint64_t or_ = 0, and_ = ~(uint64_t)0;
-	for (size_t i = 0; i < n; i++) {
-		or_ |= a[i];
-		and_ &= a[i];
+/* RADIX_SORT(name, T, bits) defines name(a, tmp, n): an LSD radix sort of n
+ * unsigned keys of type T (tmp: n more), skipping bytes all keys share. */
+#define RADIX_SORT(name, T, bits)                                              \
+	static void name(T *a, T *tmp, size_t n)                               \
+	{                                                                      \
+		T or_ = 0, and_ = (T)~(T)0;                                    \
+		for (size_t i = 0; i < n; i++) {                               \
+			or_ |= a[i];                                           \
+			and_ &= a[i];                                          \
+		}                                                              \
+		for (int sh = 0; sh < (bits); sh += 8) {                       \
+			if ((((or_ ^ and_) >> sh) & 0xff) == 0)                \
+				continue;                                      \
+			size_t cnt[257] = {0};                                 \
+			for (size_t i = 0; i < n; i++)                         \
+				cnt[((a[i] >> sh) & 0xff) + 1]++;              \
+			for (int b = 0; b < 256; b++)                          \
+				cnt[b + 1] += cnt[b];                          \
+			for (size_t i = 0; i < n; i++)                         \
+				tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];        \
+			memcpy(a, tmp, n * sizeof *a);                         \
+		}                                                              \
 	}
-	for (int sh = 0; sh < 64; sh += 8) {
-		if ((((or_ ^ and_) >> sh) & 0xff) == 0)
-			continue;
-		size_t cnt[257] = {0};
-		for (size_t i = 0; i < n; i++)
-			cnt[((a[i] >> sh) & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
-			cnt[b + 1] += cnt[b];
-		for (size_t i = 0; i < n; i++)
-			tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
-		memcpy(a, tmp, n * sizeof *a);
-	}
-}
-
-/* The same for 32-bit keys. */
-static void radix_u32(uint32_t *a, uint32_t *tmp, size_t n)
-{
-	uint32_t or_ = 0, and_ = ~(uint32_t)0;
-	for (size_t i = 0; i < n; i++) {
-		or_ |= a[i];
-		and_ &= a[i];
-	}
-	for (int sh = 0; sh < 32; sh += 8) {
-		if ((((or_ ^ and_) >> sh) & 0xff) == 0)
-			continue;
-		size_t cnt[257] = {0};
-		for (size_t i = 0; i < n; i++)
-			cnt[((a[i] >> sh) & 0xff) + 1]++;
-		for (int b = 0; b < 256; b++)
-			cnt[b + 1] += cnt[b];
-		for (size_t i = 0; i < n; i++)
-			tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
-		memcpy(a, tmp, n * sizeof *a);
-	}
-}
+RADIX_SORT(radix_u64, uint64_t, 64)
+RADIX_SORT(radix_u32, uint32_t, 32)
 
 static int mval_cmp(const void *x, const void *y)
 {
