@@ -310,10 +310,10 @@ static int chunk_error(sqlite3_context *ctx, struct store *s, const char *who)
 /* ---- one command column as an SQL value -------------------------------- */
 
 enum { C_ID, C_TS, C_DUR, C_TRACK, C_NAME, C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL,
-       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_WLO, C_WHI, C_WTLO, C_WTHI, NCOL };
+       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_WLO, C_WHI, C_WTLO, C_WTHI, C_WPOOL, NCOL };
 static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name", "slba",
 	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid",
-	"win_lo", "win_hi", "win_tlo", "win_thi"};
+	"win_lo", "win_hi", "win_tlo", "win_thi", "win_pool"};
 
 static void kv_value(sqlite3_context *ctx, sqlite3 *db, uint32_t kv_id, int col)
 {
@@ -388,9 +388,17 @@ struct cmd_cur {
 	uint32_t i;     /* row in chunk */
 	int64_t hi;     /* last id wanted (inclusive) */
 	int eof;
-	int win;        /* a window bound is set: rows outside it are skipped */
+	int skip;       /* a window bound or a pushed-down filter is set: unwanted rows are skipped */
 	int wset[4];    /* win_lo, win_hi, win_tlo, win_thi given (not NULL) */
 	int64_t w[4];
+	/* constraints SQLite left to the scan (omitted: it does not check them again) */
+	unsigned char *names; /* name id -> wanted (nnames entries), or NULL: any name */
+	size_t nnames;
+	int tagged;     /* 1: trace_id IS NOT NULL, -1: trace_id IS NULL, 0: either */
+	int real;       /* -1: any real_dur, 0 or 1: that value, 2: none */
+	int pool;       /* win_pool given: keep tagged rows and every row of the upids in pool_upid */
+	int64_t *pool_upid;
+	size_t npool;
 	const struct chunk_view *v; /* chunk k decoded, or NULL: looked up again */
 	size_t vk;
 	unsigned vclock;            /* the store's clock when v was looked up */
@@ -404,7 +412,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		"CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT,"
 		" slba INTEGER, data_len INTEGER, trace_id INTEGER, role TEXT, real_dur INTEGER,"
 		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER, upid INTEGER,"
-		" win_lo HIDDEN, win_hi HIDDEN, win_tlo HIDDEN, win_thi HIDDEN)");
+		" win_lo HIDDEN, win_hi HIDDEN, win_tlo HIDDEN, win_thi HIDDEN, win_pool HIDDEN)");
 	if (rc != SQLITE_OK)
 		return rc;
 	/* read-only and side-effect free: usable from views under trusted_schema=OFF */
@@ -477,12 +485,28 @@ static int order_consumed(struct store *s, const sqlite3_index_info *ii)
 	return store_ordered(s);
 }
 
-/* idxNum bits: 1 id = ?, 2 id >=/> lower, 8 id <=/< upper. The range is a
- * superset (constraints are not omitted: SQLite checks every row again). */
+/* Whether constraint i compares with BINARY collation and a right-hand side
+ * SQLite knows now (a literal; an IN list is read in xFilter). */
+static int rhs_known(sqlite3_index_info *ii, int i, int in)
+{
+	sqlite3_value *rv = NULL;
+	const char *coll = sqlite3_vtab_collation(ii, i);
+	if (coll && sqlite3_stricmp(coll, "BINARY"))
+		return 0;
+	return in || sqlite3_vtab_rhs_value(ii, i, &rv) == SQLITE_OK;
+}
+
+/* The plan (idxStr): one letter per argument of xFilter, in order: e id = ?,
+ * l id >=/> ?, h id <=/< ? (the range is a superset: SQLite checks those rows
+ * again), 0-3 win_lo/win_hi/win_tlo/win_thi IS ?, p win_pool IS ?, n name = ?,
+ * N name IN (...), r real_dur = ?; and letters without an argument: T
+ * trace_id IS NOT NULL, U trace_id IS NULL. Every constraint but the id ones is
+ * omitted: the scan applies it exactly as SQL would. */
 static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 {
-	(void)tab;
-	int eq = -1, lo = -1, hi = -1, idx = 0;
+	char plan[32];
+	int np = 0, eq = -1, lo = -1, hi = -1, arg = 1;
+	double rows = 1e6;
 	for (int i = 0; i < ii->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
 		if (!c->usable || (c->iColumn != C_ID && c->iColumn != -1))
@@ -493,43 +517,64 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		case SQLITE_INDEX_CONSTRAINT_LT: case SQLITE_INDEX_CONSTRAINT_LE: hi = i; break;
 		}
 	}
-	int arg = 1;
 	if (eq >= 0) {
-		idx = 1;
+		plan[np++] = 'e';
 		ii->aConstraintUsage[eq].argvIndex = arg++;
-		ii->estimatedCost = 1;
-		ii->estimatedRows = 1;
+		rows = 1;
 		ii->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
 	} else {
-		double rows = 1e6;
 		if (lo >= 0) {
-			idx |= 2;
+			plan[np++] = 'l';
 			ii->aConstraintUsage[lo].argvIndex = arg++;
 			rows /= 4;
 		}
 		if (hi >= 0) {
-			idx |= 8;
+			plan[np++] = 'h';
 			ii->aConstraintUsage[hi].argvIndex = arg++;
 			rows /= 4;
 		}
-		ii->estimatedCost = rows;
-		ii->estimatedRows = (sqlite3_int64)rows;
 	}
-	/* the window (win_x IS ?): the scan skips what is outside it; NULL = no bound */
-	for (int w = 0; w < 4; w++)
-		for (int i = 0; i < ii->nConstraint; i++) {
-			const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
-			if (c->usable && c->iColumn == C_WLO + w &&
-			    (c->op == SQLITE_INDEX_CONSTRAINT_IS || c->op == SQLITE_INDEX_CONSTRAINT_EQ)) {
-				ii->aConstraintUsage[i].argvIndex = arg++;
-				ii->aConstraintUsage[i].omit = 1;
-				idx |= 16 << w;
-				break;
+	int seen[NCOL] = {0};
+	for (int i = 0; i < ii->nConstraint && np < (int)sizeof plan - 1; i++) {
+		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
+		int col = c->iColumn, op = c->op, is = op == SQLITE_INDEX_CONSTRAINT_IS, letter = 0;
+		if (!c->usable || col < 0 || seen[col])
+			continue;
+		if (col >= C_WLO && (is || op == SQLITE_INDEX_CONSTRAINT_EQ))
+			letter = col == C_WPOOL ? 'p' : '0' + (col - C_WLO); /* NULL = no bound */
+		else if (col == C_NAME && op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			int in = sqlite3_vtab_in(ii, i, -1);
+			if (rhs_known(ii, i, in)) {
+				letter = in ? 'N' : 'n';
+				if (in)
+					sqlite3_vtab_in(ii, i, 1); /* the whole list in one xFilter */
 			}
-		}
+		} else if (col == C_REAL && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1) &&
+			   rhs_known(ii, i, 0))
+			letter = 'r';
+		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
+			letter = 'T';
+		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNULL)
+			letter = 'U';
+		if (!letter)
+			continue;
+		seen[col] = 1;
+		plan[np++] = (char)letter;
+		if (letter != 'T' && letter != 'U')
+			ii->aConstraintUsage[i].argvIndex = arg++;
+		ii->aConstraintUsage[i].omit = 1;
+		if (col < C_WLO)
+			rows /= 2;
+	}
+	plan[np] = 0;
+	ii->estimatedCost = rows;
+	ii->estimatedRows = (sqlite3_int64)rows;
 	if (order_consumed(((struct cmd_vtab *)tab)->s, ii))
 		ii->orderByConsumed = 1;
-	ii->idxNum = idx;
+	ii->idxStr = sqlite3_mprintf("%s", plan);
+	if (!ii->idxStr)
+		return SQLITE_NOMEM;
+	ii->needToFreeIdxStr = 1;
 	return SQLITE_OK;
 }
 
@@ -545,8 +590,18 @@ static int vt_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
 	return SQLITE_OK;
 }
 
+static void cur_filters_free(struct cmd_cur *c)
+{
+	sqlite3_free(c->names);
+	sqlite3_free(c->pool_upid);
+	c->names = NULL;
+	c->pool_upid = NULL;
+	c->nnames = c->npool = 0;
+}
+
 static int vt_close(sqlite3_vtab_cursor *cur)
 {
+	cur_filters_free((struct cmd_cur *)cur);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }
@@ -556,9 +611,10 @@ static struct store *cur_store(sqlite3_vtab_cursor *cur)
 	return ((struct cmd_vtab *)cur->pVtab)->s;
 }
 
-/* Whether row i of chunk v is inside the cursor's window: ts <= win_hi,
- * ts + dur >= win_lo, win_tlo <= trace_id <= win_thi (an untagged one never). */
-static int cur_in_window(const struct cmd_cur *c, const struct chunk_view *v, uint32_t i)
+/* Whether row i of chunk v is wanted: inside the window (ts <= win_hi,
+ * ts + dur >= win_lo, win_tlo <= trace_id <= win_thi, an untagged one never)
+ * and through every pushed-down filter. */
+static int cur_wanted(const struct cmd_cur *c, const struct store *s, const struct chunk_view *v, uint32_t i)
 {
 	if (c->wset[1] && v->ts[i] > c->w[1])
 		return 0;
@@ -566,6 +622,20 @@ static int cur_in_window(const struct cmd_cur *c, const struct chunk_view *v, ui
 		return 0;
 	if (c->wset[2] && (!c->wset[3] || !v->trace_id[i] || v->trace_id[i] < c->w[2] || v->trace_id[i] > c->w[3]))
 		return 0;
+	if (c->tagged && (v->trace_id[i] != 0) != (c->tagged > 0))
+		return 0;
+	if (c->real >= 0 && ((v->flags[i] & CHF_REAL) != 0) != c->real)
+		return 0;
+	if (c->names && (v->name[i] >= c->nnames || !c->names[v->name[i]]))
+		return 0;
+	if (c->pool && !v->trace_id[i]) {
+		int64_t u = store_upid(s, v->track[i]);
+		size_t k = 0;
+		while (k < c->npool && c->pool_upid[k] != u)
+			k++;
+		if (k == c->npool)
+			return 0;
+	}
 	return 1;
 }
 
@@ -578,18 +648,120 @@ static void cur_settle(struct cmd_cur *c, struct store *s)
 			c->i = 0;
 		}
 		c->eof = c->k >= s->nchunks || s->first[c->k] + c->i > c->hi;
-		if (c->eof || !c->win)
+		if (c->eof || !c->skip)
 			return;
 		const struct chunk_view *v = store_chunk(s, c->k);
-		if (!v || cur_in_window(c, v, c->i))
+		if (!v)
 			return; /* an unreadable chunk: vt_column says so */
-		c->i++;
+		uint32_t n = s->n[c->k];
+		while (c->i < n && s->first[c->k] + c->i <= c->hi && !cur_wanted(c, s, v, c->i))
+			c->i++;
+		if (c->i < n) {
+			c->eof = s->first[c->k] + c->i > c->hi;
+			return;
+		}
 	}
+}
+
+/* Mark name x (as SQL's = on a TEXT column compares it) wanted. */
+static void want_name(struct cmd_cur *c, const struct store *s, sqlite3_value *x)
+{
+	int t = sqlite3_value_type(x);
+	if (t == SQLITE_NULL || t == SQLITE_BLOB)
+		return; /* equal to no name */
+	const char *want = (const char *)sqlite3_value_text(x);
+	int len = sqlite3_value_bytes(x);
+	for (size_t k = 0; want && k < s->nnames && k < c->nnames; k++)
+		if (s->names[k] && (int)strlen(s->names[k]) == len && !memcmp(s->names[k], want, (size_t)len))
+			c->names[k] = 1;
+}
+
+/* win_pool's value: NULL no bound, else text of upids separated by commas. */
+static int want_pool(struct cmd_cur *c, sqlite3_value *x)
+{
+	if (sqlite3_value_type(x) == SQLITE_NULL)
+		return SQLITE_OK;
+	const char *p = (const char *)sqlite3_value_text(x);
+	c->pool = 1;
+	while (p && *p) {
+		char *end;
+		long long u = strtoll(p, &end, 10);
+		if (end == p)
+			return SQLITE_MISMATCH;
+		int64_t *np = sqlite3_realloc64(c->pool_upid, (c->npool + 1) * sizeof *np);
+		if (!np)
+			return SQLITE_NOMEM;
+		c->pool_upid = np;
+		np[c->npool++] = u;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return SQLITE_MISMATCH;
+	}
+	return SQLITE_OK;
+}
+
+/* real_dur = x: the value 0 or 1 it names (2: none; x as SQL compares it
+ * with an INTEGER column). */
+static int want_real(sqlite3_value *x)
+{
+	int t = sqlite3_value_numeric_type(x);
+	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
+		return 2;
+	double d = sqlite3_value_double(x);
+	return d == 0 ? 0 : d == 1 ? 1 : 2;
+}
+
+/* Apply plan letter p with argument x (NULL for T, U). */
+static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_value *x, int64_t *lo)
+{
+	switch (p) {
+	case 'e': *lo = c->hi = sqlite3_value_int64(x); break;
+	case 'l': *lo = sqlite3_value_int64(x); break;
+	case 'h': c->hi = sqlite3_value_int64(x); break;
+	case '0': case '1': case '2': case '3':
+		if (sqlite3_value_type(x) != SQLITE_NULL) {
+			c->wset[p - '0'] = 1;
+			c->w[p - '0'] = sqlite3_value_int64(x);
+			c->skip = 1;
+		}
+		break;
+	case 'p': {
+		int rc = want_pool(c, x);
+		if (rc != SQLITE_OK)
+			return rc;
+		c->skip |= c->pool;
+		break;
+	}
+	case 'T': c->tagged = 1; c->skip = 1; break;
+	case 'U': c->tagged = -1; c->skip = 1; break;
+	case 'r': c->real = want_real(x); c->skip = 1; break;
+	case 'n': case 'N':
+		if (!c->names) {
+			c->nnames = s->nnames;
+			c->names = sqlite3_malloc64(c->nnames ? c->nnames : 1);
+			if (!c->names)
+				return SQLITE_NOMEM;
+			memset(c->names, 0, c->nnames ? c->nnames : 1);
+		}
+		c->skip = 1;
+		if (p == 'n') {
+			want_name(c, s, x);
+		} else {
+			sqlite3_value *e;
+			int rc;
+			for (rc = sqlite3_vtab_in_first(x, &e); rc == SQLITE_OK && e; rc = sqlite3_vtab_in_next(x, &e))
+				want_name(c, s, e);
+			if (rc != SQLITE_OK && rc != SQLITE_DONE)
+				return rc;
+		}
+		break;
+	}
+	return SQLITE_OK;
 }
 
 static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
 {
-	(void)idxStr;
+	(void)idx;
 	struct cmd_cur *c = (struct cmd_cur *)cur;
 	struct store *s = cur_store(cur);
 	int rc = store_refresh(s);
@@ -598,32 +770,30 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 			cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: cannot read kvio_cmd_chunk/kvio_cmd_name");
 		return rc;
 	}
-	int64_t lo = INT64_MIN, hi = INT64_MAX;
-	int a = 0, nid = (idx & 1) + !!(idx & 2) + !!(idx & 8);
-	for (int k = 0; k < nid && k < argc; k++)
-		if (sqlite3_value_type(argv[k]) == SQLITE_NULL) {
-			c->eof = 1;
-			return SQLITE_OK;
-		}
-	c->win = 0;
-	for (int w = 0, wa = nid; w < 4; w++) {
-		c->wset[w] = 0;
-		if ((idx & (16 << w)) && wa < argc) {
-			sqlite3_value *x = argv[wa++];
-			if (sqlite3_value_type(x) != SQLITE_NULL) {
-				c->wset[w] = 1;
-				c->w[w] = sqlite3_value_int64(x);
-				c->win = 1;
+	int64_t lo = INT64_MIN;
+	c->hi = INT64_MAX;
+	c->skip = c->tagged = c->pool = 0;
+	c->real = -1;
+	cur_filters_free(c);
+	memset(c->wset, 0, sizeof c->wset);
+	int a = 0;
+	for (const char *p = idxStr ? idxStr : ""; *p; p++) {
+		sqlite3_value *x = NULL;
+		if (*p != 'T' && *p != 'U') {
+			if (a >= argc)
+				return SQLITE_ERROR;
+			x = argv[a++];
+			if (strchr("elh", *p) && sqlite3_value_type(x) == SQLITE_NULL) {
+				c->eof = 1; /* id compared with NULL: no row */
+				return SQLITE_OK;
 			}
 		}
+		if ((rc = cur_constrain(c, s, *p, x, &lo)) != SQLITE_OK) {
+			if (rc == SQLITE_MISMATCH)
+				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: win_pool is a list of upids (1,2,...)");
+			return rc;
+		}
 	}
-	if (idx & 1)
-		lo = hi = sqlite3_value_int64(argv[a++]);
-	if (idx & 2)
-		lo = sqlite3_value_int64(argv[a++]);
-	if (idx & 8)
-		hi = sqlite3_value_int64(argv[a++]);
-	c->hi = hi;
 	/* first chunk that can hold lo */
 	size_t k = 0;
 	if (lo != INT64_MIN) {
@@ -666,8 +836,8 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		sqlite3_result_int64(ctx, s->first[c->k] + c->i);
 		return SQLITE_OK;
 	}
-	if (col >= C_WLO) { /* the window's bound, as given */
-		if (c->wset[col - C_WLO])
+	if (col >= C_WLO) { /* the window's bound, as given (win_pool: NULL) */
+		if (col < C_WPOOL && c->wset[col - C_WLO])
 			sqlite3_result_int64(ctx, c->w[col - C_WLO]);
 		return SQLITE_OK;
 	}

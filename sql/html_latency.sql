@@ -12,7 +12,7 @@ SELECT
   '' AS role,                                      -- series role within the arm (none here)
   c.v AS x,                                        -- command latency (ns)
   (c.rank + 1) * 1.0 / c.n AS y                    -- share of the commands with latency <= x
-FROM kvio_quantiles((SELECT kvio_pct_gather(lid, op, dur) FROM kvio_pool WHERE real AND op IN ('read', 'write')),
+FROM kvio_quantiles((SELECT kvio_pct_gather(lid, op, dur) FROM kvio_pool WHERE real = 1 AND op IN ('read', 'write')),
                     (SELECT grid FROM kvio_cdf_grid)) c
 JOIN kvio_proc p ON p.upid = c.k1
 ORDER BY chart, label, role, y;

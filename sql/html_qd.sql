@@ -15,17 +15,17 @@ DROP TABLE IF EXISTS temp.kvio_html_qd_grid;
 CREATE TEMP TABLE kvio_html_qd_grid(lid INTEGER PRIMARY KEY, label TEXT, t0 INT, span INT, w INT);
 INSERT INTO kvio_html_qd_grid
 SELECT lid, (SELECT label FROM kvio_proc WHERE upid = lid), t0, t1 - t0, max(1, (t1 - t0 + 399) / 400)
-FROM (SELECT lid, min(ts) AS t0, max(ts + dur) AS t1 FROM kvio_pool WHERE real GROUP BY lid)
+FROM (SELECT lid, min(ts) AS t0, max(ts + dur) AS t1 FROM kvio_pool WHERE real = 1 GROUP BY lid)
 WHERE t1 > t0;
 
 WITH depth AS (                                    -- (lid, depth, ns at that depth)
   SELECT k AS lid, depth, time
   FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur)
-                   FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real ORDER BY lid, ts)))
+                   FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real = 1 ORDER BY lid, ts)))
 ), bucket AS (                                     -- (lid, bucket start, width, depth x ns, deepest)
   SELECT k AS lid, start, width, area, max
   FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(p.lid, p.ts, p.dur, g.t0, g.w)
-                           FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real ORDER BY lid, ts) p
+                           FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real = 1 ORDER BY lid, ts) p
                            CROSS JOIN kvio_html_qd_grid g ON g.lid = p.lid))
 )
 SELECT 'qd:depth' AS chart, g.label, '' AS role,

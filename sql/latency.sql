@@ -7,6 +7,6 @@ SELECT
   l.k2 AS op,                                      -- read | write
   l.n,                                             -- commands with a real duration
   l.p50, l.p95, l.p99, l.max                       -- latency (ns)
-FROM kvio_pct((SELECT kvio_pct_gather(lid, op, dur) FROM kvio_pool WHERE real AND op IN ('read', 'write'))) l
+FROM kvio_pct((SELECT kvio_pct_gather(lid, op, dur) FROM kvio_pool WHERE real = 1 AND op IN ('read', 'write'))) l
 JOIN kvio_proc p ON p.upid = l.k1
 ORDER BY p.label, op DESC;

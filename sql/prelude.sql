@@ -63,8 +63,10 @@ SELECT
   slba,                                             -- start LBA
   data_len AS dlen,                                 -- bytes
   role,                                             -- header | payload (store objects)
-  real_dur AS real,                                 -- 1: dur from a completion
-  (SELECT label FROM kvio_proc p WHERE p.upid = kvio_cmd.upid) AS label -- its name (computed only when read)
+  real_dur AS real,                                 -- 1: dur from a completion (filter with real = 1:
+                                                    -- the scan applies it, a bare "WHERE real" SQLite does)
+  (SELECT label FROM kvio_proc p WHERE p.upid = kvio_cmd.upid) AS label, -- its name (computed only when read)
+  win_pool                                          -- NULL; kvio_pool's filter (below)
 FROM kvio_cmd                                       -- the scan skips what is outside the window:
 WHERE win_lo IS (SELECT lo FROM kvio_window)        -- ts + dur >= lo
   AND win_hi IS (SELECT hi FROM kvio_window)        -- ts <= hi
@@ -86,10 +88,12 @@ INSERT INTO kvio_pool_all
 SELECT lid FROM kvio_cmd_proc p
 WHERE NOT EXISTS (SELECT 1 FROM kvio_command c WHERE c.lid = p.lid AND c.tagged);
 
--- kvio_pool: the commands the per-command analyses run over
+-- kvio_pool: the commands the per-command analyses run over: the tagged ones,
+-- and every command of the labels in kvio_pool_all (win_pool IS 'lid,lid,...':
+-- the scan keeps exactly those, as "tagged OR lid IN kvio_pool_all" would)
 CREATE TEMP VIEW kvio_pool AS
 SELECT * FROM kvio_command
-WHERE tagged OR lid IN (SELECT lid FROM kvio_pool_all);
+WHERE win_pool IS (SELECT coalesce(group_concat(lid), '') FROM kvio_pool_all);
 
 -- kvio_object: one row per KV object span (slices on objects* tracks), its
 -- args from kvio_obj (typed), or extract_arg for a database whose objects

@@ -11,7 +11,7 @@
 WITH depth AS (                                    -- (lid, depth, ns at that depth)
   SELECT k AS lid, depth, time
   FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur)
-                   FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real ORDER BY lid, ts)))
+                   FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real = 1 ORDER BY lid, ts)))
 )
 SELECT
   p.label,

@@ -14,7 +14,7 @@ WITH gap AS (                                      -- per (lid, load|store): sub
     FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tagged ORDER BY lid, ts, id)))
 ), svc AS (                                        -- per (lid, read|write): real durations
   SELECT * FROM kvio_pct((
-    SELECT kvio_pct_gather(lid, op, dur) FROM kvio_command WHERE tagged AND real AND op IN ('read', 'write')))
+    SELECT kvio_pct_gather(lid, op, dur) FROM kvio_command WHERE tagged AND real = 1 AND op IN ('read', 'write')))
 )
 SELECT
   p.label,

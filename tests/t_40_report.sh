@@ -111,6 +111,51 @@ for g in 50 1 500; do
 	ok "model = kvio-report on a generated A/B capture, --batch-gap-us $g" \
 		python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" --batch-gap-us $g
 done
+# kvio_cmd's pushed-down constraints (name = / IN, real_dur =, trace_id IS [NOT]
+# NULL, win_pool; omitted, so only the scan applies them) select exactly the rows
+# SQLite itself selects from a plain copy of the table (second method), order
+# included; on the A/B capture (an arm without completions) and on tiny (untagged)
+for db in "$T/gm.db" "$T/tiny.db"; do
+	sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT DISTINCT upid FROM kvio_cmd" > "$T/pd.upids"
+	u1=$(head -n 1 "$T/pd.upids"); ua=$(paste -sd, "$T/pd.upids")
+	{
+		echo "CREATE TEMP TABLE plain AS SELECT * FROM kvio_cmd;"
+		while IFS='|' read -r vt pl; do
+			for src in "kvio_cmd|$vt" "plain|$pl"; do
+				printf "SELECT count(*), total(id), total(ts), md5 FROM (SELECT id, ts, group_concat(id) OVER (ORDER BY rn) AS md5, rn FROM (SELECT id, ts, row_number() OVER () AS rn FROM (SELECT id, ts FROM %s WHERE %s ORDER BY upid, ts, id))) WHERE rn = (SELECT count(*) FROM %s WHERE %s) OR rn IS NULL;\n" \
+					"${src%%|*}" "${src#*|}" "${src%%|*}" "${src#*|}"
+			done
+		done <<-PRED
+		name = 'read'|name = 'read'
+		name = 'write'|name = 'write'
+		name IN ('read', 'nope')|name IN ('read', 'nope')
+		name IN ('write', 'read') AND id BETWEEN 100 AND 9000|name IN ('write', 'read') AND id BETWEEN 100 AND 9000
+		name = 1|name = 1
+		name IN (NULL, 'write')|name IN (NULL, 'write')
+		name = NULL|name = NULL
+		name = 'WRITE' COLLATE NOCASE|name = 'WRITE' COLLATE NOCASE
+		real_dur = 1|real_dur = 1
+		real_dur = 0|real_dur = 0
+		real_dur = 1.0|real_dur = 1.0
+		real_dur = '1'|real_dur = '1'
+		real_dur = 2|real_dur = 2
+		real_dur = 0.5|real_dur = 0.5
+		trace_id IS NOT NULL|trace_id IS NOT NULL
+		trace_id IS NULL|trace_id IS NULL
+		trace_id IS NOT NULL AND real_dur = 1 AND name IN ('read', 'write')|trace_id IS NOT NULL AND real_dur = 1 AND name IN ('read', 'write')
+		id = 77 AND trace_id IS NULL|id = 77 AND trace_id IS NULL
+		win_pool IS ''|trace_id IS NOT NULL
+		win_pool IS '$u1'|trace_id IS NOT NULL OR upid IN ($u1)
+		win_pool IS '$ua' AND name = 'write'|(trace_id IS NOT NULL OR upid IN ($ua)) AND name = 'write'
+		win_pool IS NULL|1
+		PRED
+	} > "$T/pd.sql"
+	sqlite3 -cmd ".load $BUILD/kvio" "$db" < "$T/pd.sql" > "$T/pd.out" 2>&1
+	awk 'NR % 2 == 1 { a = $0 } NR % 2 == 0 && $0 != a { bad++ } END { print NR, bad + 0 }' "$T/pd.out" > "$T/pd.res"
+	eq "kvio_cmd pushdown = SQLite on a plain copy: 22 predicates, rows and order ($(basename "$db"))" "44 0" "$(cat "$T/pd.res")"
+done
+sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*) FROM kvio_cmd WHERE win_pool IS '1;x'" > "$T/pd.err" 2>&1
+eq "kvio_cmd: a win_pool that is not a list of upids is an error" "1" "$(grep -c 'win_pool is a list of upids' "$T/pd.err")"
 "$BUILD/kvio-export" "$T/gm.db" -o "$T/gm.pftrace" >/dev/null 2>&1 && "$BUILD/kvio-ingest" -q --pftrace "$T/gm.pftrace" -o "$T/gp.db"
 "$BUILD/kvio-report" "$T/gp.db" --json > "$T/m.json"
 ok "model = kvio-report after the .pftrace round trip" python3 tests/model_report.py "$T/gp.db" "$BUILD/kvio" "$T/m.json"
