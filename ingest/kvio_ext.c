@@ -48,7 +48,8 @@ struct store {
 	char **names;        /* kvio_cmd_name, by id */
 	size_t nnames;
 	struct cached cache[NCACHE];
-	unsigned clock;
+	unsigned clock;      /* LRU age of the cache slots */
+	unsigned gen;        /* bumped when a slot is refilled: a cursor's chunk pointer is then stale */
 	char ***retired;     /* name tables of earlier data versions, and their sizes */
 	size_t *retired_n, nretired;
 	int64_t *track_upid; /* kvio_track.upid by track id (-1: none) */
@@ -67,7 +68,7 @@ static unsigned data_version(sqlite3 *db)
 
 static void store_drop(struct store *s)
 {
-	s->clock++; /* cursors holding a chunk look it up again */
+	s->gen++; /* cursors holding a chunk look it up again */
 	for (int i = 0; i < NCACHE; i++) {
 		sqlite3_free(s->cache[i].blob);
 		s->cache[i].blob = NULL;
@@ -251,6 +252,7 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 		if (s->cache[i].age < victim->age)
 			victim = &s->cache[i];
 	}
+	s->gen++; /* the victim's chunk changes under the cursors that hold it */
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(s->db, "SELECT data FROM main.kvio_cmd_chunk WHERE id = ?", -1, &st, NULL);
 	if (rc != SQLITE_OK) {
@@ -401,7 +403,7 @@ struct cmd_cur {
 	size_t npool;
 	const struct chunk_view *v; /* chunk k decoded, or NULL: looked up again */
 	size_t vk;
-	unsigned vclock;            /* the store's clock when v was looked up */
+	unsigned vgen;              /* the store's gen when v was looked up */
 };
 
 static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
@@ -611,6 +613,18 @@ static struct store *cur_store(sqlite3_vtab_cursor *cur)
 	return ((struct cmd_vtab *)cur->pVtab)->s;
 }
 
+/* The cursor's chunk: the one it looked up last, unless the cache refilled
+ * a slot since (another cursor's read); NULL on error. */
+static const struct chunk_view *cur_view(struct cmd_cur *c, struct store *s)
+{
+	if (c->v && c->vk == c->k && c->vgen == s->gen)
+		return c->v;
+	c->v = store_chunk(s, c->k);
+	c->vk = c->k;
+	c->vgen = s->gen;
+	return c->v;
+}
+
 /* Whether row i of chunk v is wanted: inside the window (ts <= win_hi,
  * ts + dur >= win_lo, win_tlo <= trace_id <= win_thi, an untagged one never)
  * and through every pushed-down filter. */
@@ -650,7 +664,7 @@ static void cur_settle(struct cmd_cur *c, struct store *s)
 		c->eof = c->k >= s->nchunks || s->first[c->k] + c->i > c->hi;
 		if (c->eof || !c->skip)
 			return;
-		const struct chunk_view *v = store_chunk(s, c->k);
+		const struct chunk_view *v = cur_view(c, s);
 		if (!v)
 			return; /* an unreadable chunk: vt_column says so */
 		uint32_t n = s->n[c->k];
@@ -841,11 +855,7 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 			sqlite3_result_int64(ctx, c->w[col - C_WLO]);
 		return SQLITE_OK;
 	}
-	/* the chunk of the previous column call, unless another reader moved the cache since */
-	const struct chunk_view *v = c->v && c->vk == c->k && c->vclock == s->clock ? c->v : store_chunk(s, c->k);
-	c->v = v;
-	c->vk = c->k;
-	c->vclock = s->clock;
+	const struct chunk_view *v = cur_view(c, s);
 	if (!v)
 		return chunk_error(ctx, s, "kvio_cmd");
 	col_value(ctx, s, v, s->first[c->k], c->i, col);

@@ -148,6 +148,7 @@ struct gtab {
 	struct ghead **list; /* the groups in insertion order, then sorted by key */
 	size_t nlist, caplist;
 	unsigned nkeys;      /* 1 or 2 */
+	struct ghead *mru[4]; /* the groups found last, newest first: rows of one group come in runs */
 };
 
 static void gtab_init(struct gtab *t, size_t gsize, unsigned nkeys)
@@ -194,7 +195,30 @@ static int gtab_grow(struct gtab *t)
 
 /* The group of keys k[0], k[1] (k[1] only when nkeys is 2), created zeroed
  * if new; NULL when out of memory. */
+static struct ghead *gtab_find(struct gtab *t, const struct key *k);
+
 static struct ghead *gtab_get_k(struct gtab *t, const struct key *k)
+{
+	for (int m = 0; m < 4 && t->mru[m]; m++) {
+		struct ghead *g = t->mru[m];
+		if (key_same(&g->k[0], &k[0]) && (t->nkeys < 2 || key_same(&g->k[1], &k[1]))) {
+			if (m) { /* to the front */
+				memmove(t->mru + 1, t->mru, (size_t)m * sizeof *t->mru);
+				t->mru[0] = g;
+			}
+			return g;
+		}
+	}
+	struct ghead *g = gtab_find(t, k);
+	if (g) {
+		memmove(t->mru + 1, t->mru, 3 * sizeof *t->mru);
+		t->mru[0] = g;
+	}
+	return g;
+}
+
+/* gtab_get_k without the recent groups: hash, probe, or create. */
+static struct ghead *gtab_find(struct gtab *t, const struct key *k)
 {
 	uint64_t h = key_hash(&k[0], 0x1234567);
 	if (t->nkeys > 1)
