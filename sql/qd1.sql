@@ -8,9 +8,9 @@
 -- service, else "pipelined"; without completions "QD~1 suspicious (gap >=
 -- 40us)" when gap_p50 >= 40 us.
 -- Inputs: kvio_command, kvio_proc (prelude.sql); kvio_pct (the extension).
-WITH gap AS (                                      -- per (lid, load|store): submit gaps, objects
-  SELECT * FROM kvio_pct((
-    SELECT kvio_gaps_gather(lid, tid, ts, CASE op WHEN 'read' THEN 'load' ELSE 'store' END, 4)
+WITH gap AS (                                      -- per (lid, load = 1 | store = 0): submit gaps, objects
+  SELECT k1, CASE k2 WHEN 1 THEN 'load' ELSE 'store' END AS k2, p50, p95, members FROM kvio_pct((
+    SELECT kvio_gaps_gather(lid, tid, ts, op IS 'read', 4) -- the class: its first command is a read
     FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tagged ORDER BY lid, ts, id)))
 ), svc AS (                                        -- per (lid, read|write): real durations
   SELECT * FROM kvio_pct((
