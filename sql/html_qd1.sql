@@ -9,9 +9,9 @@
 -- path peaks on it.)
 -- Inputs: kvio_command, kvio_proc (prelude.sql); kvio_gaps_gather, kvio_log_bins (the extension).
 WITH counted AS (                                  -- gaps per (lid, op, bin)
-  SELECT k1 AS label, k2 AS op, bin, count AS n
+  SELECT k1 AS label, CASE k2 WHEN 1 THEN 'load' ELSE 'store' END AS op, bin, count AS n
   FROM kvio_log_bins((
-    SELECT kvio_gaps_gather(lid, tid, ts, CASE op WHEN 'read' THEN 'load' ELSE 'store' END, 4)
+    SELECT kvio_gaps_gather(lid, tid, ts, op IS 'read', 4) -- the class as in qd1.sql
     FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tagged ORDER BY lid, ts, id)), 10)
 ), bin_range(label, op, bin, hi) AS (              -- every bin of the drawn range
   SELECT label, op, min(bin) - 1, max(bin) + 1 FROM counted GROUP BY label, op
