@@ -193,7 +193,7 @@ set -- $(best "$B/kvio2perfetto" -q -o "$O/k1.pftrace" --sem "$O/s1000000.jsonl"
 echo "kvio2perfetto: 200k ($L02 lines) ${K02}s ${KR02}KB peak RSS | 1M ${K1}s"
 ratio "kvio2perfetto lines/s at 200k / at 1M" "$(awk "BEGIN{print ($L02/$K02)/($L1/$K1)}")" ">=" 0.9
 if [ -n "${KVIO_REF:-}" ]; then
-	set -- $(RUNS=1 best python3 "$KVIO_REF" --sem "$O/s200000.jsonl" --ebpf "$O/e200000.jsonl" -o "$O/ref02.pftrace"); RF=$1; RFK=$2
+	set -- $(best python3 "$KVIO_REF" --sem "$O/s200000.jsonl" --ebpf "$O/e200000.jsonl" -o "$O/ref02.pftrace"); RF=$1; RFK=$2
 	echo "reference kvio2perfetto.py ($KVIO_REF): 200k ${RF}s ${RFK}KB peak RSS"
 	ratio "kvio2perfetto vs the reference converter (200k)" "$(awk "BEGIN{print $RF/$K02}")" ">=" 50
 	ratio "kvio2perfetto peak RSS / the reference's (200k)" "$(awk "BEGIN{print $KR02/$RFK}")" "<=" 0.1
