@@ -47,7 +47,9 @@ static const char doc[] =
 	"  --slots S         slots before reuse (default: one per object)\n\n"
 	"EXAMPLES\n"
 	"  kvio-load --dev /dev/ng0n1 --sem sem.jsonl --mode serialized\n"
-	"  kvio-load --dev /dev/ng0n1 --sem sem2.jsonl --mode batched --objects 16 --ranks 2\n";
+	"  kvio-load --dev /dev/ng0n1 --sem sem2.jsonl --mode batched --objects 16 --ranks 2\n\n"
+	"exit status: 0 every object stored, loaded back and verified; 1 the device, io_uring, the\n"
+	"  semantic file or a command failed, or data read back differs; 2 usage error\n";
 
 static double mono_s(void)
 {

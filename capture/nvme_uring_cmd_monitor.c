@@ -51,7 +51,10 @@ static const char doc[] =
 	"  sudo nvme_uring_cmd_monitor --jsonl ebpf.jsonl --lba-size 4096 &\n"
 	"  sudo nvme_uring_cmd_monitor --pid 4242 --dur 60 --jsonl ebpf.jsonl\n"
 	"  kvio-ingest -o trace.db --sem sem.jsonl --ebpf ebpf.jsonl\n\n"
-	"Needs root, BTF for vmlinux and nvme_core, and fentry support.\n";
+	"Needs root, BTF for vmlinux and nvme_core, and fentry support.\n\n"
+	"exit status: 0 stopped (SIGINT/SIGTERM or --dur), every line written; 1 the output cannot\n"
+	"  be opened or written (lines were lost), the probes cannot be loaded or attached, or the\n"
+	"  ring buffer failed; 2 usage error\n";
 
 static volatile sig_atomic_t exiting;
 static FILE *out;

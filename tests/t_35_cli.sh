@@ -64,6 +64,16 @@ helpcodes() {
 for c in kvio-ingest kvio2perfetto; do
 	eq "$c --help: the exit codes 0 1 2 130/143" "++++" "$(helpcodes $c)"
 done
+# the capture tools (built when the BPF toolchain is there): their own 0/1/2 (README "Exit status")
+for c in nvme_uring_cmd_monitor kvio-load; do
+	if [ -x "$BUILD/$c" ]; then
+		h=$("$BUILD/$c" --help | tr '\n' ' ' | tr -s ' ')
+		case $h in *"exit status: 0 "*"; 1 "*"; 2 usage error"*) r=ok ;; *) r=missing ;; esac
+		eq "$c --help: the exit codes 0 1 2" "ok" "$r"
+	else
+		echo "skip - $c not built"
+	fi
+done
 
 # ---- '-' is standard input for --sem/--ebpf/--serving; a database cannot go to stdout ----
 "$BUILD/kvio-ingest" -q -o "$T/si.db" --sem - --ebpf fixtures/tiny/ebpf.jsonl < fixtures/tiny/sem.jsonl
