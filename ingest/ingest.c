@@ -3,6 +3,7 @@
 #include "ingest.h"
 #include "schema.h"
 #include "write.h"
+#include "sjline.h" /* sj_kernel: named in the timing line */
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <errno.h>
@@ -356,7 +357,7 @@ static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 	if (dbw_end(&w, a->narms) != SQLITE_OK && !status)
 		status = 2;
 	if (timing)
-		kvio_err("timing: ingest %.3fs (peak RSS %ld KB)", now_s() - t0, peak_rss_kb());
+		kvio_err("timing: ingest %.3fs (peak RSS %ld KB, simdjson kernel %s)", now_s() - t0, peak_rss_kb(), sj_kernel());
 	return status;
 }
 

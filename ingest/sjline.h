@@ -33,7 +33,7 @@ void sj_free(struct sjline *p);
  * control character: simdjson checks structure and UTF-8 only. */
 int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok, int tokcap);
 
-/* The name of the stage-1 kernel simdjson chose for this CPU (for -v and the bench). */
+/* The name of the stage-1 kernel simdjson chose for this CPU (KVIO_TIMING=1 kvio-ingest prints it). */
 const char *sj_kernel(void);
 
 #ifdef __cplusplus
