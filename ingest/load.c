@@ -137,6 +137,8 @@ struct reader {
 	struct jline j;
 	struct scratch sc;
 	const struct ingest_opts *o;
+	const struct offset_index *offx; /* --join-by-offset: device commands are attributed here */
+	struct off_memo memo;
 	uint64_t reported;
 	struct badline bad[MAX_REPORTED];
 };
@@ -221,10 +223,11 @@ static const char *ebpf_line(struct reader *r, int *other)
 			c.data_len = (uint32_t)v;
 		}
 		uint64_t v32; /* nlb and bytes: the offset join's geometry (unusable values are absent) */
+		uint32_t nlb = 0, io_bytes = 0;
 		if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "nlb")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
-			c.nlb = (uint32_t)v32;
+			nlb = (uint32_t)v32;
 		if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "bytes")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
-			c.io_bytes = (uint32_t)v32;
+			io_bytes = (uint32_t)v32;
 		t = JL_FIND(j, "op_name");
 		if (t >= 0 && jl_is_str(j, t)) {
 			const char *raw = j->s + j->tok[t].start;
@@ -256,7 +259,14 @@ static const char *ebpf_line(struct reader *r, int *other)
 		}
 		int has_key = (c.flags & CF_KV) && VEC_AT(&a->kv, struct cmd_kv, c.kv).key_hex &&
 			      *VEC_AT(&a->kv, struct cmd_kv, c.kv).key_hex;
-		if (c.trace_id == 0 && !has_key)
+		if (r->o->join == JOIN_OFFSET) { /* its object by byte range and time: its trace_id, then its role */
+			int wr = !strcmp(nm, "write"), rd = !wr && !strcmp(nm, "read");
+			arm_offset_attribute(r->offx, &r->memo, a, &c, wr ? 1 : rd ? 2 : 0, nlb, io_bytes, r->o->lba_bytes);
+			c.role = !c.trace_id && !(c.flags & CF_KV) ? ROLE_UNTAGGED /* a KV command is never untagged here */
+				 : wr || !strcmp(nm, "store")     ? ROLE_WRITES
+				 : rd || !strcmp(nm, "retrieve")  ? ROLE_READS
+								  : ROLE_OTHER;
+		} else if (c.trace_id == 0 && !has_key)
 			c.role = ROLE_UNTAGGED;
 		else if (!strcmp(nm, "write") || !strcmp(nm, "store"))
 			c.role = ROLE_WRITES;
@@ -719,6 +729,13 @@ void arm_absorb(struct arm *a, struct arm *p, uint16_t *remap)
 	}
 	a->cq_overflow += p->cq_overflow;
 	a->anchors += p->anchors;
+	a->off_unique += p->off_unique; /* --join-by-offset: the block's classes and parity */
+	a->off_cross += p->off_cross;
+	a->off_gap += p->off_gap;
+	a->off_unmatched += p->off_unmatched;
+	a->off_cookie += p->off_cookie;
+	a->off_agree += p->off_agree;
+	a->off_total += p->off_total;
 	if (p->has_drops) {
 		a->has_drops = 1;
 		a->drops = p->drops;
@@ -809,6 +826,7 @@ struct devread {
 	const char *path;
 	size_t bs;
 	const struct ingest_opts *o;
+	const struct offset_index *offx;
 	pthread_mutex_t mu, read_mu; /* read_mu: one reader at a time, in block order */
 	pthread_cond_t cv;
 	int64_t next_take, next_consume, nblocks; /* nblocks: known once the last block is read */
@@ -901,7 +919,7 @@ static void part_reset(struct arm *p)
 static void *dev_worker(void *arg)
 {
 	struct devread *d = arg;
-	struct reader r = {.ft = F_EBPF, .o = d->o};
+	struct reader r = {.ft = F_EBPF, .o = d->o, .offx = d->offx};
 	char *text = NULL; /* this worker's block buffer, reused */
 	size_t cap = 0;
 	for (;;) {
@@ -959,7 +977,7 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		    void (*consume)(void *ctx, struct arm *part), void *ctx)
 {
 	struct file_stats *fs = &a->ebpf_f;
-	struct devread d = {.path = path, .o = o, .nblocks = -1};
+	struct devread d = {.path = path, .o = o, .offx = a->offx, .nblocks = -1};
 	jl_fast = !env_i64("KVIO_JSMN", 0, 0); /* 1: the full parser only (measuring it) */
 	if (input_open(&d.in, path))
 		return 2;

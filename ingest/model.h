@@ -49,7 +49,6 @@ struct cmd {
 	uint8_t flags;      /* CF_* */
 	uint8_t kind;       /* enum cmd_kind */
 	uint32_t kv;        /* index into arm.kv when CF_KV (of the parsed block) */
-	uint32_t nlb, io_bytes; /* the line's nlb and bytes (0: absent), for --join-by-offset */
 };
 
 struct cmd_kv {
@@ -192,10 +191,17 @@ uint32_t arm_key_id(const struct arm *a, const char *key_hex);
  * synthetic trace_id (its file position + 1; its own is kept as cookie_tid)
  * and the slot index is built. */
 void arm_offset_prepare(struct arm *a);
-/* offset.c: attribute command c (processed in time order; `dir` 1 write, 2
- * read, 0 other) to an object by byte range and time window: sets
- * c->trace_id (0 when not unique) and counts its class and parity. */
-void arm_offset_attribute(struct arm *a, struct cmd *c, int dir, int64_t lba_flag);
+/* offset.c: attribute command c (`dir` 1 write, 2 read, 0 other; nlb and
+ * bytes: the line's, 0 when absent) to an object by byte range and time
+ * window: sets c->trace_id (0 when not unique) and counts its class and
+ * parity in k's off_* counters. x is only read: any thread, any order; m is
+ * the calling thread's memo of its last slot and interval (zeroed at first),
+ * a shortcut that does not change the answer. */
+struct off_memo {
+	size_t slot, iv; /* 1 + the index of the last slot and of its interval; 0 none */
+};
+void arm_offset_attribute(const struct offset_index *x, struct off_memo *m, struct arm *k, struct cmd *c, int dir,
+			  uint32_t nlb, uint32_t bytes, int64_t lba_flag);
 void arm_offset_free(struct arm *a);
 /* join.c: after it: object spans and lanes, serving lanes, warnings. */
 void arm_finish(struct arm *a, const struct ingest_opts *o);

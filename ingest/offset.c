@@ -6,56 +6,50 @@
  * ts + 5 ms] (ts alone when ts_start is absent). Slots are disjoint in
  * space, so a command's only candidate is the slot with the greatest base
  * <= its first byte (a binary search over the distinct bases); the ops that
- * reused that slot over time are told apart by their windows. Commands come
- * in time order (stream.c), so each slot keeps a cursor into its ops sorted
- * by window start and the small set of ops whose window is open: a command
- * costs O(log slots + open windows), however many passes reuse the slot. A
- * command older than the previous one of its slot (joined out of time
- * order) scans that slot's ops instead. Classes and rules: docs/formats.md. */
+ * reused that slot over time are told apart by their windows. The semantic
+ * file is read before the device file, so each slot's time line is cut, once,
+ * at its windows' starts and ends into intervals in which the same windows
+ * are open, and each interval gets its answer for each direction (the first
+ * op in file order of that direction, else the first). A command then costs
+ * two binary searches (its slot, its interval) and no state: it is attributed
+ * on the parse threads (load.c), in any order, the same as in time order.
+ * The index costs O(ops log ops) to build and 2 intervals per op at most.
+ * Classes and rules: docs/formats.md. */
 #include "model.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define SLACK_NS 5000000 /* the window's margin on each side (5 ms) */
 
-/* One semantic op on a slot. */
+/* One semantic op on a slot, while the index is built. */
 struct off_op {
 	int64_t t0, t1;  /* its window, raw ns */
 	uint32_t obj;    /* index into arm.objs (file order) */
 	uint8_t dir;     /* 1 store (writes), 2 load (reads), 0 other */
 };
 
-/* The ops of one slot base. */
+/* A slot: its extent and its intervals. */
 struct off_slot {
-	int64_t base, end;  /* end: the largest base + header + payload of its ops */
-	uint32_t first, n;  /* its ops: ops[first .. first + n), in file order */
-	uint32_t *by_t0;    /* those indices sorted by window start */
-	uint32_t cursor;    /* by_t0[cursor..] not opened yet */
-	struct vec open;    /* uint32_t op indices whose window started and has not ended */
-	int64_t last_ts;    /* the latest command time seen here */
+	int64_t end;        /* the largest base + header + payload of its ops */
+	uint32_t iv, niv;   /* its intervals: starts[iv .. iv + niv) */
+};
+
+/* What a command attributed to an op takes from it. */
+struct off_obj {
+	uint64_t cookie_tid; /* the record's own trace_id (parity) */
+	uint32_t tid;        /* its synthetic trace_id */
 };
 
 struct offset_index {
-	struct off_op *ops;
-	struct off_slot *slots; /* by base */
-	size_t nops, nslots;
+	int64_t *bases;          /* the slots' bases, ascending */
+	struct off_slot *slots;  /* by base */
+	int64_t *starts;         /* each slot's interval starts, ascending; an interval
+				  * lasts until the next start (the last one: for ever) */
+	int32_t (*pick)[3];      /* by interval, by direction (0 other, 1 write, 2 read):
+				  * the op (index into objs) the command takes; -1 none */
+	struct off_obj *objs;    /* by objs index */
+	size_t nslots;
 };
-
-static const struct off_op *g_sort_ops; /* qsort has no context argument */
-
-static int op_by_slot(const void *x, const void *y)
-{
-	const struct off_op *a = x, *b = y;
-	return a->obj < b->obj ? -1 : a->obj > b->obj;
-}
-
-static int idx_by_t0(const void *x, const void *y)
-{
-	const struct off_op *a = &g_sort_ops[*(const uint32_t *)x], *b = &g_sort_ops[*(const uint32_t *)y];
-	if (a->t0 != b->t0)
-		return a->t0 < b->t0 ? -1 : 1;
-	return a->obj < b->obj ? -1 : a->obj > b->obj;
-}
 
 struct base_ix {
 	int64_t base, end;
@@ -68,6 +62,116 @@ static int base_cmp(const void *x, const void *y)
 	if (a->base != b->base)
 		return a->base < b->base ? -1 : 1;
 	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static int i64_cmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The number of v[0..n) that are <= key (v ascending); branch-free steps. */
+static size_t count_le(const int64_t *v, size_t n, int64_t key)
+{
+	if (!n)
+		return 0;
+	const int64_t *b = v;
+	while (n > 1) {
+		size_t half = n / 2;
+		b = b[half] <= key ? b + half : b;
+		n -= half;
+	}
+	return (size_t)(b - v) + (*b <= key);
+}
+
+/* The first index of v[0..n) whose value is >= key (n when none). */
+static size_t first_ge(const int64_t *v, size_t n, int64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* next[] of a disjoint-set forest over intervals: the first unclaimed at or after j */
+static uint32_t next_free(uint32_t *next, uint32_t j)
+{
+	uint32_t r = j;
+	while (next[r] != r)
+		r = next[r];
+	while (next[j] != r) { /* path compression */
+		uint32_t n = next[j];
+		next[j] = r;
+		j = n;
+	}
+	return r;
+}
+
+/* The intervals of one slot (its ops ops[0..n), in file order) appended at
+ * x->starts/x->pick[*niv ...]. In each interval the same windows are open;
+ * its answer for a direction is the first op in file order of that
+ * direction, else the first of any: each op, in file order, claims the
+ * intervals of its window that no earlier op claimed (a disjoint-set forest
+ * skips the claimed ones: near-linear however the windows overlap). */
+static void slot_intervals(struct offset_index *x, size_t *niv, size_t *cap, const struct off_op *ops, uint32_t n,
+			   struct off_slot *sl, uint32_t **next, size_t *next_cap)
+{
+	size_t m = 0, need = 2 * (size_t)n;
+	if (*niv + need > *cap) {
+		*cap = (*niv + need) * 2;
+		x->starts = xrealloc(x->starts, *cap * sizeof *x->starts);
+		x->pick = xrealloc(x->pick, *cap * sizeof *x->pick);
+	}
+	int64_t *st = x->starts + *niv;
+	for (uint32_t k = 0; k < n; k++) { /* a window [t0, t1] opens at t0 and closes at t1 + 1 */
+		st[m++] = ops[k].t0;
+		if (ops[k].t1 < INT64_MAX)
+			st[m++] = ops[k].t1 + 1;
+	}
+	qsort(st, m, sizeof *st, i64_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < m; i++)
+		if (!u || st[i] != st[u - 1])
+			st[u++] = st[i];
+	m = u;
+	if (m + 1 > *next_cap) {
+		*next_cap = (m + 1) * 2;
+		*next = xrealloc(*next, *next_cap * sizeof **next);
+	}
+	int32_t(*pk)[3] = x->pick + *niv;
+	for (size_t i = 0; i < m; i++)
+		pk[i][0] = pk[i][1] = pk[i][2] = -1;
+	for (int d = 0; d < 3; d++) { /* 0: any op; 1, 2: the ops of that direction */
+		uint32_t *nx = *next;
+		for (size_t i = 0; i <= m; i++)
+			nx[i] = (uint32_t)i;
+		for (uint32_t k = 0; k < n; k++) {
+			if (d && ops[k].dir != d)
+				continue;
+			if (ops[k].t0 > ops[k].t1)
+				continue; /* an empty window holds no command */
+			size_t lo = first_ge(st, m, ops[k].t0);
+			size_t hi = ops[k].t1 < INT64_MAX ? first_ge(st, m, ops[k].t1 + 1) : m;
+			for (uint32_t j = next_free(nx, (uint32_t)lo); j < hi; j = next_free(nx, j + 1)) {
+				pk[j][d] = (int32_t)ops[k].obj;
+				nx[j] = j + 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < m; i++) { /* a direction without its own op takes the first of any */
+		if (pk[i][1] < 0)
+			pk[i][1] = pk[i][0];
+		if (pk[i][2] < 0)
+			pk[i][2] = pk[i][0];
+	}
+	sl->iv = (uint32_t)*niv;
+	sl->niv = (uint32_t)m;
+	*niv += m;
 }
 
 /* Before arm_prepare (objs in file order, which its sort keeps: the ids are
@@ -87,11 +191,14 @@ void arm_offset_prepare(struct arm *a)
 		align = 4096;
 	struct offset_index *x = a->offx = xcalloc(1, sizeof *x);
 	struct base_ix *bx = xmalloc((no ? no : 1) * sizeof *bx);
-	x->ops = xmalloc((no ? no : 1) * sizeof *x->ops);
+	struct off_op *all = xmalloc((no ? no : 1) * sizeof *all);
+	x->objs = xmalloc((no ? no : 1) * sizeof *x->objs);
+	size_t nops = 0;
 	for (size_t i = 0; i < no; i++) {
 		struct obj *ob = &objs[i];
 		ob->cookie_tid = ob->trace_id;
 		ob->trace_id = i + 1; /* unique, in file order: arm_prepare keeps this order */
+		x->objs[i] = (struct off_obj){ob->cookie_tid, (uint32_t)ob->trace_id};
 		int64_t slot, bytes;
 		if (!jv_int(&ob->slot_offset, 0, &slot) || slot < 0)
 			continue; /* no slot_offset: takes no part */
@@ -101,127 +208,91 @@ void arm_offset_prepare(struct arm *a)
 		int64_t pay = (bytes + align - 1) / align * align;
 		int64_t t1 = ob->end + SLACK_NS, t0 = (ob->start != NO_TS ? ob->start : ob->end) - SLACK_NS;
 		const char *op = ob->op ? ob->op : "";
-		x->ops[x->nops] = (struct off_op){t0, t1, (uint32_t)i, !strcmp(op, "store") ? 1 : !strcmp(op, "load") ? 2 : 0};
-		bx[x->nops] = (struct base_ix){slot, slot + hdr + pay, (uint32_t)x->nops};
-		x->nops++;
+		all[nops] = (struct off_op){t0, t1, (uint32_t)i, !strcmp(op, "store") ? 1 : !strcmp(op, "load") ? 2 : 0};
+		bx[nops] = (struct base_ix){slot, slot + hdr + pay, (uint32_t)nops};
+		nops++;
 	}
-	qsort(bx, x->nops, sizeof *bx, base_cmp);
+	qsort(bx, nops, sizeof *bx, base_cmp);
 	/* ops regrouped by base (file order within a base), then the slots */
-	struct off_op *ops = xmalloc((x->nops ? x->nops : 1) * sizeof *ops);
-	x->slots = xcalloc(x->nops ? x->nops : 1, sizeof *x->slots);
-	for (size_t k = 0; k < x->nops; k++) {
-		ops[k] = x->ops[bx[k].op];
-		if (!x->nslots || x->slots[x->nslots - 1].base != bx[k].base)
-			x->slots[x->nslots++] = (struct off_slot){.base = bx[k].base, .end = bx[k].end,
-								   .first = (uint32_t)k, .last_ts = INT64_MIN};
+	struct off_op *ops = xmalloc((nops ? nops : 1) * sizeof *ops);
+	x->bases = xmalloc((nops ? nops : 1) * sizeof *x->bases);
+	x->slots = xcalloc(nops ? nops : 1, sizeof *x->slots);
+	size_t niv = 0, cap = 0, next_cap = 0;
+	uint32_t *next = NULL;
+	for (size_t k = 0, first = 0; k < nops; k++) {
+		ops[k] = all[bx[k].op];
+		if (!x->nslots || x->bases[x->nslots - 1] != bx[k].base) {
+			x->bases[x->nslots] = bx[k].base;
+			x->slots[x->nslots++] = (struct off_slot){.end = bx[k].end};
+			first = k;
+		}
 		struct off_slot *sl = &x->slots[x->nslots - 1];
-		sl->n++;
 		if (bx[k].end > sl->end)
 			sl->end = bx[k].end;
+		if (k + 1 == nops || bx[k + 1].base != bx[k].base) /* the slot's last op */
+			slot_intervals(x, &niv, &cap, ops + first, (uint32_t)(k + 1 - first), sl, &next, &next_cap);
 	}
-	free(x->ops);
-	x->ops = ops;
+	free(next);
+	free(ops);
+	free(all);
 	free(bx);
-	g_sort_ops = x->ops;
-	for (size_t s = 0; s < x->nslots; s++) {
-		struct off_slot *sl = &x->slots[s];
-		qsort(x->ops + sl->first, sl->n, sizeof *x->ops, op_by_slot);
-		sl->by_t0 = xmalloc(sl->n * sizeof *sl->by_t0);
-		for (uint32_t k = 0; k < sl->n; k++)
-			sl->by_t0[k] = sl->first + k;
-		qsort(sl->by_t0, sl->n, sizeof *sl->by_t0, idx_by_t0);
-	}
-	g_sort_ops = NULL;
 }
 
-/* The op of slot sl whose window holds ts: the first in file order whose
- * direction is dir, else the first; -1 when no window holds ts. */
-static int64_t pick(struct offset_index *x, struct off_slot *sl, int64_t ts, int dir)
+void arm_offset_attribute(const struct offset_index *x, struct off_memo *m, struct arm *k, struct cmd *c, int dir,
+			  uint32_t nlb, uint32_t bytes, int64_t lba_flag)
 {
-	int64_t best = -1, best_dir = -1;
-	if (ts < sl->last_ts) { /* out of time order: look at every op of the slot */
-		for (uint32_t k = sl->first; k < sl->first + sl->n; k++) {
-			const struct off_op *op = &x->ops[k];
-			if (op->t0 > ts || op->t1 < ts)
-				continue;
-			if (best < 0)
-				best = k;
-			if (best_dir < 0 && dir && op->dir == dir)
-				best_dir = k;
-		}
-		return best_dir >= 0 ? best_dir : best;
-	}
-	sl->last_ts = ts;
-	while (sl->cursor < sl->n && x->ops[sl->by_t0[sl->cursor]].t0 <= ts)
-		*(uint32_t *)vec_push(&sl->open, sizeof(uint32_t)) = sl->by_t0[sl->cursor++];
-	uint32_t *open = sl->open.v;
-	size_t m = 0;
-	for (size_t k = 0; k < sl->open.n; k++) {
-		const struct off_op *op = &x->ops[open[k]];
-		if (op->t1 < ts)
-			continue; /* closed for good: later commands are later */
-		open[m++] = open[k];
-		if (best < 0 || open[k] < best) /* ops of a slot are in file order */
-			best = open[k];
-		if (dir && op->dir == dir && (best_dir < 0 || open[k] < best_dir))
-			best_dir = open[k];
-	}
-	sl->open.n = m;
-	return best_dir >= 0 ? best_dir : best;
-}
-
-void arm_offset_attribute(struct arm *a, struct cmd *c, int dir, int64_t lba_flag)
-{
-	struct offset_index *x = a->offx;
 	uint64_t cookie = c->user_data >> 32;
 	c->trace_id = 0;
 	if (cookie)
-		a->off_cookie++;
+		k->off_cookie++;
 	if (!(c->flags & CF_SLBA)) { /* no byte address (KV): nothing to attribute by */
-		a->off_unmatched++;
+		k->off_unmatched++;
 		return;
 	}
-	int64_t lba = c->io_bytes && c->nlb ? (int64_t)(c->io_bytes / c->nlb) : lba_flag;
-	int64_t len = c->io_bytes ? (int64_t)c->io_bytes : c->nlb ? (int64_t)c->nlb * lba : (int64_t)c->data_len;
+	int64_t lba = bytes && nlb ? (int64_t)(bytes / nlb) : lba_flag;
+	int64_t len = bytes ? (int64_t)bytes : nlb ? (int64_t)nlb * lba : (int64_t)c->data_len;
 	int64_t off, end;
 	if (c->slba > (uint64_t)INT64_MAX || __builtin_mul_overflow((int64_t)c->slba, lba, &off) ||
 	    __builtin_add_overflow(off, len, &end)) {
-		a->off_unmatched++;
+		k->off_unmatched++;
 		return;
 	}
-	/* the slot with the greatest base <= off */
-	size_t lo = 0, hi = x->nslots;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (x->slots[mid].base <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* the slot with the greatest base <= off: the caller's previous one when
+	 * it still is (runs of commands on one object), else a search */
+	size_t lo = m->slot;
+	if (!(lo && x->bases[lo - 1] <= off && (lo == x->nslots || x->bases[lo] > off))) {
+		lo = count_le(x->bases, x->nslots, off);
+		m->slot = lo;
+		m->iv = 0;
 	}
 	if (lo == 0 || off >= x->slots[lo - 1].end) {
-		a->off_unmatched++;
+		k->off_unmatched++;
 		return;
 	}
-	struct off_slot *sl = &x->slots[lo - 1];
+	const struct off_slot *sl = &x->slots[lo - 1];
 	if (end > sl->end) { /* past the slot: a bio merged across two objects, or into a gap */
-		if (lo < x->nslots && x->slots[lo].base < end)
-			a->off_cross++;
+		if (lo < x->nslots && x->bases[lo] < end)
+			k->off_cross++;
 		else
-			a->off_gap++;
+			k->off_gap++;
 		return;
 	}
-	int64_t k = pick(x, sl, c->ts, dir);
-	if (k < 0) {
-		a->off_unmatched++;
+	/* the interval of the slot's time line that holds ts (the same way) */
+	const int64_t *st = x->starts + sl->iv;
+	size_t iv = m->iv;
+	if (!(iv && st[iv - 1] <= c->ts && (iv == sl->niv || st[iv] > c->ts)))
+		iv = m->iv = count_le(st, sl->niv, c->ts);
+	int32_t ob = iv ? x->pick[sl->iv + iv - 1][dir == 1 || dir == 2 ? dir : 0] : -1;
+	if (ob < 0) {
+		k->off_unmatched++;
 		return;
 	}
-	const struct obj *ob = &VEC_AT(&a->objs, struct obj, x->ops[k].obj);
-	c->trace_id = (uint32_t)ob->trace_id;
-	a->off_unique++;
+	c->trace_id = x->objs[ob].tid;
+	k->off_unique++;
 	if (cookie) {
-		a->off_total++;
-		if (ob->cookie_tid == cookie)
-			a->off_agree++;
+		k->off_total++;
+		if (x->objs[ob].cookie_tid == cookie)
+			k->off_agree++;
 	}
 }
 
@@ -230,12 +301,11 @@ void arm_offset_free(struct arm *a)
 	struct offset_index *x = a->offx;
 	if (!x)
 		return;
-	for (size_t s = 0; s < x->nslots; s++) {
-		free(x->slots[s].by_t0);
-		vec_free(&x->slots[s].open);
-	}
+	free(x->bases);
 	free(x->slots);
-	free(x->ops);
+	free(x->starts);
+	free(x->pick);
+	free(x->objs);
 	free(x);
 	a->offx = NULL;
 }

@@ -161,13 +161,6 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	r->c = e->c;
 	r->kv = e->kv;
 	r->block = e->block;
-	if (s->o->join == JOIN_OFFSET) { /* its object by byte range and time: its trace_id, then its role */
-		const char *nm = VEC_AT(&a->names, const char *, r->c.name);
-		int w = !strcmp(nm, "write") || !strcmp(nm, "store"), rd = !strcmp(nm, "read") || !strcmp(nm, "retrieve");
-		arm_offset_attribute(a, &r->c, r->c.name == s->wname ? 1 : r->c.name == s->rname ? 2 : 0, s->o->lba_bytes);
-		r->c.role = !r->c.trace_id && !(r->c.flags & CF_KV) ? ROLE_UNTAGGED
-			  : w ? ROLE_WRITES : rd ? ROLE_READS : ROLE_OTHER;
-	}
 	r->next_ts = INT64_MAX;
 	r->proc = s->nproc;
 	r->paired = 0;

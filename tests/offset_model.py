@@ -1,12 +1,16 @@
 """offset_model.py — a second method for kvio-ingest --join-by-offset, for the tests.
 
-  python3 offset_model.py gen SEM EBPF [--passes P] [--slots S] [--seed X]
+  python3 offset_model.py gen SEM EBPF [--passes P] [--slots S] [--seed X] [--pass-gap-us G] [--late]
   python3 offset_model.py expect SEM EBPF [--lba-bytes N]
 
 gen writes a capture whose slots are reused over P passes (a store, then a
 load of each slot per pass, their windows overlapping), with commands inside,
 across, past and between slots, some without a window, some cookies wrong and
-the device lines slightly out of time order. expect applies the rules of
+the device lines slightly out of time order. --pass-gap-us G puts passes G us
+apart (default 20000: the windows of one slot never span two passes; 500: the
+windows of ~20 passes of a slot are open at once); --late also moves 3% of the
+device lines 50-800 lines later (out of time order beyond the reorder pool of
+small blocks: late_lines). expect applies the rules of
 docs/formats.md ("--join-by-offset") by brute force, scanning every op of the
 candidate slot for every command (the reference converter's way, quadratic in
 the passes) and prints one line per command, "ts trace_id" (0 when not
@@ -15,7 +19,7 @@ attributed) in (ts, file) order, then the class counts and the parity.
 import bisect, json, random, sys
 
 
-def gen(sem, ebpf, passes, slots, seed):
+def gen(sem, ebpf, passes, slots, seed, pass_gap_us=20000, late=False):
     rnd = random.Random(seed)
     meta = {"event_type": "kvio_meta", "kvio_schema": 2, "block_align": 4096, "header_bytes": 4096}
     slot_bytes = 64 * 4096  # slots 256 KiB apart, objects up to 192 KiB + header
@@ -51,7 +55,7 @@ def gen(sem, ebpf, passes, slots, seed):
                                  "op_name": name, "slba": off // 4096, "nlb": ln // 4096, "bytes": ln,
                                  "data_len": ln, "ts": ts})
             t += 0.0003
-        t += 0.02  # passes more than 10 ms apart: windows of one slot never span two passes
+        t += pass_gap_us / 1e6  # by default more than 10 ms apart: windows of one slot never span two passes
     cmds.append({"event_type": "nvme_cmd", "user_data": 0, "op_name": "write", "slba": 1, "nlb": 1, "bytes": 4096,
                  "data_len": 4096, "ts": int((t + 1) * 1e9)})  # after every window
     with open(sem, "w") as f:
@@ -62,6 +66,9 @@ def gen(sem, ebpf, passes, slots, seed):
     cmds.sort(key=lambda c: c["ts"])
     for i in range(0, len(cmds) - 1, 37):
         cmds[i], cmds[i + 1] = cmds[i + 1], cmds[i]
+    if late:  # some lines much later in the file than their time
+        pos = [i + 0.5 + rnd.randrange(50, 800) if rnd.random() < 0.03 else i for i in range(len(cmds))]
+        cmds = [c for _, c in sorted(zip(pos, cmds), key=lambda x: x[0])]
     with open(ebpf, "w") as f:
         for c in cmds:
             f.write(json.dumps(c, separators=(",", ":")) + "\n")
@@ -132,6 +139,7 @@ if __name__ == "__main__":
     a = sys.argv
     opt = lambda k, d: int(a[a.index(k) + 1]) if k in a else d
     if a[1] == "gen":
-        gen(a[2], a[3], opt("--passes", 1000), opt("--slots", 4), opt("--seed", 1))
+        gen(a[2], a[3], opt("--passes", 1000), opt("--slots", 4), opt("--seed", 1), opt("--pass-gap-us", 20000),
+            "--late" in a)
     else:
         expect(a[2], a[3], opt("--lba-bytes", 4096))
