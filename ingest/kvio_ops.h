@@ -13,6 +13,7 @@
  *   kvio_depth_gather(k, ts, dur)         depth sweep          -> kvio_depth(p)
  *   kvio_group_gather(k1, k2, v)          count/min/max/sum    -> kvio_groups(p)
  *   kvio_step_gather(k, a, b)             a - previous b       -> kvio_groups(p)
+ *   kvio_count_distinct(x)                count(DISTINCT x), hashed (a plain aggregate)
  *   (kvio_ops_grid.h: kvio_quantiles(p, grid), kvio_depth_buckets_gather -> kvio_depth_buckets(p))
  *
  * The contracts (inputs, NULLs, ties, order, output) are in docs/database.md
@@ -1390,6 +1391,126 @@ static sqlite3_module tv_module = {
 #include "kvio_ops_grid.h" /* kvio_quantiles, kvio_depth_buckets */
 
 /* Register the operators on db. SQLITE_OK or an error code. */
+/* ---- kvio_count_distinct(x): count(DISTINCT x), hashed ---------------------- */
+
+/* SQL's count(DISTINCT x) sorts the values into a B-tree; this hashes them.
+ * Same answer: NULLs are not counted; an integer and an equal real are one
+ * value (key_view); text and blobs by their bytes, a text never equal to a blob. */
+struct hset {
+	struct key *k; /* open addressing; t == 0: an empty slot */
+	uint64_t *h;
+	size_t cap, n;
+};
+
+static uint64_t dkey_hash(const struct key *k)
+{
+	if (k->t != SQLITE_BLOB)
+		return key_hash(k, 0x2545f491);
+	struct key t = *k;
+	t.t = SQLITE_TEXT;
+	return key_hash(&t, 0x6b43a9b5);
+}
+
+static int dkey_same(const struct key *a, const struct key *b)
+{
+	if (a->t == SQLITE_BLOB && b->t == SQLITE_BLOB)
+		return a->len == b->len && (!a->len || !memcmp(a->s, b->s, a->len));
+	return key_same(a, b);
+}
+
+static void hset_free(struct hset *d)
+{
+	for (size_t j = 0; j < d->cap; j++)
+		if (d->k[j].t == SQLITE_TEXT || d->k[j].t == SQLITE_BLOB)
+			sqlite3_free(d->k[j].s);
+	sqlite3_free(d->k);
+	sqlite3_free(d->h);
+	memset(d, 0, sizeof *d);
+}
+
+/* Put k (hash h) in slot arrays k/hs of cap slots (a power of two); 1 when new. */
+static int hset_place(struct key *ks, uint64_t *hs, size_t cap, const struct key *k, uint64_t h)
+{
+	size_t j = h & (cap - 1);
+	for (; ks[j].t; j = (j + 1) & (cap - 1))
+		if (hs[j] == h && dkey_same(&ks[j], k))
+			return 0;
+	ks[j] = *k;
+	hs[j] = h;
+	return 1;
+}
+
+static int hset_grow(struct hset *d)
+{
+	size_t cap = d->cap ? d->cap * 2 : 64;
+	struct key *ks = sqlite3_malloc64(cap * sizeof *ks);
+	uint64_t *hs = sqlite3_malloc64(cap * sizeof *hs);
+	if (!ks || !hs) {
+		sqlite3_free(ks);
+		sqlite3_free(hs);
+		return SQLITE_NOMEM;
+	}
+	memset(ks, 0, cap * sizeof *ks);
+	for (size_t j = 0; j < d->cap; j++)
+		if (d->k[j].t)
+			hset_place(ks, hs, cap, &d->k[j], d->h[j]);
+	sqlite3_free(d->k);
+	sqlite3_free(d->h);
+	d->k = ks;
+	d->h = hs;
+	d->cap = cap;
+	return SQLITE_OK;
+}
+
+static void distinct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct hset *d = sqlite3_aggregate_context(ctx, sizeof *d);
+	int t = sqlite3_value_type(argv[0]);
+	if (!d) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (t == SQLITE_NULL)
+		return;
+	struct key k = key_view(argv[0]);
+	if (t == SQLITE_BLOB) {
+		k.t = SQLITE_BLOB;
+		k.s = (char *)sqlite3_value_blob(argv[0]);
+		k.len = sqlite3_value_bytes(argv[0]);
+	}
+	uint64_t h = dkey_hash(&k);
+	size_t j = d->cap ? h & (d->cap - 1) : 0;
+	for (; d->cap && d->k[j].t; j = (j + 1) & (d->cap - 1))
+		if (d->h[j] == h && dkey_same(&d->k[j], &k))
+			return; /* seen */
+	struct key c = k;
+	if (k.t == SQLITE_TEXT || k.t == SQLITE_BLOB) {
+		if (!(c.s = sqlite3_malloc(k.len + 1))) {
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+		if (k.len)
+			memcpy(c.s, k.s, k.len);
+	}
+	if ((d->n + 1) * 2 > d->cap && hset_grow(d) != SQLITE_OK) {
+		if (c.s != k.s)
+			sqlite3_free(c.s);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	hset_place(d->k, d->h, d->cap, &c, h);
+	d->n++;
+}
+
+static void distinct_final(sqlite3_context *ctx)
+{
+	struct hset *d = sqlite3_aggregate_context(ctx, 0);
+	sqlite3_result_int64(ctx, d ? (sqlite3_int64)d->n : 0);
+	if (d)
+		hset_free(d);
+}
+
 static int kvio_register_ops(sqlite3 *db)
 {
 	static const char *const tv_name[] = {"kvio_pct", "kvio_depth", "kvio_groups"};
@@ -1405,6 +1526,7 @@ static int kvio_register_ops(sqlite3 *db)
 		{"kvio_depth_gather", 3, depth_step, depth_final},
 		{"kvio_group_gather", 3, group_step, group_final},
 		{"kvio_step_gather", 3, step_step, step_final},
+		{"kvio_count_distinct", 1, distinct_step, distinct_final},
 	};
 	for (int k = 0; k < 3; k++) {
 		int rc = sqlite3_create_module_v2(db, tv_name[k], &tv_module, (void *)(intptr_t)k, NULL);

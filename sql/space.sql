@@ -11,7 +11,7 @@
 -- text report's = header_cmd_bytes / tagged bytes.
 -- Inputs: kvio_pool, kvio_cmd_proc, kvio_proc (prelude.sql), capture_info slices
 -- (kvio_space_info, a TEMP table of this file);
--- kvio_groups (the extension).
+-- kvio_groups, kvio_count_distinct (the extension).
 DROP TABLE IF EXISTS temp.kvio_space_info;
 CREATE TEMP TABLE kvio_space_info(lid INTEGER PRIMARY KEY, lba, hdr); -- each command label's lba_bytes, header_bytes (NULL: no capture_info)
 INSERT INTO kvio_space_info
@@ -29,16 +29,15 @@ WITH seq AS (                                      -- writes starting where the 
                              slba + coalesce(dlen, 0) / (SELECT lba FROM kvio_space_info i WHERE i.lid = w.lid))
                     FROM (SELECT lid, slba, dlen FROM kvio_pool WHERE op = 'write' ORDER BY lid, ts, id) w))
   WHERE k2 = 0
-), per AS (                                        -- per label, from its writes grouped by slba (one pass)
+), per AS (
   SELECT
-    k1 AS lid,
-    sum(n) AS writes,
-    sum(n) - count(*) AS lba_reuse,                  -- every write of an slba after its first (NULL: one group)
-    sum(count) AS header_cmds,                       -- 0, not NULL, when no write has a role
-    coalesce(sum(sum), 0) AS header_cmd_bytes        -- bytes
-  FROM kvio_groups((SELECT kvio_group_gather(lid, slba, CASE WHEN role = 'header' THEN coalesce(dlen, 0) END)
-                    FROM kvio_pool WHERE op = 'write'))
-  GROUP BY k1
+    lid,
+    count(*) AS writes,
+    count(*) - kvio_count_distinct(slba) - max(slba IS NULL) AS lba_reuse, -- every write of an slba after its first
+    count(CASE WHEN role = 'header' THEN 1 END) AS header_cmds, -- 0, not NULL, when no write has a role
+    coalesce(sum(CASE WHEN role = 'header' THEN dlen END), 0) AS header_cmd_bytes -- bytes
+  FROM kvio_pool WHERE op = 'write'
+  GROUP BY lid
 )
 SELECT
   p.label,

@@ -182,6 +182,15 @@ def trial(rnd):
     want, err2 = run(st2)  # the brute-force twin in plain SQL
     check('kvio_group_gather', got, want, st)
 
+    # kvio_count_distinct: count(DISTINCT x) per k1 (numbers, text, blobs, NULLs; 1 and 1.0 are one value)
+    for x in ('v', 'cls', 'CAST(cls AS BLOB)', 'k2',
+              'CASE WHEN a IS NULL THEN cls WHEN b IS NULL THEN CAST(cls AS BLOB) WHEN a > 10 THEN v * 1.0 ELSE v END'):
+        st = sql + "SELECT quote(k1), kvio_count_distinct(%s) FROM r GROUP BY k1 ORDER BY k1;\n" % x
+        st2 = sql + "SELECT quote(k1), count(DISTINCT %s) FROM r GROUP BY k1 ORDER BY k1;\n" % x
+        got, err = run(st)
+        want, err2 = run(st2)  # the twin: SQLite's own count(DISTINCT)
+        check('kvio_count_distinct(%s)' % x, got, want, st)
+
     # kvio_step_gather: a - previous b within k1 (input order), by sign
     st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
                 " FROM kvio_groups((SELECT kvio_step_gather(k1, a, b) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n")
