@@ -206,14 +206,17 @@ echo "---- joins"
 for n in 1000000 4000000; do
 	[ -s "$O/ke$n.jsonl" ] || "$B/kvio-gen" --kv --sem "$O/ks$n.jsonl" --ebpf "$O/ke$n.jsonl" --lines $n --mode batched --seed 7 2>/dev/null
 done
+# the cookie join timed again beside the offset join (as the --join-by-key pair is): the
+# first ingest ran minutes earlier, before the report, Chromium and export phases
+set -- $(best "$B/kvio-ingest" -q -o "$O/t1c.db" --sem "$O/s1000000.jsonl" --ebpf "$O/e1000000.jsonl"); IC1=$1
 set -- $(best "$B/kvio-ingest" -q -o "$O/t1o.db" --join-by-offset --sem "$O/s1000000.jsonl" --ebpf "$O/e1000000.jsonl"); JO1=$1; JOR1=$2
 set -- $(best "$B/kvio-ingest" -q -o "$O/t4o.db" --join-by-offset --sem "$O/s4000000.jsonl" --ebpf "$O/e4000000.jsonl"); JO4=$1; JOR4=$2
 set -- $(best "$B/kvio-ingest" -q -o "$O/k1c.db" --sem "$O/ks1000000.jsonl" --ebpf "$O/ke1000000.jsonl"); KC1=$1
 set -- $(best "$B/kvio-ingest" -q -o "$O/k1k.db" --join-by-key --sem "$O/ks1000000.jsonl" --ebpf "$O/ke1000000.jsonl"); JK1=$1; JKR1=$2
 set -- $(best "$B/kvio-ingest" -q -o "$O/k4k.db" --join-by-key --sem "$O/ks4000000.jsonl" --ebpf "$O/ke4000000.jsonl"); JK4=$1; JKR4=$2
-echo "kvio-ingest --join-by-offset: 1M ${JO1}s ${JOR1}KB | 4M ${JO4}s ${JOR4}KB (cookie join 1M ${I1}s)"
+echo "kvio-ingest --join-by-offset: 1M ${JO1}s ${JOR1}KB | 4M ${JO4}s ${JOR4}KB (cookie join 1M ${IC1}s, beside it)"
 echo "kvio-ingest on the --kv capture: cookie join 1M ${KC1}s | --join-by-key 1M ${JK1}s ${JKR1}KB | 4M ${JK4}s ${JKR4}KB"
-ratio "ingest --join-by-offset / cookie join time (1M)" "$(awk "BEGIN{print $JO1/$I1}")" "<=" 1.3
+ratio "ingest --join-by-offset / cookie join time (1M)" "$(awk "BEGIN{print $JO1/$IC1}")" "<=" 1.3
 ratio "ingest --join-by-offset peak RSS 4M / 1M" "$(awk "BEGIN{print $JOR4/$JOR1}")" "<=" 1.5
 ratio "ingest --join-by-key / cookie join time (1M KV capture)" "$(awk "BEGIN{print $JK1/$KC1}")" "<=" 1.3
 ratio "ingest --join-by-key peak RSS 4M / 1M" "$(awk "BEGIN{print $JKR4/$JKR1}")" "<=" 1.5
