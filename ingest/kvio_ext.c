@@ -33,6 +33,11 @@ static const char *const obj_cols[NOBJCOL] = {"trace_id", "op", "part", "bytes",
 	"chunk", "tp_rank", "tp_world", "tp_chunk", "n_cmds", "op_latency_ms", "error", "instance", "producer_pid",
 	"key", "occurrence"};
 
+/* A chunk's extent (kvio_cmd_range): a window that misses it skips the chunk unread. */
+struct extent {
+	int64_t ts_min, end_max, tid_min, tid_max; /* tid_max 0: no tagged command */
+};
+
 struct store {
 	sqlite3 *db;
 	/* the last kvio_obj row read (objects' args): id, data version, values */
@@ -57,6 +62,7 @@ struct store {
 	int order_known;     /* ordered below was computed at this data version */
 	int ordered;         /* id order is (upid, ts) order: ORDER BY upid, ts, id needs no sort */
 	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: a bad blob) */
+	struct extent *ext;  /* per chunk, from kvio_cmd_range (NULL: no such table) */
 };
 
 static unsigned data_version(sqlite3 *db)
@@ -90,6 +96,8 @@ static void store_drop(struct store *s)
 	s->order_known = 0;
 	sqlite3_free(s->first);
 	sqlite3_free(s->n);
+	sqlite3_free(s->ext);
+	s->ext = NULL;
 	s->names = NULL;
 	s->first = NULL;
 	s->n = NULL;
@@ -148,6 +156,40 @@ static int store_tracks(struct store *s)
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Each chunk's extent from kvio_cmd_range, when the table is there and has
+ * a row for every chunk (else s->ext stays NULL: every chunk is read). */
+static int store_extents(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (!s->nchunks || sqlite3_table_column_metadata(s->db, "main", "kvio_cmd_range", "tid_max", NULL, NULL, NULL,
+							 NULL, NULL) != SQLITE_OK)
+		return SQLITE_OK;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT id, ts_min, end_max, coalesce(tid_min, 0), coalesce(tid_max, 0)"
+				    " FROM main.kvio_cmd_range ORDER BY id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	struct extent *e = sqlite3_malloc64(s->nchunks * sizeof *e);
+	size_t k = 0;
+	while (e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (k < s->nchunks && sqlite3_column_int64(st, 0) == s->first[k]) {
+			e[k].ts_min = sqlite3_column_int64(st, 1);
+			e[k].end_max = sqlite3_column_int64(st, 2);
+			e[k].tid_min = sqlite3_column_int64(st, 3);
+			e[k].tid_max = sqlite3_column_int64(st, 4);
+			k++;
+		}
+	}
+	sqlite3_finalize(st);
+	if (!e)
+		return SQLITE_NOMEM;
+	if (rc != SQLITE_DONE || k != s->nchunks) { /* not one row per chunk: read them all */
+		sqlite3_free(e);
+		return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+	}
+	s->ext = e;
+	return SQLITE_OK;
 }
 
 /* The upid of track id, or -1. */
@@ -214,7 +256,7 @@ static int store_refresh(struct store *s)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return rc;
-	if ((rc = store_tracks(s)) != SQLITE_OK)
+	if ((rc = store_tracks(s)) != SQLITE_OK || (rc = store_extents(s)) != SQLITE_OK)
 		return rc;
 	s->ver = ver;
 	s->loaded = 1;
@@ -653,6 +695,13 @@ static int cur_wanted(const struct cmd_cur *c, const struct store *s, const stru
 	return 1;
 }
 
+/* Whether the window misses every row of a chunk of extent e. */
+static int cur_misses(const struct cmd_cur *c, const struct extent *e)
+{
+	return (c->wset[1] && e->ts_min > c->w[1]) || (c->wset[0] && e->end_max < c->w[0]) ||
+	       (c->wset[2] && (!c->wset[3] || !e->tid_max || e->tid_max < c->w[2] || e->tid_min > c->w[3]));
+}
+
 /* Move to the first wanted row at or after (k, i), or eof. */
 static void cur_settle(struct cmd_cur *c, struct store *s)
 {
@@ -664,6 +713,11 @@ static void cur_settle(struct cmd_cur *c, struct store *s)
 		c->eof = c->k >= s->nchunks || s->first[c->k] + c->i > c->hi;
 		if (c->eof || !c->skip)
 			return;
+		if (s->ext && cur_misses(c, &s->ext[c->k])) {
+			c->k++;
+			c->i = 0;
+			continue;
+		}
 		const struct chunk_view *v = cur_view(c, s);
 		if (!v)
 			return; /* an unreadable chunk: vt_column says so */

@@ -110,6 +110,26 @@ q "$T/gw2.db" "update kvio_cmd_chunk set data = x'00' where id <> (select max(id
 eq "export --trace-id 300-302 reads only the chunk holding them; count as brute force" "$NT" \
 	"$(q "$T/gw2.rt.db" "select count(*) from slice where name in ('read','write')")"
 
+# kvio-report's window reads only the chunks whose extent meets it, too: the
+# damaged chunks outside it are never read (exit 0), and the metrics are those of
+# the undamaged database, and of a copy without kvio_cmd_range (every chunk read)
+"$BUILD/kvio-report" "$T/gw.db" --json --time-range 0,0.05 > "$T/gwr.json"
+"$BUILD/kvio-report" "$T/gw1.db" --json --time-range 0,0.05 > "$T/gwr1.json"
+eq "report window skips the chunks outside it (two damaged there): exit 0, same JSON" "0 same" \
+	"$? $(cmp -s "$T/gwr.json" "$T/gwr1.json" && echo same || echo differs)"
+cp "$T/gw.db" "$T/gw3.db"
+q "$T/gw3.db" "drop table kvio_cmd_range" >/dev/null
+"$BUILD/kvio-report" "$T/gw3.db" --json --time-range 0,0.05 > "$T/gwr3.json"
+eq "report window without kvio_cmd_range (every chunk read): the same JSON" "same" \
+	"$(cmp -s "$T/gwr.json" "$T/gwr3.json" && echo same || echo differs)"
+"$BUILD/kvio-report" "$T/gw.db" --json --trace-id 300-302 > "$T/gwt.json"
+"$BUILD/kvio-report" "$T/gw2.db" --json --trace-id 300-302 > "$T/gwt2.json"
+"$BUILD/kvio-report" "$T/gw3.db" --json --trace-id 300-302 > "$T/gwt3.json"
+eq "report --trace-id 300-302 reads only the chunk holding them: exit 0, same JSON with and without kvio_cmd_range" "same same" \
+	"$(cmp -s "$T/gwt.json" "$T/gwt2.json" && echo same || echo differs) $(cmp -s "$T/gwt.json" "$T/gwt3.json" && echo same || echo differs)"
+eq "report window fixture: the window's commands counted by brute force" "$N50" \
+	"$(python3 -c "import json; print(json.load(open('$T/gwr3.json'))['capture']['commands']['n'])")"
+
 # kvio-report --time-range / --trace-id: the metrics of the window only. By hand for
 # [50051000, 550199900] on tiny: B (write, 80 us, 128 KiB) and C (read, 100 us, 128 KiB);
 # wall = C's end - B's ts = 550100000 - 50010000 = 500090000 ns; qd mean = (80000 + 100000) / wall;
