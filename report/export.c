@@ -644,100 +644,149 @@ static int seek(sqlite3_stmt *st, int rc, int point, int64_t id)
 	return rc;
 }
 
+/* The annotation keys and string values of the event being built: the
+ * protobuf messages reference them, so they live until it is emitted. */
+struct ann_strs {
+	char *keys[MAXANN], *vals[MAXANN];
+	int n;
+};
+
+static void ann_strs_free(struct ann_strs *k)
+{
+	for (int i = 0; i < k->n; i++) {
+		free(k->keys[i]);
+		free(k->vals[i]);
+	}
+	k->n = 0;
+}
+
+/* The slices' three cursors: the slices, their args, their objects' columns. */
+struct slice_cur {
+	sqlite3_stmt *s, *a, *ob;
+	int point; /* under a window: args and objects looked up one slice at a time */
+	int arc, orc; /* the last step result of a and ob */
+};
+
+static void slice_cur_close(struct slice_cur *c)
+{
+	sqlite3_finalize(c->s);
+	sqlite3_finalize(c->a);
+	sqlite3_finalize(c->ob);
+}
+
+/* Generic slices in id order (under a window, those it keeps), with cursors on
+ * their args and object columns: merged over the whole tables, or with a
+ * window looked up per slice. */
+static int slice_cur_open(sqlite3 *db, const struct kvio_window *w, struct slice_cur *c)
+{
+	memset(c, 0, sizeof *c);
+	c->point = w != NULL;
+	if (win_prepare(db, w, c->point ? "SELECT id, ts, dur, track_id, name FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY id"
+					: "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", &c->s) ||
+	    sqlite3_prepare_v2(db, c->point ? "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
+					      " FROM kvio_arg WHERE arg_set_id = ?1 ORDER BY key"
+					    : "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
+					      " FROM kvio_arg ORDER BY arg_set_id, key", -1, &c->a, NULL) ||
+	    sqlite3_prepare_v2(db, c->point ? "SELECT * FROM kvio_obj WHERE id = ?1" : "SELECT * FROM kvio_obj ORDER BY id",
+			       -1, &c->ob, NULL)) {
+		slice_cur_close(c);
+		return -1;
+	}
+	c->arc = c->point ? SQLITE_DONE : sqlite3_step(c->a);
+	c->orc = c->point ? SQLITE_DONE : sqlite3_step(c->ob);
+	return 0;
+}
+
+/* Slice id's kvio_arg rows as annotations, each with its value type. */
+static void slice_args(struct exporter *x, struct slice_cur *c, int64_t id, struct ann_strs *k)
+{
+	sqlite3_stmt *a = c->a;
+	c->arc = seek(a, c->arc, c->point, id);
+	for (; c->arc == SQLITE_ROW && sqlite3_column_int64(a, 0) == id; c->arc = sqlite3_step(a)) {
+		if (k->n == MAXANN)
+			continue;
+		const char *vt = (const char *)sqlite3_column_text(a, 5);
+		char *key = k->keys[k->n] = xstrdup((const char *)sqlite3_column_text(a, 1));
+		k->vals[k->n] = NULL;
+		if (!strcmp(vt, "string")) {
+			const char *v = (const char *)sqlite3_column_text(a, 3);
+			k->vals[k->n] = xstrdup(v ? v : "");
+			ann_str(x, key, k->vals[k->n], 0);
+		} else if (!strcmp(vt, "real")) {
+			ann_double(x, key, sqlite3_column_double(a, 4));
+		} else if (!strcmp(vt, "bool")) {
+			ann_bool(x, key, sqlite3_column_int(a, 2));
+		} else if (!strcmp(vt, "int")) {
+			ann_int(x, key, sqlite3_column_int64(a, 2));
+		} else {
+			ann_uint(x, key, (uint64_t)sqlite3_column_int64(a, 2));
+		}
+		k->n++;
+	}
+}
+
+/* An object's args: the typed columns of its kvio_obj row, each value with its
+ * own type (NULL columns left out). Returns 1 when id is an object. */
+static int slice_obj_args(struct exporter *x, struct slice_cur *c, int64_t id, struct ann_strs *k)
+{
+	sqlite3_stmt *ob = c->ob;
+	c->orc = seek(ob, c->orc, c->point, id);
+	if (c->orc != SQLITE_ROW || sqlite3_column_int64(ob, 0) != id)
+		return 0;
+	for (int col = 1; col < sqlite3_column_count(ob) && k->n < MAXANN; col++) {
+		int t = sqlite3_column_type(ob, col);
+		if (t == SQLITE_NULL)
+			continue;
+		char *key = k->keys[k->n] = xstrdup(sqlite3_column_name(ob, col));
+		k->vals[k->n] = NULL;
+		if (t == SQLITE_INTEGER) {
+			int64_t v = sqlite3_column_int64(ob, col);
+			if (v < 0)
+				ann_int(x, key, v);
+			else
+				ann_uint(x, key, (uint64_t)v);
+		} else if (t == SQLITE_FLOAT) {
+			ann_double(x, key, sqlite3_column_double(ob, col));
+		} else {
+			k->vals[k->n] = xstrdup((const char *)sqlite3_column_text(ob, col));
+			ann_str(x, key, k->vals[k->n], 0);
+		}
+		k->n++;
+	}
+	return 1;
+}
+
+/* The slice on c->s's current row: BEGIN (or an instant) with its args and
+ * flows, then its END. */
+static void export_slice(struct exporter *x, struct slice_cur *c, const struct flows *fl)
+{
+	sqlite3_stmt *s = c->s;
+	int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1), dur = sqlite3_column_int64(s, 2);
+	uint64_t track = (uint64_t)sqlite3_column_int64(s, 3);
+	ev_reset(x, dur ? KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN : KVIO__PF__TRACK_EVENT__TYPE__TYPE_INSTANT, ts,
+		 track);
+	ev_name(x, (const char *)sqlite3_column_text(s, 4));
+	struct ann_strs k = {.n = 0};
+	slice_args(x, c, id, &k);
+	if (slice_obj_args(x, c, id, &k))
+		x->kept++;
+	ev_flows(x, fl, id);
+	ev_emit(x);
+	ann_strs_free(&k);
+	if (dur > 0) /* dur -1: a slice that never ended (imported): its BEGIN only */
+		emit_end(x, SEQ_ID, ts + dur, track);
+}
+
 /* Generic slices (objects, serving, capture info, overview) with their args;
  * under a window, those it keeps, their args looked up one slice at a time. */
 static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl)
 {
-	sqlite3_stmt *s, *a, *ob;
-	int pt = x->win != NULL;
-	if (win_prepare(db, x->win, pt ? "SELECT id, ts, dur, track_id, name FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY id"
-				       : "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", &s))
+	struct slice_cur c;
+	if (slice_cur_open(db, x->win, &c))
 		return -1;
-	if (sqlite3_prepare_v2(db, pt ? "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
-					" FROM kvio_arg WHERE arg_set_id = ?1 ORDER BY key"
-				      : "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
-					" FROM kvio_arg ORDER BY arg_set_id, key", -1, &a, NULL)) {
-		sqlite3_finalize(s);
-		return -1;
-	}
-	if (sqlite3_prepare_v2(db, pt ? "SELECT * FROM kvio_obj WHERE id = ?1" : "SELECT * FROM kvio_obj ORDER BY id",
-			       -1, &ob, NULL)) {
-		sqlite3_finalize(s);
-		sqlite3_finalize(a);
-		return -1;
-	}
-	int arc = pt ? SQLITE_DONE : sqlite3_step(a), orc = pt ? SQLITE_DONE : sqlite3_step(ob);
-	while (!out_failed(&x->o) && sqlite3_step(s) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(s, 0), ts = sqlite3_column_int64(s, 1),
-			dur = sqlite3_column_int64(s, 2);
-		uint64_t track = (uint64_t)sqlite3_column_int64(s, 3);
-		ev_reset(x, dur ? KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN : KVIO__PF__TRACK_EVENT__TYPE__TYPE_INSTANT,
-			 ts, track);
-		ev_name(x, (const char *)sqlite3_column_text(s, 4));
-		arc = seek(a, arc, pt, id);
-		/* strings are referenced, not copied: keep their row until emitted */
-		const char *keys[MAXANN];
-		char *vals[MAXANN];
-		int nk = 0;
-		for (; arc == SQLITE_ROW && sqlite3_column_int64(a, 0) == id; arc = sqlite3_step(a)) {
-			if (nk == MAXANN)
-				continue;
-			const char *key = (const char *)sqlite3_column_text(a, 1);
-			const char *vt = (const char *)sqlite3_column_text(a, 5);
-			keys[nk] = xstrdup(key);
-			vals[nk] = NULL;
-			if (!strcmp(vt, "string")) {
-				const char *v = (const char *)sqlite3_column_text(a, 3);
-				vals[nk] = xstrdup(v ? v : "");
-				ann_str(x, keys[nk], vals[nk], 0);
-			} else if (!strcmp(vt, "real")) {
-				ann_double(x, keys[nk], sqlite3_column_double(a, 4));
-			} else if (!strcmp(vt, "bool")) {
-				ann_bool(x, keys[nk], sqlite3_column_int(a, 2));
-			} else if (!strcmp(vt, "int")) {
-				ann_int(x, keys[nk], sqlite3_column_int64(a, 2));
-			} else {
-				ann_uint(x, keys[nk], (uint64_t)sqlite3_column_int64(a, 2));
-			}
-			nk++;
-		}
-		/* object args: typed columns of kvio_obj, each value with its own type */
-		orc = seek(ob, orc, pt, id);
-		if (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) == id)
-			x->kept++;
-		if (orc == SQLITE_ROW && sqlite3_column_int64(ob, 0) == id)
-			for (int c = 1; c < sqlite3_column_count(ob) && nk < MAXANN; c++) {
-				int t = sqlite3_column_type(ob, c);
-				if (t == SQLITE_NULL)
-					continue;
-				keys[nk] = xstrdup(sqlite3_column_name(ob, c));
-				vals[nk] = NULL;
-				if (t == SQLITE_INTEGER) {
-					int64_t v = sqlite3_column_int64(ob, c);
-					if (v < 0)
-						ann_int(x, keys[nk], v);
-					else
-						ann_uint(x, keys[nk], (uint64_t)v);
-				} else if (t == SQLITE_FLOAT) {
-					ann_double(x, keys[nk], sqlite3_column_double(ob, c));
-				} else {
-					vals[nk] = xstrdup((const char *)sqlite3_column_text(ob, c));
-					ann_str(x, keys[nk], vals[nk], 0);
-				}
-				nk++;
-			}
-		ev_flows(x, fl, id);
-		ev_emit(x);
-		for (int k = 0; k < nk; k++) {
-			free((char *)keys[k]);
-			free(vals[k]);
-		}
-		if (dur > 0) /* dur -1: a slice that never ended (imported): its BEGIN only */
-			emit_end(x, SEQ_ID, ts + dur, track);
-	}
-	sqlite3_finalize(s);
-	sqlite3_finalize(a);
-	sqlite3_finalize(ob);
+	while (!out_failed(&x->o) && sqlite3_step(c.s) == SQLITE_ROW)
+		export_slice(x, &c, fl);
+	slice_cur_close(&c);
 	return 0;
 }
 
@@ -762,13 +811,64 @@ struct lane {
 
 #define LANE_SEQ0 2 /* sequence ids of lanes: 2, 3, ... (1 is everything else) */
 
+/* A lane sequence's InternedData: the command names (iid = kvio_cmd_name id + 1),
+ * the annotation names (iid = AN_*), the role strings (STR_*). */
+struct lane_intern {
+	Kvio__Pf__InternedData id;
+	Kvio__Pf__EventName *en, **enp;
+	Kvio__Pf__DebugAnnotationName dn[AN_N], *dnp[AN_N];
+	Kvio__Pf__InternedString is[2], *isp[2];
+};
+
+static void lane_intern_init(struct lane_intern *t, char **names, size_t nnames)
+{
+	static const char *const strs[2] = {"header", "payload"};
+	Kvio__Pf__InternedData *id = &t->id;
+	kvio__pf__interned_data__init(id);
+	t->en = xcalloc(nnames ? nnames : 1, sizeof *t->en);
+	t->enp = xcalloc(nnames ? nnames : 1, sizeof *t->enp);
+	for (size_t i = 0; i < nnames; i++) {
+		if (!names[i])
+			continue;
+		kvio__pf__event_name__init(&t->en[id->n_event_names]);
+		t->en[id->n_event_names].has_iid = 1;
+		t->en[id->n_event_names].iid = i + 1;
+		t->en[id->n_event_names].name = names[i];
+		t->enp[id->n_event_names] = &t->en[id->n_event_names];
+		id->n_event_names++;
+	}
+	id->event_names = t->enp;
+	for (int k = 1; k < AN_N; k++) {
+		kvio__pf__debug_annotation_name__init(&t->dn[k]);
+		t->dn[k].has_iid = 1;
+		t->dn[k].iid = (uint64_t)k;
+		t->dn[k].name = (char *)an_names[k];
+		t->dnp[k - 1] = &t->dn[k];
+	}
+	id->n_debug_annotation_names = AN_N - 1;
+	id->debug_annotation_names = t->dnp;
+	for (int k = 0; k < 2; k++) {
+		kvio__pf__interned_string__init(&t->is[k]);
+		t->is[k].has_iid = 1;
+		t->is[k].iid = (uint64_t)k + 1;
+		t->is[k].has_str = 1;
+		t->is[k].str.data = (uint8_t *)strs[k];
+		t->is[k].str.len = strlen(strs[k]);
+		t->isp[k] = &t->is[k];
+	}
+	id->n_debug_annotation_string_values = 2;
+	id->debug_annotation_string_values = t->isp;
+}
+
+/* Start lane l as sequence seq: clear its incremental state, set its defaults
+ * (track, slba counter track), intern every name its commands use. */
 static void lane_start(struct exporter *x, struct lane *l, uint32_t seq, uint64_t track, uint64_t slba_trk,
 		       char **names, size_t nnames)
 {
 	Kvio__Pf__TracePacket p = KVIO__PF__TRACE_PACKET__INIT;
 	Kvio__Pf__TracePacketDefaults pd = KVIO__PF__TRACE_PACKET_DEFAULTS__INIT;
 	Kvio__Pf__TrackEventDefaults td = KVIO__PF__TRACK_EVENT_DEFAULTS__INIT;
-	Kvio__Pf__InternedData id = KVIO__PF__INTERNED_DATA__INIT;
+	struct lane_intern t;
 	l->seq = seq;
 	l->slba_trk = slba_trk;
 	p.has_trusted_packet_sequence_id = 1;
@@ -783,47 +883,12 @@ static void lane_start(struct exporter *x, struct lane *l, uint32_t seq, uint64_
 		td.n_extra_counter_track_uuids = 1;
 		td.extra_counter_track_uuids = &l->slba_trk;
 	}
-	Kvio__Pf__EventName *en = xcalloc(nnames ? nnames : 1, sizeof *en);
-	Kvio__Pf__EventName **enp = xcalloc(nnames ? nnames : 1, sizeof *enp);
-	for (size_t i = 0; i < nnames; i++) {
-		if (!names[i])
-			continue;
-		kvio__pf__event_name__init(&en[id.n_event_names]);
-		en[id.n_event_names].has_iid = 1;
-		en[id.n_event_names].iid = i + 1;
-		en[id.n_event_names].name = names[i];
-		enp[id.n_event_names] = &en[id.n_event_names];
-		id.n_event_names++;
-	}
-	id.event_names = enp;
-	Kvio__Pf__DebugAnnotationName dn[AN_N], *dnp[AN_N];
-	for (int k = 1; k < AN_N; k++) {
-		kvio__pf__debug_annotation_name__init(&dn[k]);
-		dn[k].has_iid = 1;
-		dn[k].iid = (uint64_t)k;
-		dn[k].name = (char *)an_names[k];
-		dnp[k - 1] = &dn[k];
-	}
-	id.n_debug_annotation_names = AN_N - 1;
-	id.debug_annotation_names = dnp;
-	static const char *const strs[2] = {"header", "payload"};
-	Kvio__Pf__InternedString is[2], *isp[2];
-	for (int k = 0; k < 2; k++) {
-		kvio__pf__interned_string__init(&is[k]);
-		is[k].has_iid = 1;
-		is[k].iid = (uint64_t)k + 1;
-		is[k].has_str = 1;
-		is[k].str.data = (uint8_t *)strs[k];
-		is[k].str.len = strlen(strs[k]);
-		isp[k] = &is[k];
-	}
-	id.n_debug_annotation_string_values = 2;
-	id.debug_annotation_string_values = isp;
-	p.interned_data = &id;
+	lane_intern_init(&t, names, nnames);
+	p.interned_data = &t.id;
 	out_packet(&x->o, &p);
 	x->packets++;
-	free(en);
-	free(enp);
+	free(t.en);
+	free(t.enp);
 }
 
 /* A string annotation with its value inline (KV keys are not worth interning). */
@@ -839,37 +904,171 @@ static unsigned char *pann_str(unsigned char *p, uint64_t name_iid, const char *
 	return p + n;
 }
 
-/* Command slices straight from their chunks, with their slba counter points. */
-static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
+/* What the commands share while they are written: the command names (index:
+ * kvio_cmd_name id), the lanes started so far, the KV lookup, the encoding
+ * buffer of one BEGIN's TrackEvent. */
+struct cmd_ctx {
+	char **names;
+	size_t nnames;
+	struct lane *lanes;
+	size_t nlanes;
+	uint32_t next_seq;
+	sqlite3_stmt *kv; /* a command's key_hex, key_len, value_len */
+	unsigned char *te;
+	size_t tecap;
+	const struct flows *fl;
+};
+
+static void cmd_ctx_free(struct cmd_ctx *c)
 {
-	sqlite3_stmt *st, *nm, *kv;
-	char **names = NULL;
-	size_t nnames = 0;
+	for (size_t i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->lanes);
+	free(c->te);
+	sqlite3_finalize(c->kv);
+}
+
+/* The command names and the KV lookup; 0 or -1. */
+static int cmd_ctx_init(sqlite3 *db, struct cmd_ctx *c, const struct flows *fl)
+{
+	sqlite3_stmt *nm;
+	memset(c, 0, sizeof *c);
+	c->fl = fl;
+	c->next_seq = LANE_SEQ0;
 	if (sqlite3_prepare_v2(db, "SELECT id, name FROM kvio_cmd_name ORDER BY id", -1, &nm, NULL))
 		return -1;
 	while (sqlite3_step(nm) == SQLITE_ROW) {
 		size_t id = (size_t)sqlite3_column_int64(nm, 0);
-		if (id >= nnames) {
-			names = xrealloc(names, (id + 1) * sizeof *names);
-			memset(names + nnames, 0, (id + 1 - nnames) * sizeof *names);
-			nnames = id + 1;
+		if (id >= c->nnames) {
+			c->names = xrealloc(c->names, (id + 1) * sizeof *c->names);
+			memset(c->names + c->nnames, 0, (id + 1 - c->nnames) * sizeof *c->names);
+			c->nnames = id + 1;
 		}
-		names[id] = xstrdup((const char *)sqlite3_column_text(nm, 1));
+		c->names[id] = xstrdup((const char *)sqlite3_column_text(nm, 1));
 	}
 	sqlite3_finalize(nm);
-	if (sqlite3_prepare_v2(db, "SELECT key_hex, key_len, value_len FROM kvio_cmd_kv WHERE id = ?", -1, &kv, NULL) ||
-	    chunk_query(db, x->win, &st)) {
-		for (size_t i = 0; i < nnames; i++)
-			free(names[i]);
-		free(names);
+	if (sqlite3_prepare_v2(db, "SELECT key_hex, key_len, value_len FROM kvio_cmd_kv WHERE id = ?", -1, &c->kv, NULL))
+		return -1;
+	c->tecap = 4096;
+	c->te = xmalloc(c->tecap);
+	return 0;
+}
+
+/* The lane of command track trk, its sequence started by its first command
+ * (whose slba counter track becomes the sequence's default). */
+static struct lane *cmd_lane(struct exporter *x, struct cmd_ctx *c, uint32_t trk, uint64_t slba_trk)
+{
+	if (trk >= c->nlanes) {
+		size_t n = (size_t)trk + 16;
+		c->lanes = xrealloc(c->lanes, n * sizeof *c->lanes);
+		memset(c->lanes + c->nlanes, 0, (n - c->nlanes) * sizeof *c->lanes);
+		c->nlanes = n;
+	}
+	struct lane *l = &c->lanes[trk];
+	if (!l->seq)
+		lane_start(x, l, c->next_seq++, trk, slba_trk, c->names, c->nnames);
+	return l;
+}
+
+/* A KV command's key_hex (NULL: none), key_len and value_len. */
+struct cmd_kv {
+	const char *khex;
+	int64_t klen, vlen;
+	int has_klen, has_vlen;
+};
+
+/* Read command kv_id's KV args into *k (its key_hex stays valid until c->kv is reset). */
+static void cmd_kv_read(struct cmd_ctx *c, uint32_t kv_id, struct cmd_kv *k)
+{
+	sqlite3_stmt *kv = c->kv;
+	memset(k, 0, sizeof *k);
+	sqlite3_bind_int64(kv, 1, kv_id);
+	if (sqlite3_step(kv) != SQLITE_ROW)
+		return;
+	if (sqlite3_column_type(kv, 0) != SQLITE_NULL)
+		k->khex = (const char *)sqlite3_column_text(kv, 0);
+	if ((k->has_klen = sqlite3_column_type(kv, 1) != SQLITE_NULL))
+		k->klen = sqlite3_column_int64(kv, 1);
+	if ((k->has_vlen = sqlite3_column_type(kv, 2) != SQLITE_NULL))
+		k->vlen = sqlite3_column_int64(kv, 2);
+}
+
+/* Encode command i's args (slba, data_len, the KV args, trace_id, role,
+ * real_dur) at p; returns the end. */
+static unsigned char *cmd_args(unsigned char *p, const struct chunk_view *v, uint32_t i, const struct cmd_kv *k)
+{
+	uint8_t f = v->flags[i];
+	if (f & CHF_SLBA)
+		p = pann(p, AN_SLBA, F.an_uint, (uint64_t)v->slba[i]);
+	p = pann(p, AN_DATA_LEN, F.an_uint, v->data_len[i]);
+	if (k->khex)
+		p = pann_str(p, AN_KEY_HEX, k->khex);
+	if (k->has_klen)
+		p = pann(p, AN_KEY_LEN, k->klen < 0 ? F.an_int : F.an_uint, (uint64_t)k->klen);
+	if (k->has_vlen)
+		p = pann(p, AN_VALUE_LEN, k->vlen < 0 ? F.an_int : F.an_uint, (uint64_t)k->vlen);
+	if (v->trace_id[i])
+		p = pann(p, AN_TRACE_ID, F.an_uint, v->trace_id[i]);
+	if (f & CHF_HEADER)
+		p = pann(p, AN_ROLE, F.an_str_iid, STR_HEADER);
+	else if (f & CHF_PAYLOAD)
+		p = pann(p, AN_ROLE, F.an_str_iid, STR_PAYLOAD);
+	return pann(p, AN_REAL_DUR, F.an_bool, (f & CHF_REAL) != 0);
+}
+
+/* Encode the rest of command i's BEGIN TrackEvent at p (type, name, its slba
+ * counter point, the flows of command id); returns the end. */
+static unsigned char *cmd_event(unsigned char *p, const struct cmd_ctx *c, const struct lane *l,
+				const struct chunk_view *v, uint32_t i, int64_t id)
+{
+	p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
+	p = pfv(p, F.te_name_iid, v->name[i] < c->nnames && c->names[v->name[i]] ? (uint64_t)v->name[i] + 1 : 0);
+	if (v->slba_track[i]) { /* the slba counter point */
+		if (v->slba_track[i] != l->slba_trk)
+			p = pfv(p, F.te_xuuids, v->slba_track[i]);
+		p = pfv(p, F.te_xvals, (v->flags[i] & CHF_SLBA) ? (uint64_t)v->slba[i] : 0);
+	}
+	uint64_t fs[4], tf[4];
+	size_t nf, ntf;
+	slice_flows(c->fl, id, fs, &nf, tf, &ntf);
+	for (size_t k = 0; k < nf; k++)
+		p = pf64(p, F.te_flow, fs[k]);
+	for (size_t k = 0; k < ntf; k++)
+		p = pf64(p, F.te_tflow, tf[k]);
+	return p;
+}
+
+/* Command i of chunk v (id `id`): its BEGIN and END on its lane's sequence. */
+static void export_cmd(struct exporter *x, struct cmd_ctx *c, const struct chunk_view *v, uint32_t i, int64_t id)
+{
+	struct lane *l = cmd_lane(x, c, v->track[i], v->slba_track[i]);
+	struct cmd_kv k = {0};
+	if (v->flags[i] & CHF_KV)
+		cmd_kv_read(c, v->kv_id[i], &k);
+	size_t need = 256 + (k.khex ? strlen(k.khex) : 0);
+	if (need > c->tecap) {
+		c->tecap = need * 2;
+		c->te = xrealloc(c->te, c->tecap);
+	}
+	unsigned char *p = cmd_args(c->te, v, i, &k);
+	if (v->flags[i] & CHF_KV)
+		sqlite3_reset(c->kv);
+	p = cmd_event(p, c, l, v, i, id);
+	fast_packet(x, l->seq, v->ts[i], SEQ_NEEDS_INCREMENTAL_STATE, c->te, (size_t)(p - c->te));
+	emit_end(x, l->seq, v->ts[i] + v->dur[i], 0);
+}
+
+/* Command slices straight from their chunks, with their slba counter points. */
+static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
+{
+	struct cmd_ctx c;
+	sqlite3_stmt *st;
+	if (cmd_ctx_init(db, &c, fl) || chunk_query(db, x->win, &st)) {
+		cmd_ctx_free(&c);
 		return -1;
 	}
 	int rc = 0;
-	struct lane *lanes = NULL;
-	size_t nlanes = 0;
-	uint32_t next_seq = LANE_SEQ0;
-	unsigned char *te = xmalloc(4096);
-	size_t tecap = 4096;
 	while (!out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t first = sqlite3_column_int64(st, 0);
 		struct chunk_view v;
@@ -882,80 +1081,11 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 			if (!cmd_kept(x->win, &v, i))
 				continue;
 			x->kept++;
-			uint8_t f = v.flags[i];
-			uint32_t trk = v.track[i];
-			if (trk >= nlanes) {
-				size_t n = (size_t)trk + 16;
-				lanes = xrealloc(lanes, n * sizeof *lanes);
-				memset(lanes + nlanes, 0, (n - nlanes) * sizeof *lanes);
-				nlanes = n;
-			}
-			struct lane *l = &lanes[trk];
-			if (!l->seq)
-				lane_start(x, l, next_seq++, trk, v.slba_track[i], names, nnames);
-			const char *khex = NULL;
-			int64_t klen = 0, vlen = 0;
-			int has_klen = 0, has_vlen = 0;
-			if (f & CHF_KV) {
-				sqlite3_bind_int64(kv, 1, v.kv_id[i]);
-				if (sqlite3_step(kv) == SQLITE_ROW) {
-					if (sqlite3_column_type(kv, 0) != SQLITE_NULL)
-						khex = (const char *)sqlite3_column_text(kv, 0);
-					if ((has_klen = sqlite3_column_type(kv, 1) != SQLITE_NULL))
-						klen = sqlite3_column_int64(kv, 1);
-					if ((has_vlen = sqlite3_column_type(kv, 2) != SQLITE_NULL))
-						vlen = sqlite3_column_int64(kv, 2);
-				}
-			}
-			size_t need = 256 + (khex ? strlen(khex) : 0);
-			if (need > tecap) {
-				tecap = need * 2;
-				te = xrealloc(te, tecap);
-			}
-			unsigned char *p = te;
-			if (f & CHF_SLBA)
-				p = pann(p, AN_SLBA, F.an_uint, (uint64_t)v.slba[i]);
-			p = pann(p, AN_DATA_LEN, F.an_uint, v.data_len[i]);
-			if (khex)
-				p = pann_str(p, AN_KEY_HEX, khex);
-			if (has_klen)
-				p = pann(p, AN_KEY_LEN, klen < 0 ? F.an_int : F.an_uint, (uint64_t)klen);
-			if (has_vlen)
-				p = pann(p, AN_VALUE_LEN, vlen < 0 ? F.an_int : F.an_uint, (uint64_t)vlen);
-			if (f & CHF_KV)
-				sqlite3_reset(kv);
-			if (v.trace_id[i])
-				p = pann(p, AN_TRACE_ID, F.an_uint, v.trace_id[i]);
-			if (f & CHF_HEADER)
-				p = pann(p, AN_ROLE, F.an_str_iid, STR_HEADER);
-			else if (f & CHF_PAYLOAD)
-				p = pann(p, AN_ROLE, F.an_str_iid, STR_PAYLOAD);
-			p = pann(p, AN_REAL_DUR, F.an_bool, (f & CHF_REAL) != 0);
-			p = pfv(p, F.te_type, KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN);
-			p = pfv(p, F.te_name_iid, v.name[i] < nnames && names[v.name[i]] ? (uint64_t)v.name[i] + 1 : 0);
-			if (v.slba_track[i]) { /* the slba counter point */
-				if (v.slba_track[i] != l->slba_trk)
-					p = pfv(p, F.te_xuuids, v.slba_track[i]);
-				p = pfv(p, F.te_xvals, (f & CHF_SLBA) ? (uint64_t)v.slba[i] : 0);
-			}
-			uint64_t fs[4], tf[4];
-			size_t nf, ntf;
-			slice_flows(fl, first + i, fs, &nf, tf, &ntf);
-			for (size_t k = 0; k < nf; k++)
-				p = pf64(p, F.te_flow, fs[k]);
-			for (size_t k = 0; k < ntf; k++)
-				p = pf64(p, F.te_tflow, tf[k]);
-			fast_packet(x, l->seq, v.ts[i], SEQ_NEEDS_INCREMENTAL_STATE, te, (size_t)(p - te));
-			emit_end(x, l->seq, v.ts[i] + v.dur[i], 0);
+			export_cmd(x, &c, &v, i, first + i);
 		}
 	}
 	sqlite3_finalize(st);
-	sqlite3_finalize(kv);
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
-	free(lanes);
-	free(te);
+	cmd_ctx_free(&c);
 	return rc;
 }
 
