@@ -141,6 +141,7 @@ struct exporter {
 	uint64_t packets;
 	uint64_t kept; /* command and object slices written */
 	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
+	const struct kept *keep;       /* what win keeps (NULL without one) */
 };
 
 static void ev_reset(struct exporter *x, int type, int64_t ts, uint64_t track)
@@ -433,14 +434,22 @@ static int win_prepare(sqlite3 *db, const struct kvio_window *w, const char *sql
 	return 0;
 }
 
-/* The command chunks to read: those meeting the window (all of them without
- * one, or in a database written before kvio_cmd_range existed). */
+/* The command chunks window w reads, in id order, as (id, n, inside) without
+ * reading the chunks: those whose extent (kvio_cmd_range) meets the window,
+ * all of them in a database written before kvio_cmd_range existed. inside = 1
+ * when the chunk's extent lies within a time-only window, so that every
+ * command of it is kept (end_max is open to the right for a command that never
+ * ended; the trace_id extent leaves untagged commands out, so a --trace-id
+ * window reads the chunk). */
 static int chunk_query(sqlite3 *db, const struct kvio_window *w, sqlite3_stmt **st)
 {
-	int ranged = w && sqlite3_table_column_metadata(db, "main", "kvio_cmd_range", "id", NULL, NULL, NULL,
-							  NULL, NULL) == SQLITE_OK;
-	return win_prepare(db, w, ranged ? "SELECT id, data FROM kvio_cmd_chunk" WIN_CHUNK_SQL " ORDER BY id"
-					 : "SELECT id, data FROM kvio_cmd_chunk ORDER BY id", st);
+	int ranged = sqlite3_table_column_metadata(db, "main", "kvio_cmd_range", "id", NULL, NULL, NULL, NULL,
+						   NULL) == SQLITE_OK;
+	return win_prepare(db, w, ranged ? "SELECT c.id, c.n, r.ts_min >= :lo AND r.end_max <= :hi AND :ht = 0"
+					   " FROM kvio_cmd_range r JOIN kvio_cmd_chunk c ON c.id = r.id"
+					   " WHERE r.ts_min <= :hi AND r.end_max >= :lo AND"
+					   " (:ht = 0 OR (r.tid_max >= :tlo AND r.tid_min <= :thi)) ORDER BY r.id"
+					 : "SELECT id, n, 0 FROM kvio_cmd_chunk ORDER BY id", st);
 }
 
 /* A command is written: its trace_id and span pass the window. */
@@ -449,32 +458,84 @@ static int cmd_kept(const struct kvio_window *w, const struct chunk_view *v, uin
 	return !w || (window_cmd_tid(w, v->trace_id[i]) && window_span(w, v->ts[i], v->dur[i]));
 }
 
-/* The ids of every slice the window keeps, each list ascending: ids[0]
- * generic slices, ids[1] commands. A flow is written when both its ends are.
- * Returns 0 or -1. */
-static int window_ids(sqlite3 *db, const struct kvio_window *w, struct vec ids[2])
+/* What a window keeps, found once before anything is written (a flow is
+ * written when both its ends are): the generic slices' ids, ascending, and the
+ * commands, chunk by chunk in id order, as a bit per command. */
+struct kept_chunk {
+	int64_t first;
+	uint32_t n, nkept;
+	uint64_t *bits; /* NULL: every command of the chunk (an inside chunk, not read) */
+};
+
+struct kept {
+	struct vec slices; /* int64_t */
+	struct vec chunks; /* struct kept_chunk */
+};
+
+static void kept_free(struct kept *k)
+{
+	for (size_t i = 0; i < k->chunks.n; i++)
+		free(VEC_AT(&k->chunks, struct kept_chunk, i).bits);
+	vec_free(&k->slices);
+	vec_free(&k->chunks);
+}
+
+/* The window's commands of the chunk on st's row (chunk_query with extent; a
+ * chunk not inside read with blob, a point query on its id); -1 when the
+ * chunk is damaged (export_cmds names it). */
+static int kept_chunk_add(struct kept *k, const struct kvio_window *w, sqlite3_stmt *st, sqlite3_stmt *blob)
+{
+	struct kept_chunk c = {sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1), 0, NULL};
+	struct chunk_view v;
+	int rc = 0;
+	if (sqlite3_column_int(st, 2)) {
+		c.nkept = c.n;
+	} else {
+		sqlite3_bind_int64(blob, 1, c.first);
+		if (sqlite3_step(blob) != SQLITE_ROW ||
+		    chunk_map(sqlite3_column_blob(blob, 0), (size_t)sqlite3_column_bytes(blob, 0), &v))
+			rc = -1;
+		c.n = rc ? 0 : v.n;
+		c.bits = xcalloc(c.n / 64 + 1, sizeof *c.bits);
+		for (uint32_t i = 0; i < c.n; i++)
+			if (cmd_kept(w, &v, i)) {
+				c.bits[i / 64] |= (uint64_t)1 << (i % 64);
+				c.nkept++;
+			}
+		sqlite3_reset(blob);
+	}
+	*(struct kept_chunk *)vec_push(&k->chunks, sizeof c) = c;
+	return rc;
+}
+
+/* Command i of chunk c is kept. */
+static int kept_chunk_has(const struct kept_chunk *c, uint32_t i)
+{
+	return !c->bits ? i < c->n : i < c->n && (c->bits[i / 64] >> (i % 64) & 1);
+}
+
+/* Find everything window w keeps. Returns 0 or -1. */
+static int window_kept(sqlite3 *db, const struct kvio_window *w, struct kept *k)
 {
 	sqlite3_stmt *st;
 	if (win_prepare(db, w, "SELECT s.id FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY s.id", &st))
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW)
-		*(int64_t *)vec_push(&ids[0], sizeof(int64_t)) = sqlite3_column_int64(st, 0);
+		*(int64_t *)vec_push(&k->slices, sizeof(int64_t)) = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if (chunk_query(db, w, &st))
+	sqlite3_stmt *blob;
+	if (sqlite3_prepare_v2(db, "SELECT data FROM kvio_cmd_chunk WHERE id = ?1", -1, &blob, NULL))
 		return -1;
-	int rc = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct chunk_view v;
-		int64_t first = sqlite3_column_int64(st, 0);
-		if (chunk_map(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &v)) {
-			rc = -1; /* export_cmds names it */
-			continue;
-		}
-		for (uint32_t i = 0; i < v.n; i++)
-			if (cmd_kept(w, &v, i))
-				*(int64_t *)vec_push(&ids[1], sizeof(int64_t)) = first + i;
+	if (chunk_query(db, w, &st)) {
+		sqlite3_finalize(blob);
+		return -1;
 	}
+	int rc = 0;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (kept_chunk_add(k, w, st, blob))
+			rc = -1;
 	sqlite3_finalize(st);
+	sqlite3_finalize(blob);
 	return rc;
 }
 
@@ -493,9 +554,21 @@ static int in_ids(const struct vec *ids, int64_t id)
 	return lo < ids->n && v[lo] == id;
 }
 
-static int id_kept(const struct vec ids[2], int64_t id)
+/* The slice (generic or command) of id is kept. */
+static int id_kept(const struct kept *k, int64_t id)
 {
-	return in_ids(&ids[0], id) || in_ids(&ids[1], id);
+	size_t lo = 0, hi = k->chunks.n;
+	const struct kept_chunk *c = k->chunks.v;
+	while (lo < hi) { /* the last chunk starting at or before id */
+		size_t mid = (lo + hi) / 2;
+		if (c[mid].first <= id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && id - c[lo - 1].first < (int64_t)c[lo - 1].n && kept_chunk_has(&c[lo - 1], (uint32_t)(id - c[lo - 1].first)))
+		return 1;
+	return in_ids(&k->slices, id);
 }
 
 /* ---- flows: slice id -> its flow ids (in, out) ------------------------------- */
@@ -516,20 +589,15 @@ struct flows {
 	size_t n;
 };
 
-/* The flows (with a window: those whose both ends it keeps). */
-static int load_flows(sqlite3 *db, const struct kvio_window *w, struct flows *f)
+/* The flows (with a window: those whose both ends it keeps, k). */
+static int load_flows(sqlite3 *db, const struct kept *k, struct flows *f)
 {
 	sqlite3_stmt *st;
-	struct vec ids[2] = {{0}, {0}};
-	if ((w && window_ids(db, w, ids)) ||
-	    sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow", -1, &st, NULL)) {
-		vec_free(&ids[0]);
-		vec_free(&ids[1]);
+	if (sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow", -1, &st, NULL))
 		return -1;
-	}
 	size_t cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (w && !(id_kept(ids, sqlite3_column_int64(st, 0)) && id_kept(ids, sqlite3_column_int64(st, 1))))
+		if (k && !(id_kept(k, sqlite3_column_int64(st, 0)) && id_kept(k, sqlite3_column_int64(st, 1))))
 			continue;
 		if (f->n + 2 > cap) {
 			cap = cap ? cap * 2 : 256;
@@ -540,8 +608,6 @@ static int load_flows(sqlite3 *db, const struct kvio_window *w, struct flows *f)
 		f->r[f->n++] = (struct flowref){sqlite3_column_int64(st, 1), fid, 0};
 	}
 	sqlite3_finalize(st);
-	vec_free(&ids[0]);
-	vec_free(&ids[1]);
 	if (f->n > 1)
 		qsort(f->r, f->n, sizeof *f->r, flowref_cmp);
 	return 0;
@@ -629,18 +695,21 @@ static int export_tracks(sqlite3 *db, struct exporter *x)
 	return 0;
 }
 
-/* Put cursor st (rows ordered by their first column, an id) on the rows of
- * id: a merge step over the whole table, or with `point` a lookup (st's ?1).
- * rc is the cursor's last step result; returns the new one. */
-static int seek(sqlite3_stmt *st, int rc, int point, int64_t id)
+/* Put cursor st (rows ordered by their first column, an id, from ?1 on) on
+ * the rows of id, the ids asked for ascending: a merge step, or with `jump`
+ * (the ids are sparse: a window's) a new lookup from id when it is more than a
+ * few rows ahead. rc is the cursor's last step result; returns the new one. */
+#define SEEK_STEPS 8
+static int seek(sqlite3_stmt *st, int rc, int jump, int64_t id)
 {
-	if (point) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
-		return sqlite3_step(st);
-	}
-	while (rc == SQLITE_ROW && sqlite3_column_int64(st, 0) < id)
+	for (int n = 0; rc == SQLITE_ROW && sqlite3_column_int64(st, 0) < id; n++) {
+		if (jump && n == SEEK_STEPS) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, id);
+			return sqlite3_step(st);
+		}
 		rc = sqlite3_step(st);
+	}
 	return rc;
 }
 
@@ -663,7 +732,7 @@ static void ann_strs_free(struct ann_strs *k)
 /* The slices' three cursors: the slices, their args, their objects' columns. */
 struct slice_cur {
 	sqlite3_stmt *s, *a, *ob;
-	int point; /* under a window: args and objects looked up one slice at a time */
+	int jump; /* under a window: the args' and objects' cursors jump over what it leaves out */
 	int arc, orc; /* the last step result of a and ob */
 };
 
@@ -675,25 +744,23 @@ static void slice_cur_close(struct slice_cur *c)
 }
 
 /* Generic slices in id order (under a window, those it keeps), with cursors on
- * their args and object columns: merged over the whole tables, or with a
- * window looked up per slice. */
+ * their args and object columns merged with them. */
 static int slice_cur_open(sqlite3 *db, const struct kvio_window *w, struct slice_cur *c)
 {
 	memset(c, 0, sizeof *c);
-	c->point = w != NULL;
-	if (win_prepare(db, w, c->point ? "SELECT id, ts, dur, track_id, name FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY id"
-					: "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", &c->s) ||
-	    sqlite3_prepare_v2(db, c->point ? "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
-					      " FROM kvio_arg WHERE arg_set_id = ?1 ORDER BY key"
-					    : "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
-					      " FROM kvio_arg ORDER BY arg_set_id, key", -1, &c->a, NULL) ||
-	    sqlite3_prepare_v2(db, c->point ? "SELECT * FROM kvio_obj WHERE id = ?1" : "SELECT * FROM kvio_obj ORDER BY id",
-			       -1, &c->ob, NULL)) {
+	c->jump = w != NULL;
+	if (win_prepare(db, w, c->jump ? "SELECT id, ts, dur, track_id, name FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY id"
+				       : "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", &c->s) ||
+	    sqlite3_prepare_v2(db, "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
+				   " FROM kvio_arg WHERE arg_set_id >= ?1 ORDER BY arg_set_id, key", -1, &c->a, NULL) ||
+	    sqlite3_prepare_v2(db, "SELECT * FROM kvio_obj WHERE id >= ?1 ORDER BY id", -1, &c->ob, NULL)) {
 		slice_cur_close(c);
 		return -1;
 	}
-	c->arc = c->point ? SQLITE_DONE : sqlite3_step(c->a);
-	c->orc = c->point ? SQLITE_DONE : sqlite3_step(c->ob);
+	sqlite3_bind_int64(c->a, 1, INT64_MIN);
+	sqlite3_bind_int64(c->ob, 1, INT64_MIN);
+	c->arc = sqlite3_step(c->a);
+	c->orc = sqlite3_step(c->ob);
 	return 0;
 }
 
@@ -701,7 +768,7 @@ static int slice_cur_open(sqlite3 *db, const struct kvio_window *w, struct slice
 static void slice_args(struct exporter *x, struct slice_cur *c, int64_t id, struct ann_strs *k)
 {
 	sqlite3_stmt *a = c->a;
-	c->arc = seek(a, c->arc, c->point, id);
+	c->arc = seek(a, c->arc, c->jump, id);
 	for (; c->arc == SQLITE_ROW && sqlite3_column_int64(a, 0) == id; c->arc = sqlite3_step(a)) {
 		if (k->n == MAXANN)
 			continue;
@@ -730,7 +797,7 @@ static void slice_args(struct exporter *x, struct slice_cur *c, int64_t id, stru
 static int slice_obj_args(struct exporter *x, struct slice_cur *c, int64_t id, struct ann_strs *k)
 {
 	sqlite3_stmt *ob = c->ob;
-	c->orc = seek(ob, c->orc, c->point, id);
+	c->orc = seek(ob, c->orc, c->jump, id);
 	if (c->orc != SQLITE_ROW || sqlite3_column_int64(ob, 0) != id)
 		return 0;
 	for (int col = 1; col < sqlite3_column_count(ob) && k->n < MAXANN; col++) {
@@ -778,7 +845,7 @@ static void export_slice(struct exporter *x, struct slice_cur *c, const struct f
 }
 
 /* Generic slices (objects, serving, capture info, overview) with their args;
- * under a window, those it keeps, their args looked up one slice at a time. */
+ * under a window, those it keeps. */
 static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl)
 {
 	struct slice_cur c;
@@ -1059,31 +1126,62 @@ static void export_cmd(struct exporter *x, struct cmd_ctx *c, const struct chunk
 	emit_end(x, l->seq, v->ts[i] + v->dur[i], 0);
 }
 
-/* Command slices straight from their chunks, with their slba counter points. */
+/* The commands of chunk `first` (blob b of len bytes): all of them, or with
+ * kc those the window keeps. Returns 0, -1 when the chunk is damaged. */
+static int export_chunk(struct exporter *x, struct cmd_ctx *c, int64_t first, const void *b, size_t len,
+			const struct kept_chunk *kc)
+{
+	struct chunk_view v;
+	if (chunk_map(b, len, &v)) {
+		kvio_err("kvio_cmd_chunk %lld is damaged", (long long)first);
+		return -1;
+	}
+	for (uint32_t i = 0; i < v.n; i++) {
+		if (kc && !kept_chunk_has(kc, i))
+			continue;
+		x->kept++;
+		export_cmd(x, c, &v, i, first + i);
+	}
+	return 0;
+}
+
+/* Under a window: the chunks holding a command it keeps, each read by id. */
+static int export_kept_chunks(sqlite3 *db, struct exporter *x, struct cmd_ctx *c)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT data FROM kvio_cmd_chunk WHERE id = ?1", -1, &st, NULL))
+		return -1;
+	int rc = 0;
+	const struct kept_chunk *kc = x->keep->chunks.v;
+	for (size_t j = 0; !rc && !out_failed(&x->o) && j < x->keep->chunks.n; j++) {
+		if (!kc[j].nkept)
+			continue;
+		sqlite3_bind_int64(st, 1, kc[j].first);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			rc = export_chunk(x, c, kc[j].first, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
+					  &kc[j]);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Command slices straight from their chunks, with their slba counter points
+ * (under a window, the commands it keeps: chunks without one are not read). */
 static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 {
 	struct cmd_ctx c;
-	sqlite3_stmt *st;
-	if (cmd_ctx_init(db, &c, fl) || chunk_query(db, x->win, &st)) {
+	sqlite3_stmt *st = NULL;
+	if (cmd_ctx_init(db, &c, fl) || (!x->keep && sqlite3_prepare_v2(db, "SELECT id, data FROM kvio_cmd_chunk ORDER BY id", -1, &st, NULL))) {
 		cmd_ctx_free(&c);
 		return -1;
 	}
 	int rc = 0;
-	while (!out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t first = sqlite3_column_int64(st, 0);
-		struct chunk_view v;
-		if (chunk_map(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &v)) {
-			kvio_err("kvio_cmd_chunk %lld is damaged", (long long)first);
-			rc = -1;
-			break;
-		}
-		for (uint32_t i = 0; i < v.n; i++) {
-			if (!cmd_kept(x->win, &v, i))
-				continue;
-			x->kept++;
-			export_cmd(x, &c, &v, i, first + i);
-		}
-	}
+	if (x->keep)
+		rc = export_kept_chunks(db, x, &c);
+	while (st && !rc && !out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW)
+		rc = export_chunk(x, &c, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
+				  (size_t)sqlite3_column_bytes(st, 1), NULL);
 	sqlite3_finalize(st);
 	cmd_ctx_free(&c);
 	return rc;
@@ -1125,7 +1223,9 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	x.o.cap = 1 << 20;
 	x.o.buf = xmalloc(x.o.cap);
 	struct flows fl = {0};
-	if (load_flows(db, x.win, &fl)) {
+	struct kept keep = {{0}, {0}};
+	x.keep = x.win ? &keep : NULL;
+	if ((x.win && window_kept(db, x.win, &keep)) || load_flows(db, x.keep, &fl)) {
 		kvio_err("reading flows: %s", sqlite3_errmsg(db));
 		rc = 2;
 	}
@@ -1153,6 +1253,7 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 		stats->bytes = x.o.bytes;
 	}
 	free(fl.r);
+	kept_free(&keep);
 	free(x.o.buf);
 	free(x.o.zbuf);
 	strpool_free(&x.names);
