@@ -743,20 +743,21 @@ static void slice_cur_close(struct slice_cur *c)
 	sqlite3_finalize(c->ob);
 }
 
-/* Generic slices in id order (under a window, those it keeps), with cursors on
- * their args and object columns merged with them. */
+/* Generic slices in id order, with cursors on their args and object columns
+ * merged with them. */
 static int slice_cur_open(sqlite3 *db, const struct kvio_window *w, struct slice_cur *c)
 {
 	memset(c, 0, sizeof *c);
 	c->jump = w != NULL;
-	if (win_prepare(db, w, c->jump ? "SELECT id, ts, dur, track_id, name FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY id"
-				       : "SELECT id, ts, dur, track_id, name FROM kvio_slice ORDER BY id", &c->s) ||
+	if (sqlite3_prepare_v2(db, "SELECT id, ts, dur, track_id, name FROM kvio_slice WHERE id >= ?1 ORDER BY id", -1, &c->s,
+			       NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT arg_set_id, key, int_value, string_value, real_value, value_type"
 				   " FROM kvio_arg WHERE arg_set_id >= ?1 ORDER BY arg_set_id, key", -1, &c->a, NULL) ||
 	    sqlite3_prepare_v2(db, "SELECT * FROM kvio_obj WHERE id >= ?1 ORDER BY id", -1, &c->ob, NULL)) {
 		slice_cur_close(c);
 		return -1;
 	}
+	sqlite3_bind_int64(c->s, 1, INT64_MIN);
 	sqlite3_bind_int64(c->a, 1, INT64_MIN);
 	sqlite3_bind_int64(c->ob, 1, INT64_MIN);
 	c->arc = sqlite3_step(c->a);
@@ -845,14 +846,25 @@ static void export_slice(struct exporter *x, struct slice_cur *c, const struct f
 }
 
 /* Generic slices (objects, serving, capture info, overview) with their args;
- * under a window, those it keeps. */
+ * under a window, those it keeps (x->keep's list: the window's slice query
+ * runs once). */
 static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl)
 {
 	struct slice_cur c;
 	if (slice_cur_open(db, x->win, &c))
 		return -1;
-	while (!out_failed(&x->o) && sqlite3_step(c.s) == SQLITE_ROW)
-		export_slice(x, &c, fl);
+	if (!x->keep) {
+		while (!out_failed(&x->o) && sqlite3_step(c.s) == SQLITE_ROW)
+			export_slice(x, &c, fl);
+	} else {
+		const int64_t *id = x->keep->slices.v;
+		int rc = sqlite3_step(c.s);
+		for (size_t i = 0; !out_failed(&x->o) && i < x->keep->slices.n; i++) {
+			rc = seek(c.s, rc, 1, id[i]);
+			if (rc == SQLITE_ROW && sqlite3_column_int64(c.s, 0) == id[i])
+				export_slice(x, &c, fl);
+		}
+	}
 	slice_cur_close(&c);
 	return 0;
 }
