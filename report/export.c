@@ -589,11 +589,41 @@ struct flows {
 	size_t n;
 };
 
+/* The flow rows, with k only those whose ends both lie in the id spans of
+ * what k keeps (its commands' chunks, its slices): SQLite skips the rest of the
+ * table without returning them; id_kept then decides. */
+static int flow_query(sqlite3 *db, const struct kept *k, sqlite3_stmt **st)
+{
+	if (!k)
+		return sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow", -1, st, NULL);
+	if (sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow"
+				   " WHERE (slice_out BETWEEN ?1 AND ?2 OR slice_out BETWEEN ?3 AND ?4)"
+				   " AND (slice_in BETWEEN ?1 AND ?2 OR slice_in BETWEEN ?3 AND ?4)", -1, st, NULL))
+		return -1;
+	int64_t span[4] = {1, 0, 1, 0}; /* lo > hi: empty */
+	const struct kept_chunk *c = k->chunks.v;
+	for (size_t i = 0; i < k->chunks.n; i++) {
+		if (!c[i].nkept)
+			continue;
+		if (span[0] > span[1] || c[i].first < span[0])
+			span[0] = c[i].first;
+		if (span[0] > span[1] || c[i].first + c[i].n - 1 > span[1])
+			span[1] = c[i].first + c[i].n - 1;
+	}
+	if (k->slices.n) {
+		span[2] = VEC_AT(&k->slices, int64_t, 0);
+		span[3] = VEC_AT(&k->slices, int64_t, k->slices.n - 1);
+	}
+	for (int i = 0; i < 4; i++)
+		sqlite3_bind_int64(*st, i + 1, span[i]);
+	return 0;
+}
+
 /* The flows (with a window: those whose both ends it keeps, k). */
 static int load_flows(sqlite3 *db, const struct kept *k, struct flows *f)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT slice_out, slice_in, coalesce(trace_id, id) FROM flow", -1, &st, NULL))
+	if (flow_query(db, k, &st))
 		return -1;
 	size_t cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
