@@ -11,7 +11,7 @@
  *   kvio_runs_gather(k, t, max_gap)       run lengths by group -> kvio_pct(p)
  *   kvio_gaps_gather(k, seq, t, cls, min) consecutive gaps     -> kvio_pct(p)
  *   kvio_depth_gather(k, ts, dur)         depth sweep          -> kvio_depth(p)
- *   kvio_group_gather(k1, k2, v)          count/min/max/sum    -> kvio_groups(p)
+ *   kvio_group_gather(k1, k2, v, ...)     count/min/max/sum    -> kvio_groups(p)
  *   kvio_step_gather(k, a, b)             a - previous b       -> kvio_groups(p)
  *   kvio_count_distinct(x)                count(DISTINCT x), hashed (a plain aggregate)
  *   (kvio_ops_grid.h: kvio_quantiles(p, grid), kvio_depth_buckets_gather -> kvio_depth_buckets(p))
@@ -931,25 +931,60 @@ static void depth_final(sqlite3_context *ctx)
 
 /* ---- hash grouping: count, min, max, sum ------------------------------------ */
 
-struct sgroup {
-	struct ghead h;
-	int64_t n, nv;   /* rows, non-NULL values */
+/* count/min/max/sum of one value column within a group */
+struct vsum {
+	int64_t nv;      /* non-NULL values */
 	struct key min, max;
 	int64_t isum;
 	double dsum;
 	int real, overflow;
 };
 
+struct sgroup {
+	struct ghead h;
+	int64_t n;       /* rows */
+	struct vsum v[]; /* one per value column (sset.nvals) */
+};
+
 struct sset {
 	struct gtab t;
 	int sorted;
+	int nvals;       /* value columns: kvio_group_gather's arguments after k1, k2; 1 for kvio_step_gather */
 };
 
 static void sgroup_fini(struct ghead *h)
 {
-	struct sgroup *g = (struct sgroup *)h;
-	sqlite3_free(g->min.s);
-	sqlite3_free(g->max.s);
+	(void)h; /* min and max are numbers: no text to free */
+}
+
+/* A set of groups of nvals value columns, or NULL. */
+static struct sset *sset_new(int nvals)
+{
+	struct sset *s = sqlite3_malloc(sizeof *s);
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof *s);
+	s->nvals = nvals;
+	gtab_init(&s->t, sizeof(struct sgroup) + (size_t)nvals * sizeof(struct vsum), 2);
+	return s;
+}
+
+/* Add the number k (its own type) to u. */
+static void vsum_add(struct vsum *u, const struct key *k)
+{
+	if (!u->nv || key_cmp(k, &u->min) < 0)
+		u->min = *k;
+	if (!u->nv || key_cmp(k, &u->max) > 0)
+		u->max = *k;
+	u->nv++;
+	if (k->t == SQLITE_FLOAT) {
+		u->real = 1;
+		u->dsum += k->d;
+	} else {
+		u->dsum += (double)k->i;
+		if (__builtin_add_overflow(u->isum, k->i, &u->isum))
+			u->overflow = 1;
+	}
 }
 
 static void sset_free(void *p)
@@ -961,23 +996,22 @@ static void sset_free(void *p)
 	sqlite3_free(s);
 }
 
-/* kvio_group_gather(k1, k2, v): per group (k1, k2) the rows, and of v the
- * non-NULL count, min, max and sum (as SQLite's count/min/max/sum). */
+/* kvio_group_gather(k1, k2, v [, v2 ...]): per group (k1, k2) the rows, and
+ * of each v the non-NULL count, min, max and sum (as SQLite's count/min/max/sum). */
 static void group_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	(void)argc;
 	struct agg *a = agg_state(ctx);
 	if (!a)
 		return;
+	if (argc < 3) {
+		agg_fail(ctx, a, SQLITE_MISUSE, "kvio_group_gather: (k1, k2, v [, v2 ...])");
+		return;
+	}
 	struct sset *s = a->p;
 	a->free = sset_free;
-	if (!s) {
-		if (!(s = a->p = sqlite3_malloc(sizeof *s))) {
-			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-			return;
-		}
-		memset(s, 0, sizeof *s);
-		gtab_init(&s->t, sizeof(struct sgroup), 2);
+	if (!s && !(s = a->p = sset_new(argc - 2))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return;
 	}
 	struct sgroup *g = (struct sgroup *)gtab_get(&s->t, argv);
 	if (!g) {
@@ -985,30 +1019,19 @@ static void group_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	}
 	g->n++;
-	sqlite3_value *v = argv[2];
-	int t = sqlite3_value_type(v);
-	if (t == SQLITE_NULL)
-		return;
-	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
-		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_group_gather: v must be a number or NULL");
-		return;
-	}
-	struct key k = key_view(v);
-	if (t == SQLITE_FLOAT)
-		k.t = SQLITE_FLOAT, k.d = sqlite3_value_double(v); /* keep the value's own type */
-	if (!g->nv || key_cmp(&k, &g->min) < 0)
-		g->min = k;
-	if (!g->nv || key_cmp(&k, &g->max) > 0)
-		g->max = k;
-	g->nv++;
-	if (t == SQLITE_FLOAT) {
-		g->real = 1;
-		g->dsum += k.d;
-	} else {
-		int64_t x = k.i;
-		g->dsum += (double)x;
-		if (__builtin_add_overflow(g->isum, x, &g->isum))
-			g->overflow = 1;
+	for (int i = 0; i < s->nvals; i++) {
+		sqlite3_value *v = argv[2 + i];
+		int t = sqlite3_value_type(v);
+		if (t == SQLITE_NULL)
+			continue;
+		if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
+			agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_group_gather: each v must be a number or NULL");
+			return;
+		}
+		struct key k = key_view(v);
+		if (t == SQLITE_FLOAT)
+			k.t = SQLITE_FLOAT, k.d = sqlite3_value_double(v); /* keep the value's own type */
+		vsum_add(&g->v[i], &k);
 	}
 }
 
@@ -1020,15 +1043,10 @@ static void group_final(sqlite3_context *ctx)
 	struct sset *s = a ? a->p : NULL;
 	if (a)
 		a->p = NULL;
-	if (!s && (s = sqlite3_malloc(sizeof *s))) {
-		memset(s, 0, sizeof *s);
-		gtab_init(&s->t, sizeof(struct sgroup), 2);
-	}
-	if (!s) {
+	if (!s && !(s = sset_new(1))) /* an empty set */
 		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	sqlite3_result_pointer(ctx, s, "kvio_groups", sset_free);
+	else
+		sqlite3_result_pointer(ctx, s, "kvio_groups", sset_free);
 }
 
 /* Per group of kvio_step_gather: the previous row's b. */
@@ -1059,17 +1077,10 @@ static int step_add(struct sset *out, const struct key *k, int is_null, int64_t 
 	if (!g)
 		return SQLITE_NOMEM;
 	g->n++;
-	if (is_null)
-		return SQLITE_OK;
-	struct key v = {.t = SQLITE_INTEGER, .i = d};
-	if (!g->nv || d < g->min.i)
-		g->min = v;
-	if (!g->nv || d > g->max.i)
-		g->max = v;
-	g->nv++;
-	g->dsum += (double)d;
-	if (__builtin_add_overflow(g->isum, d, &g->isum))
-		g->overflow = 1;
+	if (!is_null) {
+		struct key v = {.t = SQLITE_INTEGER, .i = d};
+		vsum_add(&g->v[0], &v);
+	}
 	return SQLITE_OK;
 }
 
@@ -1090,15 +1101,13 @@ static void step_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct stepagg *q = a->p;
 	a->free = stepagg_free;
 	if (!q) {
-		if (!(q = a->p = sqlite3_malloc(sizeof *q)) || !(q->out = sqlite3_malloc(sizeof *q->out))) {
+		if (!(q = a->p = sqlite3_malloc(sizeof *q)) || !(q->out = sset_new(1))) {
 			sqlite3_free(q);
 			a->p = NULL;
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
 			return;
 		}
 		gtab_init(&q->prev, sizeof(struct pgroup), 1);
-		memset(q->out, 0, sizeof *q->out);
-		gtab_init(&q->out->t, sizeof(struct sgroup), 2);
 	}
 	struct pgroup *g = (struct pgroup *)gtab_get(&q->prev, argv);
 	int rc = g ? SQLITE_OK : SQLITE_NOMEM;
@@ -1150,16 +1159,17 @@ struct tv_cur {
 	int kind;
 	struct gtab *t; /* the groups of the set */
 	size_t g;       /* current group */
-	size_t d;       /* kvio_depth: current depth within the group */
+	size_t d;       /* kvio_depth: current depth within the group; kvio_groups: value column */
+	int nvals;      /* kvio_groups: value columns per group */
 	int64_t rowid;
 };
 
 static const char *const tv_schema[] = {
 	"CREATE TABLE x(k1, k2, n, p25, p50, p95, p99, max, members, p HIDDEN)",
 	"CREATE TABLE x(k, depth, time, p HIDDEN)",
-	"CREATE TABLE x(k1, k2, n, count, min, max, sum, p HIDDEN)",
+	"CREATE TABLE x(k1, k2, n, count, min, max, sum, col, p HIDDEN)",
 };
-static const int tv_pcol[] = {9, 3, 7};
+static const int tv_pcol[] = {9, 3, 8};
 static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups"};
 
 static int tv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
@@ -1279,6 +1289,7 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 			gtab_sort(&s->t);
 		s->sorted = 1;
 		c->t = &s->t;
+		c->nvals = s->nvals;
 	}
 	return SQLITE_OK;
 }
@@ -1290,7 +1301,10 @@ static int tv_next(sqlite3_vtab_cursor *cur)
 	if (c->kind == TV_DEPTH) {
 		c->d++;
 		tv_depth_settle(c);
+	} else if (c->kind == TV_GROUPS && (int)++c->d < c->nvals) {
+		/* the group's next value column */
 	} else {
+		c->d = 0;
 		c->g++;
 		if (c->kind == TV_PCT)
 			tv_pct_settle(c);
@@ -1321,23 +1335,26 @@ static void tv_pct_column(sqlite3_context *ctx, const struct vgroup *g, int col)
 	}
 }
 
-static void tv_groups_column(sqlite3_context *ctx, const struct sgroup *g, int col)
+/* A kvio_groups row: group g's value column d (col = d + 1). */
+static void tv_groups_column(sqlite3_context *ctx, const struct sgroup *g, size_t d, int col)
 {
+	const struct vsum *u = &g->v[d];
 	switch (col) {
 	case 2: sqlite3_result_int64(ctx, g->n); break;
-	case 3: sqlite3_result_int64(ctx, g->nv); break;
-	case 4: if (g->nv) key_result(ctx, &g->min); break;
-	case 5: if (g->nv) key_result(ctx, &g->max); break;
+	case 3: sqlite3_result_int64(ctx, u->nv); break;
+	case 4: if (u->nv) key_result(ctx, &u->min); break;
+	case 5: if (u->nv) key_result(ctx, &u->max); break;
 	case 6:
-		if (!g->nv)
+		if (!u->nv)
 			break;
-		if (g->real)
-			sqlite3_result_double(ctx, g->dsum);
-		else if (g->overflow)
+		if (u->real)
+			sqlite3_result_double(ctx, u->dsum);
+		else if (u->overflow)
 			sqlite3_result_error(ctx, "integer overflow", -1);
 		else
-			sqlite3_result_int64(ctx, g->isum);
+			sqlite3_result_int64(ctx, u->isum);
 		break;
+	case 7: sqlite3_result_int64(ctx, (int64_t)d + 1); break;
 	}
 }
 
@@ -1362,7 +1379,7 @@ static int tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	if (c->kind == TV_PCT)
 		tv_pct_column(ctx, (const struct vgroup *)h, col);
 	else
-		tv_groups_column(ctx, (const struct sgroup *)h, col);
+		tv_groups_column(ctx, (const struct sgroup *)h, c->d, col);
 	return SQLITE_OK;
 }
 
@@ -1524,7 +1541,7 @@ static int kvio_register_ops(sqlite3 *db)
 		{"kvio_runs_gather", 3, runs_step, runs_final},
 		{"kvio_gaps_gather", 5, gaps_step, gaps_final},
 		{"kvio_depth_gather", 3, depth_step, depth_final},
-		{"kvio_group_gather", 3, group_step, group_final},
+		{"kvio_group_gather", -1, group_step, group_final},
 		{"kvio_step_gather", 3, step_step, step_final},
 		{"kvio_count_distinct", 1, distinct_step, distinct_final},
 	};

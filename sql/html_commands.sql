@@ -7,20 +7,24 @@
 --   tput:cmds  commands submitted per ms of the bucket
 -- Empty buckets are listed as 0. Runs after prelude.sql alone (commands.sql
 -- leaves nothing behind).
--- Inputs: kvio_command, kvio_pool (prelude.sql).
+-- Both passes over the commands group by hashing (kvio_group_gather: a GROUP BY
+-- on the bucket sorted every command).
+-- Inputs: kvio_command, kvio_pool (prelude.sql); kvio_group_gather (the extension).
 WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 400),
 grid AS (                                          -- each label's wall span and bucket width
   SELECT label, t0, span, w, (span + w - 1) / w AS nb FROM (
-    SELECT lid AS label, min(ts) AS t0, max(ts + dur) - min(ts) AS span, max(1, (max(ts + dur) - min(ts) + 399) / 400) AS w
-    FROM kvio_command GROUP BY lid
+    SELECT label, t0, t1 - t0 AS span, max(1, (t1 - t0 + 399) / 400) AS w FROM (
+      SELECT k1 AS label, max(CASE col WHEN 1 THEN min END) AS t0, -- first submit
+        max(CASE col WHEN 2 THEN max END) AS t1                    -- last end
+      FROM kvio_groups((SELECT kvio_group_gather(lid, NULL, ts, ts + dur) FROM kvio_command)) GROUP BY k1)
   ) WHERE span > 0
 ), bucket AS (
   SELECT g.label, g.t0, g.w, k.k, min(g.w, g.span - k.k * g.w) AS width
   FROM grid g JOIN k ON k.k < g.nb
-), sub AS (                                        -- the pool's submits and bytes per bucket
-  SELECT p.lid AS label, min(g.nb - 1, (p.ts - g.t0) / g.w) AS k, count(*) AS n, coalesce(sum(p.dlen), 0) AS bytes
-  FROM kvio_pool p JOIN grid g ON g.label = p.lid
-  GROUP BY p.lid, 2
+), sub AS (                                        -- the pool's submits and bytes per bucket (hashed)
+  SELECT k1 AS label, k2 AS k, n, coalesce(sum, 0) AS bytes
+  FROM kvio_groups((SELECT kvio_group_gather(p.lid, min(g.nb - 1, (p.ts - g.t0) / g.w), p.dlen)
+                    FROM kvio_pool p JOIN grid g ON g.label = p.lid))
 ), per_bucket AS (
   SELECT (SELECT label FROM kvio_proc WHERE upid = b.label) AS label, b.t0 + b.k * b.w AS x, coalesce(s.n, 0) AS n, coalesce(s.bytes, 0) AS bytes, b.width
   FROM bucket b LEFT JOIN sub s ON s.label = b.label AND s.k = b.k

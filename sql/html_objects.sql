@@ -7,14 +7,16 @@
 -- over the same objects (no error, op store | load | delete). Each series is
 -- downsampled to kvio_cdf_grid's quantiles (kvio_quantiles).
 -- Inputs: kvio_object, kvio_command, kvio_cmd_proc, kvio_proc, kvio_cdf_grid (prelude.sql);
--- kvio_pct_gather, kvio_quantiles (the extension).
+-- kvio_group_gather, kvio_pct_gather, kvio_quantiles (the extension).
 
 -- kvio_html_obj_win: per (label id, trace_id), the device's first submit and
 -- last end, and whether every command of it has a real duration
 DROP TABLE IF EXISTS temp.kvio_html_obj_win;
 CREATE TEMP TABLE kvio_html_obj_win(lid INT, tid INT, t0 INT, t1 INT, all_real INT, PRIMARY KEY (lid, tid));
-INSERT INTO kvio_html_obj_win
-SELECT lid, tid, min(ts), max(ts + dur), min(real) FROM kvio_command WHERE tagged GROUP BY lid, tid;
+INSERT INTO kvio_html_obj_win                      -- one hashed pass (GROUP BY lid, tid would sort every command)
+SELECT k1, k2, max(CASE col WHEN 1 THEN min END), max(CASE col WHEN 2 THEN max END), max(CASE col WHEN 3 THEN min END)
+FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts, ts + dur, real) FROM kvio_command WHERE tagged))
+GROUP BY k1, k2;
 
 -- kvio_html_ok: the objects drawn (no error, op store | load | delete) and
 -- the label id of their commands

@@ -191,6 +191,17 @@ def trial(rnd):
         want, err2 = run(st2)  # the twin: SQLite's own count(DISTINCT)
         check('kvio_count_distinct(%s)' % x, got, want, st)
 
+    # kvio_group_gather with several values: one row per (k1, k2, value column), col 1-based
+    vals = ['v', 'a', 'b * 0.5', 'dur']
+    st = sql + ("SELECT quote(k1), quote(k2), col, n, count, quote(min), quote(max), quote(sum)"
+                " FROM kvio_groups((SELECT kvio_group_gather(k1, k2, %s) FROM r));\n" % ', '.join(vals))
+    st2 = sql + ("SELECT quote(k1), quote(k2), col, n, c, quote(mi), quote(ma), quote(su) FROM (%s) ORDER BY k1, k2, col;\n"
+                 % ' UNION ALL '.join("SELECT k1, k2, %d AS col, count(*) AS n, count(%s) AS c, min(%s) AS mi, max(%s) AS ma,"
+                                      " sum(%s) AS su FROM r GROUP BY k1, k2" % (i + 1, x, x, x, x) for i, x in enumerate(vals)))
+    got, err = run(st)
+    want, err2 = run(st2)  # the twin: one plain GROUP BY per value column
+    check('kvio_group_gather, 4 values', got, want, st)
+
     # kvio_step_gather: a - previous b within k1 (input order), by sign
     st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
                 " FROM kvio_groups((SELECT kvio_step_gather(k1, a, b) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n")
