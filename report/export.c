@@ -467,6 +467,21 @@ struct kept_chunk {
 	uint64_t *bits; /* NULL: every command of the chunk (an inside chunk, not read) */
 };
 
+/* Set when a failure was already named on stderr (a damaged chunk): the
+ * caller's generic line would only add SQLite's "not an error". */
+static int err_said;
+
+/* One line for a failed read: SQLite's reason, unless the failure was not
+ * SQLite's and has been named already. */
+static void db_failed(sqlite3 *db, const char *what)
+{
+	int ec = sqlite3_errcode(db);
+	if (ec != SQLITE_OK && ec != SQLITE_ROW && ec != SQLITE_DONE)
+		kvio_err("%s: %s", what, sqlite3_errmsg(db));
+	else if (!err_said)
+		kvio_err("%s: failed", what);
+}
+
 struct kept {
 	struct vec slices; /* int64_t */
 	struct vec chunks; /* struct kept_chunk */
@@ -482,7 +497,7 @@ static void kept_free(struct kept *k)
 
 /* The window's commands of the chunk on st's row (chunk_query with extent; a
  * chunk not inside read with blob, a point query on its id); -1 when the
- * chunk is damaged (export_cmds names it). */
+ * chunk is damaged (named here) or cannot be read. */
 static int kept_chunk_add(struct kept *k, const struct kvio_window *w, sqlite3_stmt *st, sqlite3_stmt *blob)
 {
 	struct kept_chunk c = {sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1), 0, NULL};
@@ -492,9 +507,14 @@ static int kept_chunk_add(struct kept *k, const struct kvio_window *w, sqlite3_s
 		c.nkept = c.n;
 	} else {
 		sqlite3_bind_int64(blob, 1, c.first);
-		if (sqlite3_step(blob) != SQLITE_ROW ||
-		    chunk_map(sqlite3_column_blob(blob, 0), (size_t)sqlite3_column_bytes(blob, 0), &v))
+		int sr = sqlite3_step(blob);
+		if (sr != SQLITE_ROW)
+			rc = -1; /* a read error (db_failed says which) or no such row */
+		else if (chunk_map(sqlite3_column_blob(blob, 0), (size_t)sqlite3_column_bytes(blob, 0), &v)) {
+			kvio_err("kvio_cmd_chunk %lld is damaged", (long long)c.first);
+			err_said = 1;
 			rc = -1;
+		}
 		c.n = rc ? 0 : v.n;
 		c.bits = xcalloc(c.n / 64 + 1, sizeof *c.bits);
 		for (uint32_t i = 0; i < c.n; i++)
@@ -520,9 +540,12 @@ static int window_kept(sqlite3 *db, const struct kvio_window *w, struct kept *k)
 	sqlite3_stmt *st;
 	if (win_prepare(db, w, "SELECT s.id FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY s.id", &st))
 		return -1;
-	while (sqlite3_step(st) == SQLITE_ROW)
+	int sr;
+	while ((sr = sqlite3_step(st)) == SQLITE_ROW)
 		*(int64_t *)vec_push(&k->slices, sizeof(int64_t)) = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	if (sr != SQLITE_DONE)
+		return -1; /* a read error: not a shorter window */
 	sqlite3_stmt *blob;
 	if (sqlite3_prepare_v2(db, "SELECT data FROM kvio_cmd_chunk WHERE id = ?1", -1, &blob, NULL))
 		return -1;
@@ -531,9 +554,11 @@ static int window_kept(sqlite3 *db, const struct kvio_window *w, struct kept *k)
 		return -1;
 	}
 	int rc = 0;
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while (!rc && (sr = sqlite3_step(st)) == SQLITE_ROW)
 		if (kept_chunk_add(k, w, st, blob))
 			rc = -1;
+	if (!rc && sr != SQLITE_DONE)
+		rc = -1;
 	sqlite3_finalize(st);
 	sqlite3_finalize(blob);
 	return rc;
@@ -637,7 +662,8 @@ static int load_flows(sqlite3 *db, const struct kept *k, struct flows *f)
 		f->r[f->n++] = (struct flowref){sqlite3_column_int64(st, 0), fid, 1};
 		f->r[f->n++] = (struct flowref){sqlite3_column_int64(st, 1), fid, 0};
 	}
-	sqlite3_finalize(st);
+	if (sqlite3_finalize(st) != SQLITE_OK)
+		return -1; /* a read error, not fewer flows */
 	if (f->n > 1)
 		qsort(f->r, f->n, sizeof *f->r, flowref_cmp);
 	return 0;
@@ -721,8 +747,7 @@ static int export_tracks(sqlite3 *db, struct exporter *x)
 		out_packet(&x->o, &p);
 		x->packets++;
 	}
-	sqlite3_finalize(st);
-	return 0;
+	return sqlite3_finalize(st) != SQLITE_OK ? -1 : 0; /* a read error: not fewer tracks */
 }
 
 /* Put cursor st (rows ordered by their first column, an id, from ?1 on) on
@@ -766,11 +791,22 @@ struct slice_cur {
 	int arc, orc; /* the last step result of a and ob */
 };
 
-static void slice_cur_close(struct slice_cur *c)
+/* Finalize st; -1 (said, with SQLite's reason) when its last read failed. */
+static int fin_said(sqlite3_stmt *st)
 {
-	sqlite3_finalize(c->s);
-	sqlite3_finalize(c->a);
-	sqlite3_finalize(c->ob);
+	sqlite3 *db = st ? sqlite3_db_handle(st) : NULL;
+	if (sqlite3_finalize(st) == SQLITE_OK)
+		return 0;
+	kvio_err("reading the database: %s", sqlite3_errmsg(db));
+	err_said = 1;
+	return -1;
+}
+
+/* Close c's statements; -1 when a read of one of them failed (not a shorter list). */
+static int slice_cur_close(struct slice_cur *c)
+{
+	int a = fin_said(c->s), b = fin_said(c->a), o = fin_said(c->ob);
+	return a || b || o ? -1 : 0;
 }
 
 /* Generic slices in id order, with cursors on their args and object columns
@@ -895,8 +931,7 @@ static int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl
 				export_slice(x, &c, fl);
 		}
 	}
-	slice_cur_close(&c);
-	return 0;
+	return slice_cur_close(&c);
 }
 
 /* ---- commands: one trusted packet sequence per command track (lane) --------
@@ -1056,7 +1091,8 @@ static int cmd_ctx_init(sqlite3 *db, struct cmd_ctx *c, const struct flows *fl)
 		}
 		c->names[id] = xstrdup((const char *)sqlite3_column_text(nm, 1));
 	}
-	sqlite3_finalize(nm);
+	if (sqlite3_finalize(nm) != SQLITE_OK)
+		return -1;
 	if (sqlite3_prepare_v2(db, "SELECT key_hex, key_len, value_len FROM kvio_cmd_kv WHERE id = ?", -1, &c->kv, NULL))
 		return -1;
 	c->tecap = 4096;
@@ -1176,6 +1212,7 @@ static int export_chunk(struct exporter *x, struct cmd_ctx *c, int64_t first, co
 	struct chunk_view v;
 	if (chunk_map(b, len, &v)) {
 		kvio_err("kvio_cmd_chunk %lld is damaged", (long long)first);
+		err_said = 1;
 		return -1;
 	}
 	for (uint32_t i = 0; i < v.n; i++) {
@@ -1224,7 +1261,8 @@ static int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	while (st && !rc && !out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW)
 		rc = export_chunk(x, &c, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
 				  (size_t)sqlite3_column_bytes(st, 1), NULL);
-	sqlite3_finalize(st);
+	if (sqlite3_finalize(st) != SQLITE_OK)
+		rc = -1; /* a read error ended the chunks early */
 	cmd_ctx_free(&c);
 	return rc;
 }
@@ -1240,8 +1278,7 @@ static int export_counters(sqlite3 *db, struct exporter *x)
 	while (!out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW)
 		emit_counter(x, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
 			     sqlite3_column_double(st, 2));
-	sqlite3_finalize(st);
-	return 0;
+	return sqlite3_finalize(st) != SQLITE_OK ? -1 : 0;
 }
 
 int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, struct export_stats *stats)
@@ -1268,7 +1305,7 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	struct kept keep = {{0}, {0}};
 	x.keep = x.win ? &keep : NULL;
 	if ((x.win && window_kept(db, x.win, &keep)) || load_flows(db, x.keep, &fl)) {
-		kvio_err("reading flows: %s", sqlite3_errmsg(db));
+		db_failed(db, "reading flows");
 		rc = 2;
 	}
 	/* the sequence starts with cleared incremental state */
@@ -1283,7 +1320,7 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	}
 	if (!rc && (export_tracks(db, &x) || export_slices(db, &x, &fl) || export_cmds(db, &x, &fl) ||
 		    export_counters(db, &x))) {
-		kvio_err("reading the database: %s", sqlite3_errmsg(db));
+		db_failed(db, "reading the database");
 		rc = 2;
 	}
 	out_flush(&x.o, 1);
