@@ -372,7 +372,10 @@ static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int
 		L->R = jn_obj();
 		jn_set(L->R, "label", jn_str(name));
 	}
-	sqlite3_finalize(st);
+	if (sqlite3_finalize(st) != SQLITE_OK) { /* a read error: not fewer labels */
+		kvio_err("%s: %s", g->dbpath, sqlite3_errmsg(db));
+		return 2;
+	}
 	for (int k = 0; k < g->nonly; k++)
 		if (!found[k] && ++unknown)
 			kvio_err("%s: no label '%s' (labels: %s)", g->dbpath, g->only[k], *all ? all : "none");
