@@ -40,6 +40,8 @@ struct extent {
 
 struct store {
 	sqlite3 *db;
+	char *schema;        /* the database the table is in: "main", or an ATTACHed one's name */
+	char *qschema;       /* the same, quoted for SQL */
 	/* the last kvio_obj row read (objects' args): id, data version, values */
 	int64_t obj_id;
 	unsigned obj_ver;
@@ -65,11 +67,23 @@ struct store {
 	struct extent *ext;  /* per chunk, from kvio_cmd_range (NULL: no such table) */
 };
 
-static unsigned data_version(sqlite3 *db)
+static unsigned data_version(const struct store *s)
 {
 	unsigned v = 0;
-	sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &v);
+	sqlite3_file_control(s->db, s->schema, SQLITE_FCNTL_DATA_VERSION, &v);
 	return v;
+}
+
+/* Prepare fmt, whose one %s is the store's schema (its tables, never the TEMP
+ * ones of sql/prelude.sql nor those of another attached database). */
+static int store_prep(const struct store *s, const char *fmt, sqlite3_stmt **st)
+{
+	char *sql = sqlite3_mprintf(fmt, s->qschema);
+	if (!sql)
+		return SQLITE_NOMEM;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+	sqlite3_free(sql);
+	return rc;
 }
 
 static void store_drop(struct store *s)
@@ -127,6 +141,8 @@ static void store_free(void *p)
 	sqlite3_free(s->retired);
 	sqlite3_free(s->retired_n);
 	obj_row_clear(s);
+	sqlite3_free(s->schema);
+	sqlite3_free(s->qschema);
 	sqlite3_free(s);
 }
 
@@ -134,8 +150,7 @@ static void store_free(void *p)
 static int store_tracks(struct store *s)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db, "SELECT id, upid FROM main.kvio_track WHERE id >= 0 AND id < 16777216"
-				    " ORDER BY id", -1, &st, NULL);
+	int rc = store_prep(s, "SELECT id, upid FROM %s.kvio_track WHERE id >= 0 AND id < 16777216 ORDER BY id", &st);
 	if (rc != SQLITE_OK)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -163,11 +178,11 @@ static int store_tracks(struct store *s)
 static int store_extents(struct store *s)
 {
 	sqlite3_stmt *st;
-	if (!s->nchunks || sqlite3_table_column_metadata(s->db, "main", "kvio_cmd_range", "tid_max", NULL, NULL, NULL,
+	if (!s->nchunks || sqlite3_table_column_metadata(s->db, s->schema, "kvio_cmd_range", "tid_max", NULL, NULL, NULL,
 							 NULL, NULL) != SQLITE_OK)
 		return SQLITE_OK;
-	int rc = sqlite3_prepare_v2(s->db, "SELECT id, ts_min, end_max, coalesce(tid_min, 0), coalesce(tid_max, 0)"
-				    " FROM main.kvio_cmd_range ORDER BY id", -1, &st, NULL);
+	int rc = store_prep(s, "SELECT id, ts_min, end_max, coalesce(tid_min, 0), coalesce(tid_max, 0)"
+			    " FROM %s.kvio_cmd_range ORDER BY id", &st);
 	if (rc != SQLITE_OK)
 		return rc;
 	struct extent *e = sqlite3_malloc64(s->nchunks * sizeof *e);
@@ -202,12 +217,12 @@ static int64_t store_upid(const struct store *s, uint32_t track)
  * Returns SQLITE_OK, or an error code when the tables are not there. */
 static int store_refresh(struct store *s)
 {
-	unsigned ver = data_version(s->db);
+	unsigned ver = data_version(s);
 	if (s->loaded && ver == s->ver)
 		return SQLITE_OK;
 	store_drop(s);
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db, "SELECT id, n FROM main.kvio_cmd_chunk ORDER BY id", -1, &st, NULL);
+	int rc = store_prep(s, "SELECT id, n FROM %s.kvio_cmd_chunk ORDER BY id", &st);
 	if (rc != SQLITE_OK)
 		return rc;
 	size_t cap = 0;
@@ -229,7 +244,7 @@ static int store_refresh(struct store *s)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return rc;
-	rc = sqlite3_prepare_v2(s->db, "SELECT id, name FROM main.kvio_cmd_name ORDER BY id", -1, &st, NULL);
+	rc = store_prep(s, "SELECT id, name FROM %s.kvio_cmd_name ORDER BY id", &st);
 	if (rc != SQLITE_OK)
 		return rc;
 	cap = 0;
@@ -296,7 +311,7 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 	}
 	s->gen++; /* the victim's chunk changes under the cursors that hold it */
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db, "SELECT data FROM main.kvio_cmd_chunk WHERE id = ?", -1, &st, NULL);
+	int rc = store_prep(s, "SELECT data FROM %s.kvio_cmd_chunk WHERE id = ?", &st);
 	if (rc != SQLITE_OK) {
 		s->chunk_rc = rc;
 		return NULL;
@@ -359,13 +374,13 @@ static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name
 	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid",
 	"win_lo", "win_hi", "win_tlo", "win_thi", "win_pool"};
 
-static void kv_value(sqlite3_context *ctx, sqlite3 *db, uint32_t kv_id, int col)
+static void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id, int col)
 {
-	static const char *const q[3] = {"SELECT key_hex FROM main.kvio_cmd_kv WHERE id = ?",
-					 "SELECT key_len FROM main.kvio_cmd_kv WHERE id = ?",
-					 "SELECT value_len FROM main.kvio_cmd_kv WHERE id = ?"};
+	static const char *const q[3] = {"SELECT key_hex FROM %s.kvio_cmd_kv WHERE id = ?",
+					 "SELECT key_len FROM %s.kvio_cmd_kv WHERE id = ?",
+					 "SELECT value_len FROM %s.kvio_cmd_kv WHERE id = ?"};
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, q[col - C_KEY_HEX], -1, &st, NULL) != SQLITE_OK)
+	if (store_prep(s, q[col - C_KEY_HEX], &st) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, kv_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -404,7 +419,7 @@ static void col_value(sqlite3_context *ctx, struct store *s, const struct chunk_
 	case C_REAL: sqlite3_result_int(ctx, (f & CHF_REAL) != 0); break;
 	case C_KEY_HEX: case C_KEY_LEN: case C_VALUE_LEN:
 		if (f & CHF_KV)
-			kv_value(ctx, s->db, v->kv_id[i], col);
+			kv_value(ctx, s, v->kv_id[i], col);
 		break;
 	case C_SLBA_TRACK:
 		if (v->slba_track[i])
@@ -424,6 +439,7 @@ static void col_value(sqlite3_context *ctx, struct store *s, const struct chunk_
 struct cmd_vtab {
 	sqlite3_vtab base;
 	struct store *s;
+	int own;        /* s is this table's (an ATTACHed database's), freed with it */
 };
 
 struct cmd_cur {
@@ -448,10 +464,30 @@ struct cmd_cur {
 	unsigned vgen;              /* the store's gen when v was looked up */
 };
 
+/* A store for the commands of database schema on db; NULL when out of memory. */
+static struct store *store_new(sqlite3 *db, const char *schema)
+{
+	struct store *s = sqlite3_malloc(sizeof *s);
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof *s);
+	s->db = db;
+	s->obj_id = INT64_MIN;
+	for (int i = 0; i < NCACHE; i++)
+		s->cache[i].id = INT64_MIN;
+	s->schema = sqlite3_mprintf("%s", schema);
+	s->qschema = sqlite3_mprintf("\"%w\"", schema);
+	if (!s->schema || !s->qschema) {
+		store_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
 		      char **err)
 {
-	(void)argc; (void)argv; (void)err;
+	(void)err;
 	int rc = sqlite3_declare_vtab(db,
 		"CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT,"
 		" slba INTEGER, data_len INTEGER, trace_id INTEGER, role TEXT, real_dur INTEGER,"
@@ -465,13 +501,23 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	if (!v)
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof *v);
-	v->s = aux;
+	v->s = aux; /* main's: the connection's store, which extract_arg shares */
+	if (argc > 1 && sqlite3_stricmp(argv[1], "main")) { /* the table of an ATTACHed database reads that one */
+		if (!(v->s = store_new(db, argv[1]))) {
+			sqlite3_free(v);
+			return SQLITE_NOMEM;
+		}
+		v->own = 1;
+	}
 	*out = &v->base;
 	return SQLITE_OK;
 }
 
-static int vt_disconnect(sqlite3_vtab *v)
+static int vt_disconnect(sqlite3_vtab *t)
 {
+	struct cmd_vtab *v = (struct cmd_vtab *)t;
+	if (v->own)
+		store_free(v->s);
 	sqlite3_free(v);
 	return SQLITE_OK;
 }
@@ -1104,15 +1150,10 @@ static void uint_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 int kvio_register_functions(sqlite3 *db)
 {
-	struct store *s = sqlite3_malloc(sizeof *s);
+	struct store *s = store_new(db, "main");
 	if (!s)
 		return SQLITE_NOMEM;
-	memset(s, 0, sizeof *s);
-	s->db = db;
-	s->obj_id = INT64_MIN;
-	for (int i = 0; i < NCACHE; i++)
-		s->cache[i].id = INT64_MIN;
-	/* the module owns the store; extract_arg borrows it */
+	/* the module owns main's store; extract_arg borrows it */
 	int rc = sqlite3_create_module_v2(db, "kvio_cmds", &cmd_module, s, store_free);
 	if (rc != SQLITE_OK)
 		return rc;

@@ -154,6 +154,13 @@ for db in "$T/gm.db" "$T/tiny.db"; do
 	awk 'NR % 2 == 1 { a = $0 } NR % 2 == 0 && $0 != a { bad++ } END { print NR, bad + 0 }' "$T/pd.out" > "$T/pd.res"
 	eq "kvio_cmd pushdown = SQLite on a plain copy: 22 predicates, rows and order ($(basename "$db"))" "44 0" "$(cat "$T/pd.res")"
 done
+# kvio_cmd (and the slice view over it) of an ATTACHed database reads that database, not main's
+# (it read main's commands: two captures compared by hand got one capture's numbers)
+one=$(sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*), sum(ts), sum(data_len) FROM kvio_cmd WHERE name = 'write'; SELECT count(*) FROM slice")
+eq "kvio_cmd of an ATTACHed capture: its own commands and slices (main holds another capture)" "$one" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" "ATTACH '$T/tiny.db' AS t; SELECT count(*), sum(ts), sum(data_len) FROM t.kvio_cmd WHERE name = 'write'; SELECT count(*) FROM t.slice")"
+eq "kvio_cmd of an ATTACHed capture, main an empty in-memory database" "$one" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" :memory: "ATTACH '$T/tiny.db' AS t; SELECT count(*), sum(ts), sum(data_len) FROM t.kvio_cmd WHERE name = 'write'; SELECT count(*) FROM t.slice")"
 sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*) FROM kvio_cmd WHERE win_pool IS '1;x'" > "$T/pd.err" 2>&1
 eq "kvio_cmd: a win_pool that is not a list of upids is an error" "1" "$(grep -c 'win_pool is a list of upids' "$T/pd.err")"
 "$BUILD/kvio-export" "$T/gm.db" -o "$T/gm.pftrace" >/dev/null 2>&1 && "$BUILD/kvio-ingest" -q --pftrace "$T/gm.pftrace" -o "$T/gp.db"
