@@ -38,7 +38,9 @@ static struct key key_view(sqlite3_value *v)
 		k.i = sqlite3_value_int64(v);
 	} else if (k.t == SQLITE_FLOAT) {
 		k.d = sqlite3_value_double(v);
-		if (k.d == (double)(int64_t)k.d && k.d > -9e18 && k.d < 9e18) {
+		/* an integral real in int64's range is that integer (SQL compares them equal);
+		 * the range is tested first: converting a real outside it is undefined */
+		if (k.d >= -9223372036854775808.0 && k.d < 9223372036854775808.0 && k.d == (double)(int64_t)k.d) {
 			k.t = SQLITE_INTEGER;
 			k.i = (int64_t)k.d;
 		}

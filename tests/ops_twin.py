@@ -191,6 +191,16 @@ def trial(rnd):
         want, err2 = run(st2)  # the twin: SQLite's own count(DISTINCT)
         check('kvio_count_distinct(%s)' % x, got, want, st)
 
+    # kvio_count_distinct at int64's edges and beside reals: -2^63 and -2^63.0 are one value, 2^63 - 1
+    # and 9223372036854775807.0 (= 2^63) two; 2^53 + 1 beside 2^53.0; -0.0 and 0; '' and x''
+    edge = ('-9223372036854775808', '-9223372036854775808.0', '9223372036854775807', '9223372036854775807.0',
+            '9007199254740993', '9007199254740992.0', '-0.0', '0', '1e300', "''", "x''", "'a'", "x'61'", 'NULL')
+    pick = [rnd.choice(edge) for _ in range(rnd.randint(1, 10))]
+    rows_sql = ' UNION ALL '.join('SELECT %s AS x' % e for e in pick)
+    got, err = run("SELECT kvio_count_distinct(x) FROM (%s);\n" % rows_sql)
+    want, err2 = run("SELECT count(DISTINCT x) FROM (%s);\n" % rows_sql)
+    check('kvio_count_distinct at the edges', got, want, rows_sql)
+
     # kvio_group_gather with several values: one row per (k1, k2, value column), col 1-based
     vals = ['v', 'a', 'b * 0.5', 'dur']
     st = sql + ("SELECT quote(k1), quote(k2), col, n, count, quote(min), quote(max), quote(sum)"
