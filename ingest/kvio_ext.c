@@ -630,8 +630,8 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		int col = c->iColumn, op = c->op, is = op == SQLITE_INDEX_CONSTRAINT_IS, letter = 0;
 		if (!c->usable || col < 0 || seen[col])
 			continue;
-		if (col >= C_WLO && (is || op == SQLITE_INDEX_CONSTRAINT_EQ))
-			letter = col == C_WPOOL ? 'p' : '0' + (col - C_WLO); /* NULL = no bound */
+		if (col >= C_WLO && is) /* only IS: NULL = no bound (win_x = ... SQLite checks: never true) */
+			letter = col == C_WPOOL ? 'p' : '0' + (col - C_WLO);
 		else if (col == C_NAME && op == SQLITE_INDEX_CONSTRAINT_EQ) {
 			int in = sqlite3_vtab_in(ii, i, -1);
 			if (rhs_known(ii, i, in)) {
@@ -722,7 +722,8 @@ static int cur_wanted(const struct cmd_cur *c, const struct store *s, const stru
 		return 0;
 	if (c->wset[0] && v->ts[i] + v->dur[i] < c->w[0])
 		return 0;
-	if (c->wset[2] && (!c->wset[3] || !v->trace_id[i] || v->trace_id[i] < c->w[2] || v->trace_id[i] > c->w[3]))
+	if ((c->wset[2] || c->wset[3]) && (!v->trace_id[i] || (c->wset[2] && v->trace_id[i] < c->w[2]) ||
+					    (c->wset[3] && v->trace_id[i] > c->w[3])))
 		return 0;
 	if (c->tagged && (v->trace_id[i] != 0) != (c->tagged > 0))
 		return 0;
@@ -745,7 +746,8 @@ static int cur_wanted(const struct cmd_cur *c, const struct store *s, const stru
 static int cur_misses(const struct cmd_cur *c, const struct extent *e)
 {
 	return (c->wset[1] && e->ts_min > c->w[1]) || (c->wset[0] && e->end_max < c->w[0]) ||
-	       (c->wset[2] && (!c->wset[3] || !e->tid_max || e->tid_max < c->w[2] || e->tid_min > c->w[3]));
+	       ((c->wset[2] || c->wset[3]) && (!e->tid_max || (c->wset[2] && e->tid_max < c->w[2]) ||
+					       (c->wset[3] && e->tid_min > c->w[3])));
 }
 
 /* Move to the first wanted row at or after (k, i), or eof. */
@@ -790,26 +792,30 @@ static void want_name(struct cmd_cur *c, const struct store *s, sqlite3_value *x
 			c->names[k] = 1;
 }
 
-/* win_pool's value: NULL no bound, else text of upids separated by commas. */
+/* win_pool's value: NULL no bound, else text of upids separated by commas
+ * ('' none; digits only, an optional '-', no blanks). */
 static int want_pool(struct cmd_cur *c, sqlite3_value *x)
 {
 	if (sqlite3_value_type(x) == SQLITE_NULL)
 		return SQLITE_OK;
+	if (sqlite3_value_type(x) != SQLITE_TEXT)
+		return SQLITE_MISMATCH;
 	const char *p = (const char *)sqlite3_value_text(x);
 	c->pool = 1;
 	while (p && *p) {
+		const char *d = p + (*p == '-');
+		if (*d < '0' || *d > '9')
+			return SQLITE_MISMATCH;
 		char *end;
 		long long u = strtoll(p, &end, 10);
-		if (end == p)
-			return SQLITE_MISMATCH;
+		if (*end && (*end != ',' || !end[1]))
+			return SQLITE_MISMATCH; /* a blank, a dot, a trailing comma */
 		int64_t *np = sqlite3_realloc64(c->pool_upid, (c->npool + 1) * sizeof *np);
 		if (!np)
 			return SQLITE_NOMEM;
 		c->pool_upid = np;
 		np[c->npool++] = u;
-		p = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			return SQLITE_MISMATCH;
+		p = *end ? end + 1 : end;
 	}
 	return SQLITE_OK;
 }
@@ -833,11 +839,13 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	case 'l': *lo = sqlite3_value_int64(x); break;
 	case 'h': c->hi = sqlite3_value_int64(x); break;
 	case '0': case '1': case '2': case '3':
-		if (sqlite3_value_type(x) != SQLITE_NULL) {
-			c->wset[p - '0'] = 1;
-			c->w[p - '0'] = sqlite3_value_int64(x);
-			c->skip = 1;
-		}
+		if (sqlite3_value_type(x) == SQLITE_NULL)
+			break;
+		if (sqlite3_value_type(x) != SQLITE_INTEGER)
+			return SQLITE_RANGE; /* said by vt_filter */
+		c->wset[p - '0'] = 1;
+		c->w[p - '0'] = sqlite3_value_int64(x);
+		c->skip = 1;
 		break;
 	case 'p': {
 		int rc = want_pool(c, x);
@@ -905,7 +913,10 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		if ((rc = cur_constrain(c, s, *p, x, &lo)) != SQLITE_OK) {
 			if (rc == SQLITE_MISMATCH)
 				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: win_pool is a list of upids (1,2,...)");
-			return rc;
+			else if (rc == SQLITE_RANGE)
+				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: %s is an integer or NULL",
+								      col_names[C_WLO + (*p - '0')]);
+			return rc == SQLITE_RANGE ? SQLITE_MISMATCH : rc;
 		}
 	}
 	/* first chunk that can hold lo */

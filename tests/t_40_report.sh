@@ -148,11 +148,17 @@ for db in "$T/gm.db" "$T/tiny.db"; do
 		win_pool IS '$u1'|trace_id IS NOT NULL OR upid IN ($u1)
 		win_pool IS '$ua' AND name = 'write'|(trace_id IS NOT NULL OR upid IN ($ua)) AND name = 'write'
 		win_pool IS NULL|1
+		win_lo = NULL|0
+		win_lo IS 100000000 AND win_hi IS 300000000|ts + dur >= 100000000 AND ts <= 300000000
+		win_tlo IS 2|trace_id >= 2
+		win_thi IS 3|trace_id <= 3
+		win_tlo IS 2 AND win_thi IS 5|trace_id BETWEEN 2 AND 5
+		win_pool = ''|0
 		PRED
 	} > "$T/pd.sql"
 	sqlite3 -cmd ".load $BUILD/kvio" "$db" < "$T/pd.sql" > "$T/pd.out" 2>&1
 	awk 'NR % 2 == 1 { a = $0 } NR % 2 == 0 && $0 != a { bad++ } END { print NR, bad + 0 }' "$T/pd.out" > "$T/pd.res"
-	eq "kvio_cmd pushdown = SQLite on a plain copy: 22 predicates, rows and order ($(basename "$db"))" "44 0" "$(cat "$T/pd.res")"
+	eq "kvio_cmd pushdown = SQLite on a plain copy: 28 predicates, rows and order ($(basename "$db"))" "56 0" "$(cat "$T/pd.res")"
 done
 # kvio_cmd (and the slice view over it) of an ATTACHed database reads that database, not main's
 # (it read main's commands: two captures compared by hand got one capture's numbers)
@@ -163,6 +169,10 @@ eq "kvio_cmd of an ATTACHed capture, main an empty in-memory database" "$one" \
 	"$(sqlite3 -cmd ".load $BUILD/kvio" :memory: "ATTACH '$T/tiny.db' AS t; SELECT count(*), sum(ts), sum(data_len) FROM t.kvio_cmd WHERE name = 'write'; SELECT count(*) FROM t.slice")"
 sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*) FROM kvio_cmd WHERE win_pool IS '1;x'" > "$T/pd.err" 2>&1
 eq "kvio_cmd: a win_pool that is not a list of upids is an error" "1" "$(grep -c 'win_pool is a list of upids' "$T/pd.err")"
+for bad in "win_pool IS '4 '" "win_pool IS ' 4'" "win_pool IS '4,'" "win_pool IS 4" "win_lo IS 'abc'" "win_thi IS 2.5"; do
+	sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*) FROM kvio_cmd WHERE $bad" > "$T/pd.err" 2>&1
+	eq "kvio_cmd: $bad is an error, not a silent bound" "1" "$(grep -c 'is a list of upids\|is an integer or NULL' "$T/pd.err")"
+done
 "$BUILD/kvio-export" "$T/gm.db" -o "$T/gm.pftrace" >/dev/null 2>&1 && "$BUILD/kvio-ingest" -q --pftrace "$T/gm.pftrace" -o "$T/gp.db"
 "$BUILD/kvio-report" "$T/gp.db" --json > "$T/m.json"
 ok "model = kvio-report after the .pftrace round trip" python3 tests/model_report.py "$T/gp.db" "$BUILD/kvio" "$T/m.json"
