@@ -247,23 +247,22 @@ static void summary(const struct arm *a, const struct ingest_opts *o)
  * stdout); 1 when an arm holds neither a device command nor a semantic record
  * or serving span, or when the window (--time-range / --trace-id) let no
  * command or object through (said: the database is unusable), else 0. */
-static int warn_arms(const struct arm *arms, int narms, const struct ingest_opts *o, const char *path)
+static int warn_arms(const struct arm *arms, int narms, const struct ingest_opts *o, const char *path, int written)
 {
 	int empty = 0;
-	char wd[128];
+	char wd[128], what[600];
 	window_desc(&o->win, wd, sizeof wd);
+	snprintf(what, sizeof what, written ? "%s holds nothing to report" : "nothing to convert, %s not written", path);
 	for (int i = 0; i < narms; i++) {
 		const struct arm *a = &arms[i];
 		for (size_t k = 0; k < a->warnings.n; k++)
 			kvio_err("[%s] WARNING: %s", a->label, VEC_AT(&a->warnings, const char *, k));
 		if (!a->n_cmd_lines && !a->objs.n && !a->serving.n) {
-			kvio_err("[%s] no device command and no semantic record in its inputs: %s holds nothing to "
-				 "report (exit 1)", a->label, path);
+			kvio_err("[%s] no device command and no semantic record in its inputs: %s (exit 1)", a->label, what);
 			empty = 1;
 		} else if (*wd && !a->emitted_cmds && !a->emitted_spans && !a->emitted_instants) {
 			/* the input had something, the window let nothing through */
-			kvio_err("[%s] the %s window holds no command or object: %s holds nothing to report (exit 1)",
-				 a->label, wd, path);
+			kvio_err("[%s] the %s window holds no command or object: %s (exit 1)", a->label, wd, what);
 			empty = 1;
 		}
 	}
@@ -381,11 +380,11 @@ int ingest_into(struct ingest_args *a, struct outfile *o, struct arm **armsp)
 	return status;
 }
 
-int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path)
+int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path, int written)
 {
 	for (int i = 0; !a->quiet && arms && i < a->narms; i++)
 		summary(&arms[i], &a->o);
-	return arms && warn_arms(arms, a->narms, &a->o, path);
+	return arms && warn_arms(arms, a->narms, &a->o, path, written);
 }
 
 void ingest_free(const struct ingest_args *a, struct arm *arms)
@@ -411,7 +410,7 @@ int ingest_to_db(struct ingest_args *a, const char *path)
 		status = outfile_commit(&o);
 	if (!status && !a->quiet && arms)
 		printf("kvio-ingest: wrote %s\n", path);
-	if (!status && arms && ingest_summary(a, arms, path))
+	if (!status && arms && ingest_summary(a, arms, path, 1))
 		status = 1;
 	if (!status && !a->quiet && !arms) {
 		printf("kvio-ingest: wrote %s (from %s)\n", path, a->pftrace);

@@ -44,9 +44,10 @@ struct arm;
  * import): say them with ingest_summary, free them with ingest_free.
  * Exit status. */
 int ingest_into(struct ingest_args *a, struct outfile *o, struct arm **arms);
-/* After a successful ingest into path: the arms' summaries on stdout (unless
+/* After a successful ingest into path (written: 0 when path is not written,
+ * as kvio2perfetto's trace): the arms' summaries on stdout (unless
  * -q), their data warnings on stderr. 1 when an arm holds nothing (said), else 0. */
-int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path);
+int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path, int written);
 void ingest_free(const struct ingest_args *a, struct arm *arms);
 extern const char ingest_options_help[];
 

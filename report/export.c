@@ -140,6 +140,7 @@ struct exporter {
 	struct ev e;
 	uint64_t packets;
 	uint64_t kept; /* command and object slices written */
+	uint64_t slices; /* slices written, commands included, capture_info not */
 	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
 	const struct kept *keep;       /* what win keeps (NULL without one) */
 };
@@ -904,6 +905,9 @@ static void export_slice(struct exporter *x, struct slice_cur *c, const struct f
 	slice_args(x, c, id, &k);
 	if (slice_obj_args(x, c, id, &k))
 		x->kept++;
+	const unsigned char *nm = sqlite3_column_text(s, 4);
+	if (!nm || strcmp((const char *)nm, "capture_info")) /* the capture's metadata is no content */
+		x->slices++;
 	ev_flows(x, fl, id);
 	ev_emit(x);
 	ann_strs_free(&k);
@@ -1219,6 +1223,7 @@ static int export_chunk(struct exporter *x, struct cmd_ctx *c, int64_t first, co
 		if (kc && !kept_chunk_has(kc, i))
 			continue;
 		x->kept++;
+		x->slices++;
 		export_cmd(x, c, &v, i, first + i);
 	}
 	return 0;
@@ -1329,6 +1334,7 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	if (stats) {
 		stats->packets = x.packets;
 		stats->kept = x.kept;
+		stats->slices = x.slices;
 		stats->bytes = x.o.bytes;
 	}
 	free(fl.r);
@@ -1409,10 +1415,13 @@ int cmd_export(int argc, char **argv)
 	if (!rc) /* with -o -, standard output holds the trace: the line goes to stderr */
 		fprintf(of.std ? stderr : stdout, "kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n",
 			of.path, (unsigned long long)s.packets, (unsigned long long)s.bytes);
-	if (!rc && (win.has_time || win.has_tid) && !s.kept) { /* written, as ingest writes its database: unusable */
+	if (!rc && !s.kept && (win.has_time || win.has_tid || !s.slices)) { /* written, as ingest writes its database, but unusable */
 		char wd[128];
-		kvio_err("%s: the %s window holds no command or object: %s holds nothing to look at (exit 1)", dbpath,
-			 window_desc(&win, wd, sizeof wd), of.path);
+		if (win.has_time || win.has_tid)
+			kvio_err("%s: the %s window holds no command or object: %s holds nothing to look at (exit 1)",
+				 dbpath, window_desc(&win, wd, sizeof wd), of.path);
+		else
+			kvio_err("%s holds no slice: %s holds nothing to look at (exit 1)", dbpath, of.path);
 		rc = 1;
 	}
 	return rc;

@@ -7,6 +7,7 @@
 struct export_stats {
 	uint64_t packets, bytes; /* bytes before compression */
 	uint64_t kept;           /* command and object slices written */
+	uint64_t slices;         /* slices written, commands included, capture_info not */
 };
 
 struct kvio_window;

@@ -51,7 +51,7 @@ int cmd_kvio2perfetto(int argc, char **argv)
 	struct arm *arms = NULL;
 	struct export_stats s;
 	rc = ingest_into(&a, &tdb, &arms);
-	if (!rc && ingest_summary(&a, arms, a.out)) /* an arm holds nothing: no trace */
+	if (!rc && ingest_summary(&a, arms, a.out, 0)) /* an arm holds nothing: no trace */
 		rc = 1;
 	if (!rc) {
 		sqlite3 *db = db_open_ro(tdb.tmp);

@@ -173,7 +173,7 @@ eq "export of an empty window: exit 1, the trace written, one line naming the wi
 	"$? $([ -f "$T/ew.pftrace" ] && echo yes) $(cat "$T/ewx.err")"
 "$BUILD/kvio2perfetto" -q -o "$T/ew2.pftrace" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl --trace-id 99999 > /dev/null 2>"$T/ew2.err"
 eq "kvio2perfetto of an empty window: exit 1, nothing written (its rule for exit 1), one line" \
-	"1 no 1" "$? $([ -f "$T/ew2.pftrace" ] && echo yes || echo no) $(grep -c 'the --trace-id 99999 window holds no command or object' "$T/ew2.err")"
+	"1 no 1" "$? $([ -f "$T/ew2.pftrace" ] && echo yes || echo no) $(grep -c "the --trace-id 99999 window holds no command or object: nothing to convert, $T/ew2.pftrace not written (exit 1)" "$T/ew2.err")"
 "$BUILD/kvio-report" "$T/full.db" --trace-id 9-1 > /dev/null 2>&1
 eq "report: --trace-id 9-1 is a usage error" "2" "$?"
 # second methods on a generated capture: kvio-report --time-range of the whole database =

@@ -200,3 +200,12 @@ f = open('$T/cr_$t.db', 'r+b'); off = ($root - 1) * $ps; f.seek(off + 8); f.writ
 	eq "export: a damaged $t page: exit 2, one line with SQLite's reason, no trace" "2 1 1 no" \
 		"$? $(wc -l < "$T/cr_$t.err") $(grep -c 'reading the database: database disk image is malformed' "$T/cr_$t.err") $([ -e "$T/cr_$t.pftrace" ] && echo yes || echo no)"
 done
+
+# a database without any command or object (an ingest of empty inputs, exit 1 there): the
+# trace is written, as for an empty window, and the exit is 1 (kvio-report's too), one line
+: > "$T/empty.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/empty.db" --sem "$T/empty.jsonl" --ebpf "$T/empty.jsonl" 2>/dev/null
+"$BUILD/kvio-export" "$T/empty.db" -o "$T/empty.pftrace" > /dev/null 2>"$T/empty.err"
+eq "export of a database with nothing in it: exit 1, the trace written, one line saying so" \
+	"1 yes kvio-export: $T/empty.db holds no slice: $T/empty.pftrace holds nothing to look at (exit 1)" \
+	"$? $([ -f "$T/empty.pftrace" ] && echo yes) $(cat "$T/empty.err")"
