@@ -456,8 +456,9 @@ static int item_bad(const struct item *it, const struct jnode *v, char *why, siz
 	return 0;
 }
 
-/* One label's banner: every item's value exactly as the JSON report writes it
- * (data-key names its JSON path), red when serialized or data were lost. */
+/* One label's banner: every item's value (data-key names its JSON path, data-v
+ * holds it exactly as the JSON report writes it; a real shows 4 digits), red
+ * when serialized or data were lost. */
 static void put_banner(FILE *f, const struct label *L)
 {
 	char why[512] = "", v[256];
@@ -488,13 +489,19 @@ static void put_banner(FILE *f, const struct label *L)
 			continue;
 		}
 		jn_text(x, v, sizeof v);
-		fputs("<span class=\"v\">", f);
+		/* a real reads rounded; the JSON report's exact text stays in data-v (and the tooltip) */
+		fputs("<span class=\"v\" data-v=\"", f);
 		put_html(f, v);
+		fputs("\" title=\"", f);
+		put_html(f, v);
+		fputs("\">", f);
+		if (x->t == J_REAL && isfinite(x->d))
+			fprintf(f, "%.4g", x->d);
+		else
+			put_html(f, v);
 		fprintf(f, "</span>%s%s", *items[i].unit ? " " : "", items[i].unit);
 		if (!strcmp(items[i].unit, "ns") && (x->t == J_INT || x->t == J_REAL))
 			fprintf(f, "<span class=\"h\">(%.1f µs)</span>", (x->t == J_INT ? (double)x->i : x->d) / 1e3);
-		else if (x->t == J_REAL && isfinite(x->d))
-			fprintf(f, "<span class=\"h\">(≈ %.4g)</span>", x->d); /* the JSON's repr, then a reading aid */
 		fputs("</dd>\n", f);
 	}
 	fputs("</dl></section>\n", f);

@@ -110,13 +110,14 @@ class Dom(html.parser.HTMLParser):
             self.key = a.get('data-key')
         elif tag == 'span' and self.key:
             self.span, self.text = cls, ''
+            self.exact = a.get('data-v')  # the JSON's text (the span shows a real rounded)
         elif tag == 'pre' and cls == 'text':
             self.in_pre, self.text = True, ''
 
     def handle_endtag(self, tag):
         if tag == 'span' and self.span is not None:
             if self.span in ('v', 'absent'):
-                self.banner[self.label][self.key] = (self.span, self.text)
+                self.banner[self.label][self.key] = (self.span, self.exact if self.span == 'v' else self.text)
             self.span = None
         elif tag == 'dd':
             self.key = None

@@ -63,9 +63,9 @@ html_page ab-base "$T/hab.db" --base stock
 eq "html ab-base: each A/B chart draws the batched arm against stock" "ab:load=batched − stock ab:store=batched − stock" \
 	"$(python3 -c "import json,re,sys; d=json.loads(re.search(r'id=\"kvio-data\">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1)); print(' '.join('%s=%s' % (c['id'], ','.join(x['name'] for x in c['series'] if x['xy'] and not x['name'].startswith('zero'))) for c in d['charts'] if c['id'].startswith('ab:')))" "$T/ab-base.html")"
 
-# a real of the banner (the JSON's repr, e.g. 14.504732487320144) carries a short reading beside it
-eq "html ab: the mean queue depth reads as the JSON writes it, and rounded beside it" 1 \
-	"$(python3 -c "import json,sys; v=json.load(open(sys.argv[2]))['stock']['qd']['mean']; print(int(('data-key=\"qd.mean\"><span class=\"v\">%r</span><span class=\"h\">(\u2248 %.4g)</span>' % (v, v)) in open(sys.argv[1], encoding='utf-8').read()))" "$T/ab.html" "$T/ab.json")"
+# a real of the banner reads with 4 digits; the JSON's repr (e.g. 14.504732487320144) is its data-v and tooltip
+eq "html ab: the mean queue depth reads rounded, exactly as the JSON writes it in data-v and the tooltip" 1 \
+	"$(python3 -c "import json,sys; v=json.load(open(sys.argv[2]))['stock']['qd']['mean']; print(int(('data-key=\"qd.mean\"><span class=\"v\" data-v=\"%r\" title=\"%r\">%.4g</span>' % (v, v, v)) in open(sys.argv[1], encoding='utf-8').read()))" "$T/ab.html" "$T/ab.json")"
 
 # a label filter selecting one arm (no A/B charts: there is nothing to pair)
 html_page ab-stock "$T/hab.db" --label stock
