@@ -428,6 +428,10 @@ int ingest_cmdline(struct ingest_args *a, int argc, char **argv, const char *hel
 			return 0;
 		}
 		if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
+			if (a->out) {
+				kvio_err("-o given twice (see --help)");
+				return 2;
+			}
 			if (!(a->out = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out")))
 				return 2;
 			continue;

@@ -81,9 +81,14 @@ static int trace_id(struct kvio_window *w, const char *v)
 int window_parse_opt(struct kvio_window *w, int argc, char **argv, int *i)
 {
 	const char *v;
-	if (opt_is(argv[*i], "--time-range"))
+	int t = opt_is(argv[*i], "--time-range"), d = !t && opt_is(argv[*i], "--trace-id");
+	if ((t && w->has_time) || (d && w->has_tid)) { /* a second window would silently replace the first */
+		kvio_err("%s given twice (see --help)", t ? "--time-range" : "--trace-id");
+		return -1;
+	}
+	if (t)
 		return (v = opt_value(argc, argv, i, "--time-range")) ? time_range(w, v) : -1;
-	if (opt_is(argv[*i], "--trace-id"))
+	if (d)
 		return (v = opt_value(argc, argv, i, "--trace-id")) ? trace_id(w, v) : -1;
 	return 0;
 }

@@ -1380,6 +1380,10 @@ int cmd_export(int argc, char **argv)
 			if (r < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
+			if (out) {
+				kvio_err("-o given twice (see --help)");
+				return 2;
+			}
 			if (!(out = opt_value(argc, argv, &i, argv[i][1] == 'o' ? "-o" : "--out")))
 				return 2;
 		} else if (argv[i][0] == '-') {

@@ -297,11 +297,22 @@ static int parse_args(struct args *g, int argc, char **argv)
 {
 	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on", "--html",
 					     "--base"};
+	int seen[8] = {0}; /* each option but --label once: a second --json FILE silently won */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int is_valued = 0, w;
 		for (int k = 0; k < 7; k++)
-			is_valued |= opt_is(a, valued[k]);
+			if (opt_is(a, valued[k])) {
+				is_valued = 1;
+				if (k != 1 && seen[k]++) {
+					kvio_err("%s given twice (see --help)", valued[k]);
+					return 2;
+				}
+			}
+		if (opt_is(a, "--json") && seen[7]++) {
+			kvio_err("--json given twice (see --help)");
+			return 2;
+		}
 		if ((w = window_parse_opt(&g->o.win, argc, argv, &i)) != 0) {
 			if (w < 0)
 				return 2;

@@ -231,3 +231,13 @@ eq "kvio2perfetto -o -: the same bytes as -o FILE (no summary mixed in)" same \
 	"$(cmp -s "$T/p.pftrace" "$T/p.stdout" && echo same || echo differ)"
 eq "kvio-export --help: the exit codes 0 2 130/143" "++" "$(h=$("$BUILD/kvio-export" --help | tr '\n' ' ' | tr -s ' '); for p in 'exit status: 0 ok' '130/143'; do case $h in *"$p"*) printf + ;; *) printf '%s?' "$p" ;; esac; done)"
 eq "kvio --help: the exit codes 0 1 2 3 130/143" "+++++" "$(h=$("$BUILD/kvio" --help | tr '\n' ' ' | tr -s ' '); for p in '0 ok' '; 1 ' '; 2 usage or I/O error' '; 3 ' '130/143'; do case $h in *"$p"*) printf + ;; *) printf '%s?' "$p" ;; esac; done)"
+
+# an option given twice is a usage error, not a silent last-one-wins (a second --json FILE was
+# the only one written; a second -o, --time-range or --jobs replaced the first)
+for c in "kvio-report $T/c.db --json $T/twice1.json --json $T/twice2.json" "kvio-report $T/c.db --jobs 1 --jobs 2" \
+	"kvio-report $T/c.db --time-range 0,1 --time-range 0,2" "kvio-export $T/c.db -o $T/twice1.pftrace -o $T/twice2.pftrace" \
+	"kvio-ingest -o $T/twice1.db -o $T/twice2.db --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl"; do
+	"$BUILD/${c%% *}" ${c#* } > /dev/null 2>"$T/twice.err"
+	eq "${c%% *}: an option given twice: exit 2, one line naming it, nothing written" "2 1 0" \
+		"$? $(grep -c 'given twice' "$T/twice.err") $(ls "$T"/twice1.* "$T"/twice2.* 2>/dev/null | wc -l)"
+done
