@@ -455,6 +455,8 @@ struct cmd_cur {
 	unsigned char *names; /* name id -> wanted (nnames entries), or NULL: any name */
 	size_t nnames;
 	int tagged;     /* 1: trace_id IS NOT NULL, -1: trace_id IS NULL, 0: either */
+	int tid_range;  /* trace_id compared with integers: keep tagged rows with tid_lo <= trace_id <= tid_hi */
+	int64_t tid_lo, tid_hi;
 	int real;       /* -1: any real_dur, 0 or 1: that value, 2: none */
 	int pool;       /* win_pool given: keep tagged rows and every row of the upids in pool_upid */
 	int64_t *pool_upid;
@@ -586,10 +588,17 @@ static int rhs_known(sqlite3_index_info *ii, int i, int in)
 	return in || sqlite3_vtab_rhs_value(ii, i, &rv) == SQLITE_OK;
 }
 
+/* Whether constraint i's right-hand side is an integer literal. */
+static int int_rhs(sqlite3_index_info *ii, int i)
+{
+	sqlite3_value *rv = NULL;
+	return sqlite3_vtab_rhs_value(ii, i, &rv) == SQLITE_OK && sqlite3_value_type(rv) == SQLITE_INTEGER;
+}
+
 /* The plan (idxStr): one letter per argument of xFilter, in order: e id = ?,
  * l id >=/> ?, h id <=/< ? (the range is a superset: SQLite checks those rows
  * again), 0-3 win_lo/win_hi/win_tlo/win_thi IS ?, p win_pool IS ?, n name = ?,
- * N name IN (...), r real_dur = ?; and letters without an argument: T
+ * N name IN (...), r real_dur = ?, > ] < [ trace_id >, >=, <, <= ?; and letters without an argument: T
  * trace_id IS NOT NULL, U trace_id IS NULL. Every constraint but the id ones is
  * omitted: the scan applies it exactly as SQL would. */
 static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
@@ -644,6 +653,10 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 			letter = 'r';
 		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
 			letter = 'T';
+		else if (col == C_TRACE_ID && int_rhs(ii, i) &&
+			 (letter = op == SQLITE_INDEX_CONSTRAINT_GT ? '>' : op == SQLITE_INDEX_CONSTRAINT_GE ? ']' :
+				   op == SQLITE_INDEX_CONSTRAINT_LT ? '<' : op == SQLITE_INDEX_CONSTRAINT_LE ? '[' : 0))
+			; /* trace_id >, >=, <, <= an integer literal (tid > 0: tagged, checked here only) */
 		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNULL)
 			letter = 'U';
 		if (!letter)
@@ -726,6 +739,8 @@ static int cur_wanted(const struct cmd_cur *c, const struct store *s, const stru
 					    (c->wset[3] && v->trace_id[i] > c->w[3])))
 		return 0;
 	if (c->tagged && (v->trace_id[i] != 0) != (c->tagged > 0))
+		return 0;
+	if (c->tid_range && (!v->trace_id[i] || (int64_t)v->trace_id[i] < c->tid_lo || (int64_t)v->trace_id[i] > c->tid_hi))
 		return 0;
 	if (c->real >= 0 && ((v->flags[i] & CHF_REAL) != 0) != c->real)
 		return 0;
@@ -855,6 +870,21 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 		break;
 	}
 	case 'T': c->tagged = 1; c->skip = 1; break;
+	case '>': case ']': case '<': case '[': {
+		int64_t v = sqlite3_value_int64(x);
+		if (!c->tid_range)
+			c->tid_range = 1, c->tid_lo = INT64_MIN, c->tid_hi = INT64_MAX;
+		if (p == '>')
+			c->tid_lo = v == INT64_MAX ? INT64_MAX : v + 1, c->tid_hi = v == INT64_MAX ? INT64_MIN : c->tid_hi;
+		else if (p == ']')
+			c->tid_lo = v;
+		else if (p == '<')
+			c->tid_hi = v == INT64_MIN ? INT64_MIN : v - 1, c->tid_lo = v == INT64_MIN ? INT64_MAX : c->tid_lo;
+		else
+			c->tid_hi = v;
+		c->skip = 1;
+		break;
+	}
 	case 'U': c->tagged = -1; c->skip = 1; break;
 	case 'r': c->real = want_real(x); c->skip = 1; break;
 	case 'n': case 'N':
@@ -894,7 +924,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	}
 	int64_t lo = INT64_MIN;
 	c->hi = INT64_MAX;
-	c->skip = c->tagged = c->pool = 0;
+	c->skip = c->tagged = c->pool = c->tid_range = 0;
 	c->real = -1;
 	cur_filters_free(c);
 	memset(c->wset, 0, sizeof c->wset);

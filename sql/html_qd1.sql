@@ -12,7 +12,7 @@ WITH counted AS (                                  -- gaps per (lid, op, bin)
   SELECT k1 AS label, CASE k2 WHEN 1 THEN 'load' ELSE 'store' END AS op, bin, count AS n
   FROM kvio_log_bins((
     SELECT kvio_gaps_gather(lid, tid, ts, op IS 'read', 4) -- the class as in qd1.sql
-    FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tagged ORDER BY lid, ts, id)), 10)
+    FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tid > 0 ORDER BY lid, ts, id)), 10)
 ), bin_range(label, op, bin, hi) AS (              -- every bin of the drawn range
   SELECT label, op, min(bin) - 1, max(bin) + 1 FROM counted GROUP BY label, op
   UNION ALL

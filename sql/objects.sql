@@ -13,7 +13,7 @@ WITH ok AS (
   WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
 ), first_cmd AS MATERIALIZED (                     -- per (label, trace_id): the first submit
   SELECT p.label, f.k2 AS tid, f.min AS t0
-  FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts) FROM kvio_command WHERE tagged)) f
+  FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts) FROM kvio_command WHERE tid > 0)) f
   JOIN kvio_proc p ON p.upid = f.k1
 ), sample AS (
   SELECT label, 'span:' || op AS grp, dur AS v FROM ok

@@ -58,7 +58,8 @@ SELECT
   ts,                                               -- submit time (ns)
   dur,                                              -- real or nominal duration (ns)
   name AS op,                                       -- op_name: read, write, ...
-  trace_id AS tid,                                  -- user_data >> 32; NULL when 0
+  trace_id AS tid,                                  -- user_data >> 32; NULL when 0 (filter tagged
+                                                    -- commands with tid > 0: the scan applies it)
   trace_id IS NOT NULL AS tagged,
   slba,                                             -- start LBA
   data_len AS dlen,                                 -- bytes

@@ -11,10 +11,10 @@
 WITH gap AS (                                      -- per (lid, load = 1 | store = 0): submit gaps, objects
   SELECT k1, CASE k2 WHEN 1 THEN 'load' ELSE 'store' END AS k2, p50, p95, members FROM kvio_pct((
     SELECT kvio_gaps_gather(lid, tid, ts, op IS 'read', 4) -- the class: its first command is a read
-    FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tagged ORDER BY lid, ts, id)))
+    FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tid > 0 ORDER BY lid, ts, id)))
 ), svc AS (                                        -- per (lid, read|write): real durations
   SELECT * FROM kvio_pct((
-    SELECT kvio_pct_gather(lid, op, dur) FROM kvio_command WHERE tagged AND real = 1 AND op IN ('read', 'write')))
+    SELECT kvio_pct_gather(lid, op, dur) FROM kvio_command WHERE tid > 0 AND real = 1 AND op IN ('read', 'write')))
 )
 SELECT
   p.label,
