@@ -99,8 +99,9 @@ console.log(best.toFixed(3));
 JS
 	duck() { (cd "$O/duckdb" && node load.mjs "$RUNS" "$1" "$(pwd)/../e$2.jsonl" "$(pwd)/../s$2.jsonl" 2>/dev/null); }
 	D1=$(duck explicit 1000000); D4=$(duck explicit 4000000); DA1=$(duck auto 1000000)
-	echo "duckdb read_json, explicit columns: 1M ${D1}s | 4M ${D4}s; auto-detected (union_by_name): 1M ${DA1}s" \
-		"(load only, in memory; kvio is timed as a whole process)"
+	DV=$(sed -n 's/^ *"version": "\(.*\)",*$/\1/p' "$O/duckdb/node_modules/@duckdb/node-api/package.json" | head -n 1)
+	echo "duckdb read_json (@duckdb/node-api ${DV:-?}), explicit columns: 1M ${D1}s | 4M ${D4}s;" \
+		"auto-detected (union_by_name): 1M ${DA1}s (load only, in memory; kvio is timed as a whole process)"
 fi
 
 cat > "$O/pyparse.py" <<'PY'
