@@ -145,7 +145,7 @@ int db_exec(sqlite3 *db, const char *sql, const char *what)
 int db_create(const char *path, sqlite3 **out)
 {
 	sqlite3 *db;
-	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		kvio_err("creating %s: %s", outfile_name(path), db_reason(db, rc));
 		sqlite3_close(db);
@@ -178,7 +178,7 @@ sqlite3 *db_open_ro(const char *path)
 		kvio_err("%s: cannot open database: %s", path, strerror(serr));
 		return NULL;
 	}
-	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		kvio_err("%s: cannot open database: %s", path, db_reason(db, rc));
 		sqlite3_close(db);
