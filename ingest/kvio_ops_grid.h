@@ -4,6 +4,7 @@
  *
  *   kvio_quantiles(p, grid)                      the values of each group of a
  *                                                value set at a list of quantiles
+ *   kvio_values(p)                               each group's distinct values and their counts
  *   kvio_log_bins(p, per_decade)                 the values of each group of a
  *                                                value set counted in log-spaced bins
  *   kvio_depth_buckets_gather(k, ts, dur, t0, w) depth sweep per time bucket
@@ -386,6 +387,146 @@ static sqlite3_module lb_module = {
 	.xRowid = lb_rowid,
 };
 
+/* ---- kvio_values: a value set's distinct values and their counts ------------ */
+
+struct vv_cur {
+	sqlite3_vtab_cursor base;
+	struct gtab *t;
+	size_t g;         /* group */
+	int null_row;     /* the group's NULLs are the current row */
+	size_t i, j;      /* else its current value run: sorted non-NULL values [i, j) */
+	int64_t rowid;
+};
+
+/* Whether the i-th and j-th sorted values of g are equal (an integer and an
+ * equal real are one value, as SQL's GROUP BY takes them). */
+static int vv_same(const struct vgroup *g, size_t i, size_t j)
+{
+	if (g->mode == VM_I32)
+		return ((int32_t *)g->v)[i] == ((int32_t *)g->v)[j];
+	if (g->mode == VM_I64)
+		return ((int64_t *)g->v)[i] == ((int64_t *)g->v)[j];
+	const struct mval *a = &((struct mval *)g->v)[i], *b = &((struct mval *)g->v)[j];
+	if (a->isint && b->isint)
+		return a->i == b->i;
+	if (!a->isint && !b->isint)
+		return a->d == b->d;
+	int64_t n = a->isint ? a->i : b->i;
+	double d = a->isint ? b->d : a->d;
+	return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && (int64_t)d == n && d == (double)(int64_t)d;
+}
+
+/* Make the current row the group's NULLs or the run of equal values at i, across groups. */
+static void vv_settle(struct vv_cur *c)
+{
+	while (c->g < c->t->nlist) {
+		const struct vgroup *g = (const struct vgroup *)c->t->list[c->g];
+		if (c->null_row)
+			return;
+		if (c->i < g->n) {
+			for (c->j = c->i + 1; c->j < g->n && vv_same(g, c->i, c->j); c->j++)
+				;
+			return;
+		}
+		c->g++;
+		c->i = 0;
+		c->null_row = c->g < c->t->nlist && ((const struct vgroup *)c->t->list[c->g])->nnull > 0;
+	}
+}
+
+static int vv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	(void)aux; (void)argc; (void)argv; (void)err;
+	return grid_tab_new(db, "CREATE TABLE x(k1, k2, v, count, p HIDDEN)", out);
+}
+
+static int vv_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+{
+	return grid_hidden_args(tab, ii, 4, 1, 100, "kvio_values: needs its set argument");
+}
+
+static int vv_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
+{
+	(void)tab;
+	return grid_cur_new(sizeof(struct vv_cur), out);
+}
+
+static int vv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
+{
+	(void)idx; (void)idxStr;
+	struct vv_cur *c = (struct vv_cur *)cur;
+	struct vset *p = argc == 1 ? sqlite3_value_pointer(argv[0], "kvio_vset") : NULL;
+	c->t = NULL;
+	c->g = c->i = c->j = 0;
+	c->rowid = 0;
+	if (!p) {
+		cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_values: the argument is not a kvio_vset set (use a kvio_pct gathering aggregate)");
+		return SQLITE_ERROR;
+	}
+	if (vset_prepare(p) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	c->t = &p->t;
+	c->null_row = c->t->nlist && ((const struct vgroup *)c->t->list[0])->nnull > 0;
+	vv_settle(c);
+	return SQLITE_OK;
+}
+
+static int vv_next(sqlite3_vtab_cursor *cur)
+{
+	struct vv_cur *c = (struct vv_cur *)cur;
+	c->rowid++;
+	if (c->null_row)
+		c->null_row = 0;
+	else
+		c->i = c->j;
+	vv_settle(c);
+	return SQLITE_OK;
+}
+
+static int vv_eof(sqlite3_vtab_cursor *cur)
+{
+	struct vv_cur *c = (struct vv_cur *)cur;
+	return !c->t || c->g >= c->t->nlist;
+}
+
+/* A row: the group's keys, a value (NULL for the NULLs), how many times it occurs. */
+static int vv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct vv_cur *c = (struct vv_cur *)cur;
+	const struct vgroup *g = (const struct vgroup *)c->t->list[c->g];
+	switch (col) {
+	case 0: case 1: key_result(ctx, &g->h.k[col]); break;
+	case 2:
+		if (!c->null_row)
+			vgroup_result_at(ctx, g, g->nnull + (int64_t)c->i);
+		break;
+	case 3: sqlite3_result_int64(ctx, c->null_row ? g->nnull : (int64_t)(c->j - c->i)); break;
+	}
+	return SQLITE_OK;
+}
+
+static int vv_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct vv_cur *)cur)->rowid;
+	return SQLITE_OK;
+}
+
+static sqlite3_module vv_module = {
+	.iVersion = 0,
+	.xCreate = NULL, /* eponymous only */
+	.xConnect = vv_connect,
+	.xBestIndex = vv_best_index,
+	.xDisconnect = tv_disconnect,
+	.xDestroy = tv_disconnect,
+	.xOpen = vv_open,
+	.xClose = tv_close,
+	.xFilter = vv_filter,
+	.xNext = vv_next,
+	.xEof = vv_eof,
+	.xColumn = vv_column,
+	.xRowid = vv_rowid,
+};
+
 /* ---- kvio_depth_buckets: the depth sweep per time bucket ------------------- */
 
 #define BK_MAX_BUCKETS (1 << 24)
@@ -730,6 +871,8 @@ static int kvio_register_grid_ops(sqlite3 *db)
 	int rc = sqlite3_create_module_v2(db, "kvio_quantiles", &qv_module, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module_v2(db, "kvio_log_bins", &lb_module, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module_v2(db, "kvio_values", &vv_module, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module_v2(db, "kvio_depth_buckets", &bk_module, NULL, NULL);
 	if (rc == SQLITE_OK)

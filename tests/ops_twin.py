@@ -103,6 +103,15 @@ def trial(rnd):
     got, err = run(st)
     check('kvio_pct_gather', got, want, st)
 
+    # kvio_values: each group's distinct values and counts (NULLs first; 1 and 1.0 one value)
+    st = sql + ("SELECT quote(k1), quote(k2), quote(CAST(v AS REAL)), count"
+                " FROM kvio_values((SELECT kvio_pct_gather(k1, k2, v) FROM r));\n")
+    st2 = sql + ("SELECT quote(k1), quote(k2), quote(CAST(v AS REAL)), count(*) FROM r GROUP BY k1, k2, v"
+                 " ORDER BY k1, k2, v;\n")
+    got, err = run(st)
+    want, err2 = run(st2)  # the twin: SQL's GROUP BY over the same rows
+    check('kvio_values', got, want, st)
+
     # kvio_runs_gather: run lengths, split where t - previous t > gap
     gap = rnd.choice([0, 1, 4, 50])
     st = sql + ("SELECT quote(k1), quote(k2), n, p25, p50, p95, p99, max FROM kvio_pct((SELECT kvio_runs_gather(k1, t, %d)"
