@@ -95,6 +95,16 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i], *v;
 	int64_t n;
+	/* a single-valued option given twice is a usage error: the second silently won
+	 * (--sem A --sem B ingested B alone, as if the files had been merged) */
+	static const char *const once[] = {"--sem", "--ebpf", "--serving", "--label", "--device", "--pftrace",
+					   "--lba-bytes", "--nominal-dur-ns", "--pair-horizon"};
+	static unsigned char seen[sizeof once / sizeof once[0]];
+	for (size_t k = 0; k < sizeof once / sizeof once[0]; k++)
+		if (opt_is(arg, once[k]) && seen[k]++) {
+			kvio_err("%s given twice (see --help)", once[k]);
+			return -1;
+		}
 #define VAL(name) if (!(v = opt_value(argc, argv, i, name))) return -1
 	if (opt_is(arg, "--sem")) { VAL("--sem"); return (g_sem = in_path("--sem", v)) ? 1 : -1; }
 	if (opt_is(arg, "--ebpf")) { VAL("--ebpf"); return (g_ebpf = in_path("--ebpf", v)) ? 1 : -1; }
@@ -181,6 +191,10 @@ int ingest_finish_args(struct ingest_args *a)
 	}
 	if (a->narms && (g_sem || g_ebpf || g_serving)) {
 		kvio_err("use either --merge or --sem/--ebpf/--serving, not both");
+		return -1;
+	}
+	if (a->narms && strcmp(g_label, "capture")) { /* --merge names its arms itself */
+		kvio_err("--label names the one arm of --sem/--ebpf; under --merge each LABEL= names its arm");
 		return -1;
 	}
 	if (!a->narms) {

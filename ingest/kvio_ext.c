@@ -504,7 +504,8 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof *v);
 	v->s = aux; /* main's: the connection's store, which extract_arg shares */
-	if (argc > 1 && sqlite3_stricmp(argv[1], "main")) { /* the table of an ATTACHed database reads that one */
+	/* the table of an ATTACHed database reads that one; a TEMP one (no chunks of its own) reads main's */
+	if (argc > 1 && sqlite3_stricmp(argv[1], "main") && sqlite3_stricmp(argv[1], "temp")) {
 		if (!(v->s = store_new(db, argv[1]))) {
 			sqlite3_free(v);
 			return SQLITE_NOMEM;

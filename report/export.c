@@ -477,9 +477,11 @@ static int err_said;
 static void db_failed(sqlite3 *db, const char *what)
 {
 	int ec = sqlite3_errcode(db);
+	if (err_said)
+		return; /* named already, once */
 	if (ec != SQLITE_OK && ec != SQLITE_ROW && ec != SQLITE_DONE)
 		kvio_err("%s: %s", what, sqlite3_errmsg(db));
-	else if (!err_said)
+	else
 		kvio_err("%s: failed", what);
 }
 
@@ -509,9 +511,13 @@ static int kept_chunk_add(struct kept *k, const struct kvio_window *w, sqlite3_s
 	} else {
 		sqlite3_bind_int64(blob, 1, c.first);
 		int sr = sqlite3_step(blob);
-		if (sr != SQLITE_ROW)
-			rc = -1; /* a read error (db_failed says which) or no such row */
-		else if (chunk_map(sqlite3_column_blob(blob, 0), (size_t)sqlite3_column_bytes(blob, 0), &v)) {
+		if (sr != SQLITE_ROW) { /* a read error, or no such row: said now (a reset clears the reason) */
+			if (!err_said)
+				kvio_err("reading the database: %s",
+					 sr == SQLITE_DONE ? "a chunk is missing" : sqlite3_errmsg(sqlite3_db_handle(blob)));
+			err_said = 1;
+			rc = -1;
+		} else if (chunk_map(sqlite3_column_blob(blob, 0), (size_t)sqlite3_column_bytes(blob, 0), &v)) {
 			kvio_err("kvio_cmd_chunk %lld is damaged", (long long)c.first);
 			err_said = 1;
 			rc = -1;
@@ -798,7 +804,8 @@ static int fin_said(sqlite3_stmt *st)
 	sqlite3 *db = st ? sqlite3_db_handle(st) : NULL;
 	if (sqlite3_finalize(st) == SQLITE_OK)
 		return 0;
-	kvio_err("reading the database: %s", sqlite3_errmsg(db));
+	if (!err_said) /* one line for one failure, whichever statement met it */
+		kvio_err("reading the database: %s", sqlite3_errmsg(db));
 	err_said = 1;
 	return -1;
 }
@@ -1362,8 +1369,8 @@ static const char export_help[] =
 	"  kvio-export trace.db -o kv.pftrace\n"
 	"  kvio-export ab.db -o ab.pftrace.gz\n"
 	"  kvio-export trace.db -o stall.pftrace --time-range 12.5,14.5\n\n"
-	"exit status: 0 ok; 1 the --time-range/--trace-id window holds no command or\n"
-	"  object (the trace is written); 2 usage or I/O error: unreadable database, an output that\n"
+	"exit status: 0 ok; 1 the database, or its --time-range/--trace-id window, holds no\n"
+	"  slice (the trace is written); 2 usage or I/O error: unreadable database, an output that\n"
 	"  could not be written (nothing left behind); 130/143 interrupted by\n"
 	"  SIGINT/SIGTERM (nothing left behind)\n";
 
@@ -1419,7 +1426,7 @@ int cmd_export(int argc, char **argv)
 	if (!rc) /* with -o -, standard output holds the trace: the line goes to stderr */
 		fprintf(of.std ? stderr : stdout, "kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n",
 			of.path, (unsigned long long)s.packets, (unsigned long long)s.bytes);
-	if (!rc && !s.kept && (win.has_time || win.has_tid || !s.slices)) { /* written, as ingest writes its database, but unusable */
+	if (!rc && !s.slices) { /* written, as ingest writes its database, but nothing in it to look at */
 		char wd[128];
 		if (win.has_time || win.has_tid)
 			kvio_err("%s: the %s window holds no command or object: %s holds nothing to look at (exit 1)",

@@ -110,6 +110,15 @@ q "$T/gw2.db" "update kvio_cmd_chunk set data = x'00' where id <> (select max(id
 eq "export --trace-id 300-302 reads only the chunk holding them; count as brute force" "$NT" \
 	"$(q "$T/gw2.rt.db" "select count(*) from slice where name in ('read','write')")"
 
+# a read error inside the window's first chunk (an overflow page of its blob, found with
+# dbstat) is named with SQLite's reason, on one line (it said "reading flows: failed")
+pg=$(sqlite3 "$T/gw.db" "select pageno from dbstat where name = 'kvio_cmd_chunk' and pagetype = 'overflow' order by path limit 1")
+cp "$T/gw.db" "$T/gw5.db"
+python3 -c "f = open('$T/gw5.db', 'r+b'); f.seek(($pg - 1) * 65536); f.write(b'\xff' * 64)"
+"$BUILD/kvio-export" "$T/gw5.db" -o "$T/gw5.pftrace" --time-range 0,0.05 > /dev/null 2>"$T/gw5.err"
+eq "export window: a damaged page of a chunk it reads: exit 2, one line with SQLite's reason, no trace" \
+	"2 1 1 no" "$? $(wc -l < "$T/gw5.err") $(grep -c 'reading the database: database disk image is malformed' "$T/gw5.err") $([ -e "$T/gw5.pftrace" ] && echo yes || echo no)"
+
 # kvio-report's window reads only the chunks whose extent meets it, too: the
 # damaged chunks outside it are never read (exit 0), and the metrics are those of
 # the undamaged database, and of a copy without kvio_cmd_range (every chunk read)

@@ -236,7 +236,10 @@ eq "kvio --help: the exit codes 0 1 2 3 130/143" "+++++" "$(h=$("$BUILD/kvio" --
 # the only one written; a second -o, --time-range or --jobs replaced the first)
 for c in "kvio-report $T/c.db --json $T/twice1.json --json $T/twice2.json" "kvio-report $T/c.db --jobs 1 --jobs 2" \
 	"kvio-report $T/c.db --time-range 0,1 --time-range 0,2" "kvio-export $T/c.db -o $T/twice1.pftrace -o $T/twice2.pftrace" \
-	"kvio-ingest -o $T/twice1.db -o $T/twice2.db --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl"; do
+	"kvio-ingest -o $T/twice1.db -o $T/twice2.db --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl" \
+	"kvio-ingest -o $T/twice1.db --sem fixtures/tiny/sem.jsonl --sem fixtures/ab/a.sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl" \
+	"kvio-ingest -o $T/twice1.db --lba-bytes 4096 --lba-bytes 512 --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl" \
+	"kvio2perfetto -o $T/twice1.pftrace --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl --ebpf fixtures/tiny/ebpf.jsonl"; do
 	"$BUILD/${c%% *}" ${c#* } > /dev/null 2>"$T/twice.err"
 	eq "${c%% *}: an option given twice: exit 2, one line naming it, nothing written" "2 1 0" \
 		"$? $(grep -c 'given twice' "$T/twice.err") $(ls "$T"/twice1.* "$T"/twice2.* 2>/dev/null | wc -l)"

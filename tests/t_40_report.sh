@@ -173,6 +173,9 @@ eq "kvio_cmd of an ATTACHed capture: its own commands and slices (main holds ano
 	"$(sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" "ATTACH '$T/tiny.db' AS t; SELECT count(*), sum(ts), sum(data_len) FROM t.kvio_cmd WHERE name = 'write'; SELECT count(*) FROM t.slice")"
 eq "kvio_cmd of an ATTACHed capture, main an empty in-memory database" "$one" \
 	"$(sqlite3 -cmd ".load $BUILD/kvio" :memory: "ATTACH '$T/tiny.db' AS t; SELECT count(*), sum(ts), sum(data_len) FROM t.kvio_cmd WHERE name = 'write'; SELECT count(*) FROM t.slice")"
+eq "a TEMP kvio_cmds table reads main's commands (the TEMP schema has none of its own)" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" "SELECT count(*), sum(ts) FROM kvio_cmd")" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" "CREATE VIRTUAL TABLE temp.x USING kvio_cmds; SELECT count(*), sum(ts) FROM x" 2>&1)"
 sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*) FROM kvio_cmd WHERE win_pool IS '1;x'" > "$T/pd.err" 2>&1
 eq "kvio_cmd: a win_pool that is not a list of upids is an error" "1" "$(grep -c 'win_pool is a list of upids' "$T/pd.err")"
 for bad in "win_pool IS '4 '" "win_pool IS ' 4'" "win_pool IS '4,'" "win_pool IS 4" "win_lo IS 'abc'" "win_thi IS 2.5"; do

@@ -185,13 +185,13 @@ eq "faults: each -EAGAIN first attempt is the one left without a completion" "$t
 eq "faults: the ground truth is not empty" "yes" "$([ "${truth_eagain:-0}" -gt 10 ] && [ "${truth_lost:-0}" -gt 10 ] && echo yes)"
 
 # A read error is an error, never a shorter trace: a damaged page (the cell
-# pointers of a table's root page overwritten) in the tracks, slices or counters
+# pointers of a table's root page overwritten) in the tracks, slices, counters or objects
 # makes kvio-export exit 2 with SQLite's reason on one line and write nothing
 # (it wrote a trace without them and exited 0 before)
 "$BUILD/kvio-gen" --sem "$T/cr.s" --ebpf "$T/cr.e" --lines 20000 2>/dev/null
 "$BUILD/kvio-ingest" -q -o "$T/cr.db" --sem "$T/cr.s" --ebpf "$T/cr.e"
 ps=$(sqlite3 "$T/cr.db" "pragma page_size")
-for t in kvio_track kvio_slice kvio_counter; do
+for t in kvio_track kvio_slice kvio_counter kvio_obj; do
 	root=$(sqlite3 "$T/cr.db" "select rootpage from sqlite_master where name = '$t'")
 	cp "$T/cr.db" "$T/cr_$t.db"
 	python3 -c "
