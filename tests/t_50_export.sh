@@ -184,8 +184,8 @@ eq "faults: each -EAGAIN first attempt is the one left without a completion" "$t
 	"$(q "$T/f.db" "select count(*) from kvio_cmd a where real_dur = 0 and exists (select 1 from kvio_cmd b where b.trace_id = a.trace_id and b.slba = a.slba and b.ts = a.ts + 2000 and b.real_dur = 1)")"
 eq "faults: the ground truth is not empty" "yes" "$([ "${truth_eagain:-0}" -gt 10 ] && [ "${truth_lost:-0}" -gt 10 ] && echo yes)"
 
-# A read error is an error, never a shorter trace: a damaged page (the cell
-# pointers of a table's root page overwritten) in the tracks, slices, counters or objects
+# A read error is an error, never a shorter trace: a damaged page (a table's root page
+# header overwritten: an invalid page type, which SQLite always detects) in the tracks, slices, counters or objects
 # makes kvio-export exit 2 with SQLite's reason on one line and write nothing
 # (it wrote a trace without them and exited 0 before)
 "$BUILD/kvio-gen" --sem "$T/cr.s" --ebpf "$T/cr.e" --lines 20000 2>/dev/null
@@ -195,7 +195,7 @@ for t in kvio_track kvio_slice kvio_counter kvio_obj; do
 	root=$(sqlite3 "$T/cr.db" "select rootpage from sqlite_master where name = '$t'")
 	cp "$T/cr.db" "$T/cr_$t.db"
 	python3 -c "
-f = open('$T/cr_$t.db', 'r+b'); off = ($root - 1) * $ps; f.seek(off + 8); f.write(b'\xff' * 32)"
+f = open('$T/cr_$t.db', 'r+b'); off = ($root - 1) * $ps; f.seek(off); f.write(b'\xff' * 64)"
 	"$BUILD/kvio-export" "$T/cr_$t.db" -o "$T/cr_$t.pftrace" > /dev/null 2>"$T/cr_$t.err"
 	eq "export: a damaged $t page: exit 2, one line with SQLite's reason, no trace" "2 1 1 no" \
 		"$? $(wc -l < "$T/cr_$t.err") $(grep -c 'reading the database: database disk image is malformed' "$T/cr_$t.err") $([ -e "$T/cr_$t.pftrace" ] && echo yes || echo no)"
