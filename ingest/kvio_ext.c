@@ -455,7 +455,8 @@ struct cmd_cur {
 	unsigned char *names; /* name id -> wanted (nnames entries), or NULL: any name */
 	size_t nnames;
 	int tagged;     /* 1: trace_id IS NOT NULL, -1: trace_id IS NULL, 0: either */
-	int tid_range;  /* trace_id compared with integers: keep tagged rows with tid_lo <= trace_id <= tid_hi */
+	int tid_range;  /* win_tlo/win_thi or trace_id compared with integers: keep tagged rows with
+			 * tid_lo <= trace_id <= tid_hi (the bounds intersected) */
 	int64_t tid_lo, tid_hi;
 	int real;       /* -1: any real_dur, 0 or 1: that value, 2: none */
 	int pool;       /* win_pool given: keep tagged rows and every row of the upids in pool_upid */
@@ -728,16 +729,13 @@ static const struct chunk_view *cur_view(struct cmd_cur *c, struct store *s)
 }
 
 /* Whether row i of chunk v is wanted: inside the window (ts <= win_hi,
- * ts + dur >= win_lo, win_tlo <= trace_id <= win_thi, an untagged one never)
- * and through every pushed-down filter. */
+ * ts + dur >= win_lo) and through every pushed-down filter (the trace_id
+ * window among them, an untagged command never in it). */
 static int cur_wanted(const struct cmd_cur *c, const struct store *s, const struct chunk_view *v, uint32_t i)
 {
 	if (c->wset[1] && v->ts[i] > c->w[1])
 		return 0;
 	if (c->wset[0] && v->ts[i] + v->dur[i] < c->w[0])
-		return 0;
-	if ((c->wset[2] || c->wset[3]) && (!v->trace_id[i] || (c->wset[2] && v->trace_id[i] < c->w[2]) ||
-					    (c->wset[3] && v->trace_id[i] > c->w[3])))
 		return 0;
 	if (c->tagged && (v->trace_id[i] != 0) != (c->tagged > 0))
 		return 0;
@@ -762,8 +760,7 @@ static int cur_wanted(const struct cmd_cur *c, const struct store *s, const stru
 static int cur_misses(const struct cmd_cur *c, const struct extent *e)
 {
 	return (c->wset[1] && e->ts_min > c->w[1]) || (c->wset[0] && e->end_max < c->w[0]) ||
-	       ((c->wset[2] || c->wset[3]) && (!e->tid_max || (c->wset[2] && e->tid_max < c->w[2]) ||
-					       (c->wset[3] && e->tid_min > c->w[3])));
+	       (c->tid_range && (!e->tid_max || e->tid_max < c->tid_lo || e->tid_min > c->tid_hi));
 }
 
 /* Move to the first wanted row at or after (k, i), or eof. */
@@ -847,6 +844,18 @@ static int want_real(sqlite3_value *x)
 	return d == 0 ? 0 : d == 1 ? 1 : 2;
 }
 
+/* Keep only tagged rows with lo <= trace_id <= hi, within any bounds set before. */
+static void tid_clip(struct cmd_cur *c, int64_t lo, int64_t hi)
+{
+	if (!c->tid_range)
+		c->tid_range = 1, c->tid_lo = INT64_MIN, c->tid_hi = INT64_MAX;
+	if (lo > c->tid_lo)
+		c->tid_lo = lo;
+	if (hi < c->tid_hi)
+		c->tid_hi = hi;
+	c->skip = 1;
+}
+
 /* Apply plan letter p with argument x (NULL for T, U). */
 static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_value *x, int64_t *lo)
 {
@@ -862,6 +871,8 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 		c->wset[p - '0'] = 1;
 		c->w[p - '0'] = sqlite3_value_int64(x);
 		c->skip = 1;
+		if (p == '2' || p == '3') /* win_tlo, win_thi: the trace_id window */
+			tid_clip(c, p == '2' ? c->w[2] : INT64_MIN, p == '3' ? c->w[3] : INT64_MAX);
 		break;
 	case 'p': {
 		int rc = want_pool(c, x);
@@ -871,19 +882,16 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 		break;
 	}
 	case 'T': c->tagged = 1; c->skip = 1; break;
-	case '>': case ']': case '<': case '[': {
+	case '>': case ']': case '<': case '[': { /* > INT64_MAX and < INT64_MIN: an empty range */
 		int64_t v = sqlite3_value_int64(x);
-		if (!c->tid_range)
-			c->tid_range = 1, c->tid_lo = INT64_MIN, c->tid_hi = INT64_MAX;
 		if (p == '>')
-			c->tid_lo = v == INT64_MAX ? INT64_MAX : v + 1, c->tid_hi = v == INT64_MAX ? INT64_MIN : c->tid_hi;
+			tid_clip(c, v == INT64_MAX ? INT64_MAX : v + 1, v == INT64_MAX ? INT64_MIN : INT64_MAX);
 		else if (p == ']')
-			c->tid_lo = v;
+			tid_clip(c, v, INT64_MAX);
 		else if (p == '<')
-			c->tid_hi = v == INT64_MIN ? INT64_MIN : v - 1, c->tid_lo = v == INT64_MIN ? INT64_MAX : c->tid_lo;
+			tid_clip(c, v == INT64_MIN ? INT64_MAX : INT64_MIN, v == INT64_MIN ? INT64_MIN : v - 1);
 		else
-			c->tid_hi = v;
-		c->skip = 1;
+			tid_clip(c, INT64_MIN, v);
 		break;
 	}
 	case 'U': c->tagged = -1; c->skip = 1; break;
