@@ -65,6 +65,11 @@ def check(name, got, want, sql):
         sys.exit(1)
 
 
+def check_sql(name, op_sql, twin_sql):
+    """The operator's rows against a twin written in plain SQL, run the same way."""
+    check(name, run(op_sql)[0], run(twin_sql)[0], op_sql)
+
+
 def keys_of(rnd):
     return rnd.choice([[1], [1, 2], [1, 2, 3, 'a', 'b'], ['x', 'y'], [7]])
 
@@ -108,9 +113,7 @@ def trial(rnd):
                 " FROM kvio_values((SELECT kvio_pct_gather(k1, k2, v) FROM r));\n")
     st2 = sql + ("SELECT quote(k1), quote(k2), quote(CAST(v AS REAL)), count(*) FROM r GROUP BY k1, k2, v"
                  " ORDER BY k1, k2, v;\n")
-    got, err = run(st)
-    want, err2 = run(st2)  # the twin: SQL's GROUP BY over the same rows
-    check('kvio_values', got, want, st)
+    check_sql('kvio_values', st, st2)  # the twin: SQL's GROUP BY over the same rows
 
     # kvio_runs_gather: run lengths, split where t - previous t > gap
     gap = rnd.choice([0, 1, 4, 50])
@@ -187,18 +190,14 @@ def trial(rnd):
                 " FROM kvio_groups((SELECT kvio_group_gather(k1, k2, v) FROM r));\n")
     st2 = sql + ("SELECT quote(k1), quote(k2), count(*), count(v), quote(min(v)), quote(max(v)), quote(sum(v))"
                  " FROM r GROUP BY k1, k2 ORDER BY k1, k2;\n")
-    got, err = run(st)
-    want, err2 = run(st2)  # the brute-force twin in plain SQL
-    check('kvio_group_gather', got, want, st)
+    check_sql('kvio_group_gather', st, st2)  # the brute-force twin in plain SQL
 
     # kvio_count_distinct: count(DISTINCT x) per k1 (numbers, text, blobs, NULLs; 1 and 1.0 are one value)
     for x in ('v', 'cls', 'CAST(cls AS BLOB)', 'k2',
               'CASE WHEN a IS NULL THEN cls WHEN b IS NULL THEN CAST(cls AS BLOB) WHEN a > 10 THEN v * 1.0 ELSE v END'):
         st = sql + "SELECT quote(k1), kvio_count_distinct(%s) FROM r GROUP BY k1 ORDER BY k1;\n" % x
         st2 = sql + "SELECT quote(k1), count(DISTINCT %s) FROM r GROUP BY k1 ORDER BY k1;\n" % x
-        got, err = run(st)
-        want, err2 = run(st2)  # the twin: SQLite's own count(DISTINCT)
-        check('kvio_count_distinct(%s)' % x, got, want, st)
+        check_sql('kvio_count_distinct(%s)' % x, st, st2)  # the twin: SQLite's own count(DISTINCT)
 
     # kvio_count_distinct at int64's edges and beside reals: -2^63 and -2^63.0 are one value, 2^63 - 1
     # and 9223372036854775807.0 (= 2^63) two; 2^53 + 1 beside 2^53.0; -0.0 and 0; '' and x''
@@ -206,9 +205,8 @@ def trial(rnd):
             '9007199254740993', '9007199254740992.0', '-0.0', '0', '1e300', "''", "x''", "'a'", "x'61'", 'NULL')
     pick = [rnd.choice(edge) for _ in range(rnd.randint(1, 10))]
     rows_sql = ' UNION ALL '.join('SELECT %s AS x' % e for e in pick)
-    got, err = run("SELECT kvio_count_distinct(x) FROM (%s);\n" % rows_sql)
-    want, err2 = run("SELECT count(DISTINCT x) FROM (%s);\n" % rows_sql)
-    check('kvio_count_distinct at the edges', got, want, rows_sql)
+    check_sql('kvio_count_distinct at the edges', "SELECT kvio_count_distinct(x) FROM (%s);\n" % rows_sql,
+              "SELECT count(DISTINCT x) FROM (%s);\n" % rows_sql)
 
     # kvio_group_gather with several values: one row per (k1, k2, value column), col 1-based
     vals = ['v', 'a', 'b * 0.5', 'dur']
@@ -217,9 +215,7 @@ def trial(rnd):
     st2 = sql + ("SELECT quote(k1), quote(k2), col, n, c, quote(mi), quote(ma), quote(su) FROM (%s) ORDER BY k1, k2, col;\n"
                  % ' UNION ALL '.join("SELECT k1, k2, %d AS col, count(*) AS n, count(%s) AS c, min(%s) AS mi, max(%s) AS ma,"
                                       " sum(%s) AS su FROM r GROUP BY k1, k2" % (i + 1, x, x, x, x) for i, x in enumerate(vals)))
-    got, err = run(st)
-    want, err2 = run(st2)  # the twin: one plain GROUP BY per value column
-    check('kvio_group_gather, 4 values', got, want, st)
+    check_sql('kvio_group_gather, 4 values', st, st2)  # the twin: one plain GROUP BY per value column
 
     # kvio_step_gather: a - previous b within k1 (input order), by sign
     st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
