@@ -196,31 +196,7 @@ static int gtab_grow(struct gtab *t)
 	return SQLITE_OK;
 }
 
-/* The group of keys k[0], k[1] (k[1] only when nkeys is 2), created zeroed
- * if new; NULL when out of memory. */
-static struct ghead *gtab_find(struct gtab *t, const struct key *k);
-
-static struct ghead *gtab_get_k(struct gtab *t, const struct key *k)
-{
-	for (int m = 0; m < 4 && t->mru[m]; m++) {
-		struct ghead *g = t->mru[m];
-		if (key_same(&g->k[0], &k[0]) && (t->nkeys < 2 || key_same(&g->k[1], &k[1]))) {
-			if (m) { /* to the front */
-				memmove(t->mru + 1, t->mru, (size_t)m * sizeof *t->mru);
-				t->mru[0] = g;
-			}
-			return g;
-		}
-	}
-	struct ghead *g = gtab_find(t, k);
-	if (g) {
-		memmove(t->mru + 1, t->mru, 3 * sizeof *t->mru);
-		t->mru[0] = g;
-	}
-	return g;
-}
-
-/* gtab_get_k without the recent groups: hash, probe, or create. */
+/* The group of keys k (hashed, probed, or created): gtab_get_k without its recent groups. */
 static struct ghead *gtab_find(struct gtab *t, const struct key *k)
 {
 	uint64_t h = key_hash(&k[0], 0x1234567);
@@ -260,6 +236,27 @@ static struct ghead *gtab_find(struct gtab *t, const struct key *k)
 	t->slot[j] = g;
 	t->n++;
 	t->list[t->nlist++] = g;
+	return g;
+}
+
+/* The group of keys k[0], k[1] (k[1] only when nkeys is 2), created zeroed
+ * if new; NULL when out of memory. */
+static struct ghead *gtab_get_k(struct gtab *t, const struct key *k)
+{
+	int m = 0;
+	struct ghead *g = NULL;
+	for (; m < 4 && t->mru[m]; m++)
+		if (key_same(&t->mru[m]->k[0], &k[0]) && (t->nkeys < 2 || key_same(&t->mru[m]->k[1], &k[1]))) {
+			g = t->mru[m];
+			break;
+		}
+	if (!g) {
+		if (!(g = gtab_find(t, k)))
+			return NULL;
+		m = 3; /* a new recent group: the oldest drops out */
+	}
+	memmove(t->mru + 1, t->mru, (size_t)m * sizeof *t->mru); /* g to the front */
+	t->mru[0] = g;
 	return g;
 }
 
@@ -954,11 +951,6 @@ struct sset {
 	int nvals;       /* value columns: kvio_group_gather's arguments after k1, k2; 1 for kvio_step_gather */
 };
 
-static void sgroup_fini(struct ghead *h)
-{
-	(void)h; /* min and max are numbers: no text to free */
-}
-
 /* A set of groups of nvals value columns, or NULL. */
 static struct sset *sset_new(int nvals)
 {
@@ -994,7 +986,7 @@ static void sset_free(void *p)
 	struct sset *s = p;
 	if (!s)
 		return;
-	gtab_free(&s->t, sgroup_fini);
+	gtab_free(&s->t, NULL); /* min and max are numbers: nothing of a group to free */
 	sqlite3_free(s);
 }
 
