@@ -1439,16 +1439,14 @@ static void hset_free(struct hset *d)
 	memset(d, 0, sizeof *d);
 }
 
-/* Put k (hash h) in slot arrays k/hs of cap slots (a power of two); 1 when new. */
-static int hset_place(struct key *ks, uint64_t *hs, size_t cap, const struct key *k, uint64_t h)
+/* The slot of key k (hash h) among cap slots (a power of two) ks/hs: the one
+ * holding it, else the empty one where it goes. */
+static size_t hset_slot(const struct key *ks, const uint64_t *hs, size_t cap, const struct key *k, uint64_t h)
 {
 	size_t j = h & (cap - 1);
-	for (; ks[j].t; j = (j + 1) & (cap - 1))
-		if (hs[j] == h && dkey_same(&ks[j], k))
-			return 0;
-	ks[j] = *k;
-	hs[j] = h;
-	return 1;
+	while (ks[j].t && !(hs[j] == h && dkey_same(&ks[j], k)))
+		j = (j + 1) & (cap - 1);
+	return j;
 }
 
 static int hset_grow(struct hset *d)
@@ -1463,8 +1461,11 @@ static int hset_grow(struct hset *d)
 	}
 	memset(ks, 0, cap * sizeof *ks);
 	for (size_t j = 0; j < d->cap; j++)
-		if (d->k[j].t)
-			hset_place(ks, hs, cap, &d->k[j], d->h[j]);
+		if (d->k[j].t) {
+			size_t to = hset_slot(ks, hs, cap, &d->k[j], d->h[j]);
+			ks[to] = d->k[j];
+			hs[to] = d->h[j];
+		}
 	sqlite3_free(d->k);
 	sqlite3_free(d->h);
 	d->k = ks;
@@ -1478,39 +1479,29 @@ static void distinct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void)argc;
 	struct hset *d = sqlite3_aggregate_context(ctx, sizeof *d);
 	int t = sqlite3_value_type(argv[0]);
-	if (!d) {
+	if (!d || ((d->n + 1) * 2 > d->cap && hset_grow(d) != SQLITE_OK)) {
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
 	if (t == SQLITE_NULL)
 		return;
-	struct key k = key_view(argv[0]);
-	if (t == SQLITE_BLOB) {
-		k.t = SQLITE_BLOB;
-		k.s = (char *)sqlite3_value_blob(argv[0]);
-		k.len = sqlite3_value_bytes(argv[0]);
-	}
+	struct key k = t != SQLITE_BLOB ? key_view(argv[0])
+		: (struct key){.t = SQLITE_BLOB, .s = (char *)sqlite3_value_blob(argv[0]), .len = sqlite3_value_bytes(argv[0])};
 	uint64_t h = dkey_hash(&k);
-	size_t j = d->cap ? h & (d->cap - 1) : 0;
-	for (; d->cap && d->k[j].t; j = (j + 1) & (d->cap - 1))
-		if (d->h[j] == h && dkey_same(&d->k[j], &k))
-			return; /* seen */
-	struct key c = k;
-	if (k.t == SQLITE_TEXT || k.t == SQLITE_BLOB) {
-		if (!(c.s = sqlite3_malloc(k.len + 1))) {
+	size_t j = hset_slot(d->k, d->h, d->cap, &k, h);
+	if (d->k[j].t)
+		return; /* seen */
+	if (k.t == SQLITE_TEXT || k.t == SQLITE_BLOB) { /* the value's bytes are the statement's: keep a copy */
+		const char *from = k.s;
+		if (!(k.s = sqlite3_malloc(k.len + 1))) {
 			sqlite3_result_error_nomem(ctx);
 			return;
 		}
 		if (k.len)
-			memcpy(c.s, k.s, k.len);
+			memcpy(k.s, from, k.len);
 	}
-	if ((d->n + 1) * 2 > d->cap && hset_grow(d) != SQLITE_OK) {
-		if (c.s != k.s)
-			sqlite3_free(c.s);
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	hset_place(d->k, d->h, d->cap, &c, h);
+	d->k[j] = k;
+	d->h[j] = h;
 	d->n++;
 }
 
