@@ -19,6 +19,8 @@
 #include "../lib/window.h"
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -468,21 +470,37 @@ struct kept_chunk {
 	uint64_t *bits; /* NULL: every command of the chunk (an inside chunk, not read) */
 };
 
-/* Set when a failure was already named on stderr (a damaged chunk): the
- * caller's generic line would only add SQLite's "not an error". */
+/* Set once a failure has been named on stderr: one line for one failure,
+ * whichever statement or caller meets it (a caller's generic line would only
+ * add SQLite's "not an error"). */
 static int err_said;
 
-/* One line for a failed read: SQLite's reason, unless the failure was not
- * SQLite's and has been named already. */
+/* The failure's line, unless one was said already. */
+static void say_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_once(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	if (err_said)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	kvio_err("%s", msg);
+	err_said = 1;
+}
+
+/* A failed read of db: SQLite's reason when it has one. */
 static void db_failed(sqlite3 *db, const char *what)
 {
 	int ec = sqlite3_errcode(db);
-	if (err_said)
-		return; /* named already, once */
-	if (ec != SQLITE_OK && ec != SQLITE_ROW && ec != SQLITE_DONE)
-		kvio_err("%s: %s", what, sqlite3_errmsg(db));
-	else
-		kvio_err("%s: failed", what);
+	say_once("%s: %s", what, ec != SQLITE_OK && ec != SQLITE_ROW && ec != SQLITE_DONE ? sqlite3_errmsg(db) : "failed");
+}
+
+/* A chunk whose blob is not a chunk. */
+static void chunk_damaged(int64_t first)
+{
+	say_once("kvio_cmd_chunk %lld is damaged", (long long)first);
 }
 
 struct kept {
@@ -512,14 +530,11 @@ static int kept_chunk_add(struct kept *k, const struct kvio_window *w, sqlite3_s
 		sqlite3_bind_int64(blob, 1, c.first);
 		int sr = sqlite3_step(blob);
 		if (sr != SQLITE_ROW) { /* a read error, or no such row: said now (a reset clears the reason) */
-			if (!err_said)
-				kvio_err("reading the database: %s",
-					 sr == SQLITE_DONE ? "a chunk is missing" : sqlite3_errmsg(sqlite3_db_handle(blob)));
-			err_said = 1;
+			say_once("reading the database: %s",
+				 sr == SQLITE_DONE ? "a chunk is missing" : sqlite3_errmsg(sqlite3_db_handle(blob)));
 			rc = -1;
 		} else if (chunk_map(sqlite3_column_blob(blob, 0), (size_t)sqlite3_column_bytes(blob, 0), &v)) {
-			kvio_err("kvio_cmd_chunk %lld is damaged", (long long)c.first);
-			err_said = 1;
+			chunk_damaged(c.first);
 			rc = -1;
 		}
 		c.n = rc ? 0 : v.n;
@@ -804,9 +819,7 @@ static int fin_said(sqlite3_stmt *st)
 	sqlite3 *db = st ? sqlite3_db_handle(st) : NULL;
 	if (sqlite3_finalize(st) == SQLITE_OK)
 		return 0;
-	if (!err_said) /* one line for one failure, whichever statement met it */
-		kvio_err("reading the database: %s", sqlite3_errmsg(db));
-	err_said = 1;
+	say_once("reading the database: %s", sqlite3_errmsg(db));
 	return -1;
 }
 
@@ -1222,8 +1235,7 @@ static int export_chunk(struct exporter *x, struct cmd_ctx *c, int64_t first, co
 {
 	struct chunk_view v;
 	if (chunk_map(b, len, &v)) {
-		kvio_err("kvio_cmd_chunk %lld is damaged", (long long)first);
-		err_said = 1;
+		chunk_damaged(first);
 		return -1;
 	}
 	for (uint32_t i = 0; i < v.n; i++) {
