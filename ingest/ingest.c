@@ -97,11 +97,10 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 	int64_t n;
 	/* a single-valued option given twice is a usage error: the second silently won
 	 * (--sem A --sem B ingested B alone, as if the files had been merged) */
-	static const char *const once[] = {"--sem", "--ebpf", "--serving", "--label", "--device", "--pftrace",
-					   "--lba-bytes", "--nominal-dur-ns", "--pair-horizon"};
-	static unsigned char seen[sizeof once / sizeof once[0]];
-	for (size_t k = 0; k < sizeof once / sizeof once[0]; k++)
-		if (opt_is(arg, once[k]) && seen[k]++) {
+	static const char *const once[sizeof a->given] = {"--sem", "--ebpf", "--serving", "--label", "--device",
+							  "--pftrace", "--lba-bytes", "--nominal-dur-ns", "--pair-horizon"};
+	for (size_t k = 0; k < sizeof a->given; k++)
+		if (opt_is(arg, once[k]) && a->given[k]++) {
 			kvio_err("%s given twice (see --help)", once[k]);
 			return -1;
 		}

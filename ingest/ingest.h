@@ -16,6 +16,7 @@ struct ingest_args {
 	const char *out;      /* -o */
 	const char *pftrace;  /* --pftrace: import a .pftrace instead of JSONL */
 	int quiet;
+	unsigned char given[9]; /* the single-valued options seen (ingest_parse_opt: a second is a usage error) */
 };
 
 /* Parse one ingest option at argv[*i]. Returns 1 if consumed, 0 if not an
