@@ -297,7 +297,7 @@ static int parse_args(struct args *g, int argc, char **argv)
 {
 	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on", "--html",
 					     "--base"};
-	int seen[8] = {0}; /* each option but --label once: a second --json FILE silently won */
+	int seen[7] = {0}, json_seen = 0; /* each option but --label once: a second --json FILE silently won */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int is_valued = 0, w;
@@ -309,7 +309,7 @@ static int parse_args(struct args *g, int argc, char **argv)
 					return 2;
 				}
 			}
-		if (opt_is(a, "--json") && seen[7]++) {
+		if (opt_is(a, "--json") && json_seen++) {
 			kvio_err("--json given twice (see --help)");
 			return 2;
 		}
