@@ -23,7 +23,8 @@ SQLITE_EXTENSION_INIT1
 
 struct cached {
 	int64_t id;  /* first command id of the chunk; INT64_MIN = empty */
-	void *blob;
+	void *blob;  /* its bytes (cap allocated, kept for the next chunk read here) */
+	size_t cap;
 	struct chunk_view v;
 	unsigned age;
 };
@@ -92,6 +93,7 @@ static void store_drop(struct store *s)
 	for (int i = 0; i < NCACHE; i++) {
 		sqlite3_free(s->cache[i].blob);
 		s->cache[i].blob = NULL;
+		s->cache[i].cap = 0;
 		s->cache[i].id = INT64_MIN;
 	}
 	if (s->names) { /* a value of a running statement may point at a name: freed at store_free */
@@ -310,42 +312,42 @@ static const struct chunk_view *store_chunk(struct store *s, size_t k)
 			victim = &s->cache[i];
 	}
 	s->gen++; /* the victim's chunk changes under the cursors that hold it */
-	sqlite3_stmt *st;
-	int rc = store_prep(s, "SELECT data FROM %s.kvio_cmd_chunk WHERE id = ?", &st);
+	victim->id = INT64_MIN;
+	/* read straight into the slot's buffer (no statement's copy of the blob) */
+	sqlite3_blob *b = NULL;
+	int rc = sqlite3_blob_open(s->db, s->schema, "kvio_cmd_chunk", "data", id, 0, &b);
+	if (rc != SQLITE_OK) {
+		/* no such row (the directory names a chunk that is gone) or no blob in
+		 * it: corrupt; else the read's own code, SQLITE_INTERRUPT when an early
+		 * exit stopped it */
+		s->chunk_rc = rc == SQLITE_ERROR ? SQLITE_CORRUPT : rc;
+		sqlite3_blob_close(b);
+		return NULL;
+	}
+	size_t len = (size_t)sqlite3_blob_bytes(b);
+	if (victim->cap < len || !victim->blob) {
+		void *nb = sqlite3_realloc64(victim->blob, len ? len : 1);
+		if (!nb) {
+			sqlite3_blob_close(b);
+			s->chunk_rc = SQLITE_NOMEM;
+			return NULL;
+		}
+		victim->blob = nb;
+		victim->cap = len ? len : 1;
+	}
+	rc = sqlite3_blob_read(b, victim->blob, (int)len, 0);
+	sqlite3_blob_close(b);
 	if (rc != SQLITE_OK) {
 		s->chunk_rc = rc;
 		return NULL;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	const struct chunk_view *out = NULL;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		int len = sqlite3_column_bytes(st, 0);
-		const void *b = sqlite3_column_blob(st, 0);
-		void *copy = sqlite3_malloc64(len ? len : 1);
-		if (copy && b) {
-			memcpy(copy, b, len);
-			sqlite3_free(victim->blob);
-			victim->blob = copy;
-			if (chunk_map(copy, (size_t)len, &victim->v) == 0 && victim->v.n == s->n[k]) {
-				victim->id = id;
-				victim->age = ++s->clock;
-				out = &victim->v;
-			} else {
-				victim->id = INT64_MIN;
-				s->chunk_rc = SQLITE_CORRUPT;
-			}
-		} else {
-			s->chunk_rc = copy ? SQLITE_CORRUPT : SQLITE_NOMEM;
-			sqlite3_free(copy);
-		}
-	} else {
-		/* no row: the directory names a chunk that is gone (corrupt); else the
-		 * read's own code, SQLITE_INTERRUPT when an early exit stopped it */
-		s->chunk_rc = rc == SQLITE_DONE ? SQLITE_CORRUPT : rc;
+	if (chunk_map(victim->blob, len, &victim->v) != 0 || victim->v.n != s->n[k]) {
+		s->chunk_rc = SQLITE_CORRUPT;
+		return NULL;
 	}
-	sqlite3_finalize(st);
-	return out;
+	victim->id = id;
+	victim->age = ++s->clock;
+	return &victim->v;
 }
 
 /* Report the failed store_chunk of s as ctx's error: "unreadable command
@@ -388,8 +390,8 @@ static void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id
 	sqlite3_finalize(st);
 }
 
-static void col_value(sqlite3_context *ctx, struct store *s, const struct chunk_view *v, int64_t first,
-		      uint32_t i, int col)
+static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx, struct store *s,
+							    const struct chunk_view *v, int64_t first, uint32_t i, int col)
 {
 	uint8_t f = v->flags[i];
 	switch (col) {
@@ -465,6 +467,13 @@ struct cmd_cur {
 	const struct chunk_view *v; /* chunk k decoded, or NULL: looked up again */
 	size_t vk;
 	unsigned vgen;              /* the store's gen when v was looked up */
+	/* under a filter (skip), the wanted rows of chunk selk from row selfrom on,
+	 * found in one pass when the scan enters the chunk: a step is then one
+	 * index, not the filter's checks (selok 0: none yet) */
+	uint32_t *sel;
+	uint32_t nsel, psel, selcap, selfrom;
+	size_t selk;
+	int selok;
 };
 
 /* A store for the commands of database schema on db; NULL when out of memory. */
@@ -707,6 +716,7 @@ static void cur_filters_free(struct cmd_cur *c)
 static int vt_close(sqlite3_vtab_cursor *cur)
 {
 	cur_filters_free((struct cmd_cur *)cur);
+	sqlite3_free(((struct cmd_cur *)cur)->sel);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }
@@ -763,6 +773,38 @@ static int cur_misses(const struct cmd_cur *c, const struct extent *e)
 	       (c->tid_range && (!e->tid_max || e->tid_max < c->tid_lo || e->tid_min > c->tid_hi));
 }
 
+/* The wanted rows of chunk k from row i0 on (ids up to hi) into c->sel; 0, -1
+ * when the chunk cannot be read (vt_column then says so), 1 when there is no
+ * memory for the selection (the caller checks row by row). */
+static int cur_select(struct cmd_cur *c, struct store *s, uint32_t i0)
+{
+	const struct chunk_view *v = cur_view(c, s);
+	if (!v)
+		return -1;
+	uint32_t n = s->n[c->k];
+	if (n && c->hi < s->first[c->k] + (int64_t)n - 1) /* ids past hi are not wanted */
+		n = c->hi < s->first[c->k] ? 0 : (uint32_t)(c->hi - s->first[c->k] + 1);
+	if (c->selcap < n) {
+		uint32_t *p = sqlite3_realloc64(c->sel, (sqlite3_uint64)n * sizeof *p);
+		if (!p) {
+			c->selok = 0;
+			return 1;
+		}
+		c->sel = p;
+		c->selcap = n;
+	}
+	uint32_t m = 0;
+	for (uint32_t i = i0; i < n; i++)
+		if (cur_wanted(c, s, v, i))
+			c->sel[m++] = i;
+	c->nsel = m;
+	c->psel = 0;
+	c->selk = c->k;
+	c->selfrom = i0;
+	c->selok = 1;
+	return 0;
+}
+
 /* Move to the first wanted row at or after (k, i), or eof. */
 static void cur_settle(struct cmd_cur *c, struct store *s)
 {
@@ -779,16 +821,29 @@ static void cur_settle(struct cmd_cur *c, struct store *s)
 			c->i = 0;
 			continue;
 		}
-		const struct chunk_view *v = cur_view(c, s);
-		if (!v)
-			return; /* an unreadable chunk: vt_column says so */
-		uint32_t n = s->n[c->k];
-		while (c->i < n && s->first[c->k] + c->i <= c->hi && !cur_wanted(c, s, v, c->i))
-			c->i++;
-		if (c->i < n) {
-			c->eof = s->first[c->k] + c->i > c->hi;
+		if (!c->selok || c->selk != c->k || c->i < c->selfrom) {
+			int r = cur_select(c, s, c->i);
+			if (r < 0)
+				return; /* an unreadable chunk: vt_column says so */
+			if (r > 0) { /* no room for a selection: row by row */
+				const struct chunk_view *v = cur_view(c, s);
+				uint32_t n = s->n[c->k];
+				while (c->i < n && s->first[c->k] + c->i <= c->hi && !cur_wanted(c, s, v, c->i))
+					c->i++;
+				if (c->i < n) {
+					c->eof = s->first[c->k] + c->i > c->hi;
+					return;
+				}
+				continue;
+			}
+		}
+		while (c->psel < c->nsel && c->sel[c->psel] < c->i)
+			c->psel++;
+		if (c->psel < c->nsel) {
+			c->i = c->sel[c->psel]; /* an id <= hi: not eof */
 			return;
 		}
+		c->i = s->n[c->k]; /* no more wanted rows in this chunk */
 	}
 }
 
@@ -933,7 +988,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	}
 	int64_t lo = INT64_MIN;
 	c->hi = INT64_MAX;
-	c->skip = c->tagged = c->pool = c->tid_range = 0;
+	c->skip = c->tagged = c->pool = c->tid_range = c->selok = 0;
 	c->real = -1;
 	cur_filters_free(c);
 	memset(c->wset, 0, sizeof c->wset);
@@ -982,6 +1037,10 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 static int vt_next(sqlite3_vtab_cursor *cur)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
+	if (c->skip && c->selok && c->selk == c->k && c->psel + 1 < c->nsel && c->sel[c->psel] == c->i) {
+		c->i = c->sel[++c->psel]; /* the chunk's next wanted row */
+		return SQLITE_OK;
+	}
 	c->i++;
 	cur_settle(c, cur_store(cur));
 	return SQLITE_OK;
@@ -1005,7 +1064,7 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 			sqlite3_result_int64(ctx, c->w[col - C_WLO]);
 		return SQLITE_OK;
 	}
-	const struct chunk_view *v = cur_view(c, s);
+	const struct chunk_view *v = c->v && c->vk == c->k && c->vgen == s->gen ? c->v : cur_view(c, s);
 	if (!v)
 		return chunk_error(ctx, s, "kvio_cmd");
 	col_value(ctx, s, v, s->first[c->k], c->i, col);
