@@ -25,9 +25,10 @@ LEFT JOIN (SELECT p.label,
 
 WITH seq AS (                                      -- writes starting where the previous one ended
   SELECT k1 AS lid, n
-  FROM kvio_groups((SELECT kvio_step_gather(lid, slba,
-                             slba + coalesce(dlen, 0) / (SELECT lba FROM kvio_space_info i WHERE i.lid = w.lid))
-                    FROM (SELECT lid, slba, dlen FROM kvio_pool WHERE op = 'write' ORDER BY lid, ts, id) w))
+  FROM kvio_groups((SELECT kvio_step_gather(w.lid, w.slba, w.slba + coalesce(w.dlen, 0) / i.lba)
+                    FROM (SELECT lid, slba, dlen FROM kvio_pool WHERE op = 'write' ORDER BY lid, ts, id) w
+                    LEFT JOIN kvio_space_info i ON i.lid = w.lid)) -- a seek per write (a correlated
+                                                   -- subquery per write cost twice as much)
   WHERE k2 = 0
 ), per AS (
   SELECT
