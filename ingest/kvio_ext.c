@@ -371,9 +371,10 @@ static int chunk_error(sqlite3_context *ctx, struct store *s, const char *who)
 /* ---- one command column as an SQL value -------------------------------- */
 
 enum { C_ID, C_TS, C_DUR, C_TRACK, C_NAME, C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL,
-       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_WLO, C_WHI, C_WTLO, C_WTHI, C_WPOOL, NCOL };
+       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_NAME_ID, C_WLO, C_WHI, C_WTLO, C_WTHI, C_WPOOL,
+       NCOL };
 static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name", "slba",
-	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid",
+	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid", "name_id",
 	"win_lo", "win_hi", "win_tlo", "win_thi", "win_pool"};
 
 static void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id, int col)
@@ -433,6 +434,10 @@ static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx
 			sqlite3_result_int64(ctx, u);
 		break;
 	}
+	case C_NAME_ID: /* name's kvio_cmd_name.id (NULL exactly when name is) */
+		if (v->name[i] < s->nnames && s->names[v->name[i]])
+			sqlite3_result_int64(ctx, v->name[i]);
+		break;
 	}
 }
 
@@ -503,7 +508,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	int rc = sqlite3_declare_vtab(db,
 		"CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT,"
 		" slba INTEGER, data_len INTEGER, trace_id INTEGER, role TEXT, real_dur INTEGER,"
-		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER, upid INTEGER,"
+		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER, upid INTEGER, name_id INTEGER,"
 		" win_lo HIDDEN, win_hi HIDDEN, win_tlo HIDDEN, win_thi HIDDEN, win_pool HIDDEN)");
 	if (rc != SQLITE_OK)
 		return rc;

@@ -58,6 +58,8 @@ SELECT
   ts,                                               -- submit time (ns)
   dur,                                              -- real or nominal duration (ns)
   name AS op,                                       -- op_name: read, write, ...
+  name_id AS op_id,                                 -- op's id in kvio_cmd_name (group by it, name it
+                                                    -- at the end: an integer key is cheaper than text)
   trace_id AS tid,                                  -- user_data >> 32; NULL when 0 (filter tagged
                                                     -- commands with tid > 0: the scan applies it)
   trace_id IS NOT NULL AS tagged,

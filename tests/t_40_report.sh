@@ -169,6 +169,10 @@ for db in "$T/gm.db" "$T/tiny.db"; do
 	sqlite3 -cmd ".load $BUILD/kvio" "$db" < "$T/pd.sql" > "$T/pd.out" 2>&1
 	awk 'NR % 2 == 1 { a = $0 } NR % 2 == 0 && $0 != a { bad++ } END { print NR, bad + 0 }' "$T/pd.out" > "$T/pd.res"
 	eq "kvio_cmd pushdown = SQLite on a plain copy: 38 predicates, rows and order ($(basename "$db"))" "76 0" "$(cat "$T/pd.res")"
+	# name_id is name's id in kvio_cmd_name (NULL exactly when name is): each command's
+	# name found through it equals its name (counted by SQLite: rows where they differ)
+	eq "kvio_cmd.name_id names each command's name through kvio_cmd_name ($(basename "$db"))" "0|1" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), (SELECT count(*) > 0 FROM kvio_cmd WHERE name_id IS NOT NULL) FROM kvio_cmd c LEFT JOIN kvio_cmd_name n ON n.id = c.name_id WHERE n.name IS NOT c.name OR (c.name_id IS NULL) <> (c.name IS NULL)")"
 	# a filtered scan started again and again at other ids on one cursor (the inner
 	# table of a join: its per-chunk selection of wanted rows must start over each time)
 	q="SELECT count(*), total(b.id) FROM %s a CROSS JOIN %s b WHERE a.id %% 97 = 3 AND b.id BETWEEN a.id AND a.id + 500 AND b.trace_id > 0 AND b.real_dur = 1;"
