@@ -966,10 +966,18 @@ static struct sset *sset_new(int nvals)
 /* Add the number k (its own type) to u. */
 static void vsum_add(struct vsum *u, const struct key *k)
 {
-	if (!u->nv || key_cmp(k, &u->min) < 0)
-		u->min = *k;
-	if (!u->nv || key_cmp(k, &u->max) > 0)
-		u->max = *k;
+	if (k->t == SQLITE_INTEGER && u->nv && u->min.t == SQLITE_INTEGER && u->max.t == SQLITE_INTEGER) {
+		/* integers only so far (the usual case): key_cmp's integer order, inline */
+		if (k->i < u->min.i)
+			u->min.i = k->i;
+		if (k->i > u->max.i)
+			u->max.i = k->i;
+	} else {
+		if (!u->nv || key_cmp(k, &u->min) < 0)
+			u->min = *k;
+		if (!u->nv || key_cmp(k, &u->max) > 0)
+			u->max = *k;
+	}
 	u->nv++;
 	if (k->t == SQLITE_FLOAT) {
 		u->real = 1;
@@ -1022,9 +1030,11 @@ static void group_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_group_gather: each v must be a number or NULL");
 			return;
 		}
-		struct key k = key_view(v);
-		if (t == SQLITE_FLOAT)
-			k.t = SQLITE_FLOAT, k.d = sqlite3_value_double(v); /* keep the value's own type */
+		struct key k = {.t = t};
+		if (t == SQLITE_INTEGER)
+			k.i = sqlite3_value_int64(v);
+		else
+			k.d = sqlite3_value_double(v); /* a real keeps its own type */
 		vsum_add(&g->v[i], &k);
 	}
 }

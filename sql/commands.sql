@@ -1,16 +1,19 @@
 -- commands.sql — NVMe command counts, bytes, wall time and throughput per label.
--- Inputs: kvio_command, kvio_pool_all, kvio_proc (prelude.sql).
-WITH c AS (                                        -- one pass, in kvio_cmd's (lid) order
+-- Inputs: kvio_command, kvio_pool_all, kvio_proc (prelude.sql); kvio_groups (the extension).
+WITH g AS (                                        -- one hashed pass: per (lid, tagged 0 | 1) and value
+  SELECT k1 AS lid, k2 AS is_tagged, col, n, min, max, sum
+  FROM kvio_groups((SELECT kvio_group_gather(lid, tagged, dlen, ts, ts + dur, real) FROM kvio_command))
+), c AS (                                          -- per label (col: 1 dlen, 2 ts, 3 ts + dur, 4 real)
   SELECT
     lid,
-    count(*) AS n,                                   -- commands
-    sum(tagged) AS tagged,
-    sum(dlen) AS bytes_all,
-    sum(CASE WHEN tagged THEN dlen END) AS bytes_tagged,
-    min(ts) AS t0,
-    max(ts + dur) AS t1,
-    sum(real) AS n_real
-  FROM kvio_command
+    sum(n) FILTER (WHERE col = 1) AS n,            -- commands
+    coalesce(sum(n) FILTER (WHERE col = 1 AND is_tagged), 0) AS tagged,
+    sum(sum) FILTER (WHERE col = 1) AS bytes_all,
+    sum(sum) FILTER (WHERE col = 1 AND is_tagged) AS bytes_tagged,
+    min(min) FILTER (WHERE col = 2) AS t0,
+    max(max) FILTER (WHERE col = 3) AS t1,
+    sum(sum) FILTER (WHERE col = 4) AS n_real
+  FROM g
   GROUP BY lid
 ), b AS (
   SELECT c.*,

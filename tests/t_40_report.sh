@@ -297,7 +297,7 @@ fi
 
 # KVIO_SQL_DIR: an edited copy of a metric runs without rebuilding
 mkdir -p "$T/sqldir" && cp sql/*.sql "$T/sqldir/"
-sed -i 's/count(\*) AS n,                                   -- commands/count(*) + 1000 AS n,                            -- commands/' "$T/sqldir/commands.sql"
+sed -i 's/sum(n) FILTER (WHERE col = 1) AS n, /sum(n) FILTER (WHERE col = 1) + 1000 AS n,/' "$T/sqldir/commands.sql"
 eq "KVIO_SQL_DIR: the edited commands.sql is used" "1006" \
 	"$(KVIO_SQL_DIR="$T/sqldir" "$BUILD/kvio-report" "$T/tiny.db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["capture"]["commands"]["n"])')"
 
