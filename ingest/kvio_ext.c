@@ -746,7 +746,8 @@ static const struct chunk_view *cur_view(struct cmd_cur *c, struct store *s)
 /* Whether row i of chunk v is wanted: inside the window (ts <= win_hi,
  * ts + dur >= win_lo) and through every pushed-down filter (the trace_id
  * window among them, an untagged command never in it). */
-static int cur_wanted(const struct cmd_cur *c, const struct store *s, const struct chunk_view *v, uint32_t i)
+static inline __attribute__((always_inline)) int cur_wanted(const struct cmd_cur *c, const struct store *s,
+							   const struct chunk_view *v, uint32_t i)
 {
 	if (c->wset[1] && v->ts[i] > c->w[1])
 		return 0;
@@ -798,10 +799,12 @@ static int cur_select(struct cmd_cur *c, struct store *s, uint32_t i0)
 		c->sel = p;
 		c->selcap = n;
 	}
-	uint32_t m = 0;
+	/* the filter as a local copy: stores into sel cannot alias it, so its fields stay in registers */
+	const struct cmd_cur f = *c;
+	uint32_t *sel = c->sel, m = 0;
 	for (uint32_t i = i0; i < n; i++)
-		if (cur_wanted(c, s, v, i))
-			c->sel[m++] = i;
+		if (cur_wanted(&f, s, v, i))
+			sel[m++] = i;
 	c->nsel = m;
 	c->psel = 0;
 	c->selk = c->k;
@@ -1056,7 +1059,37 @@ static int vt_eof(sqlite3_vtab_cursor *cur)
 	return ((struct cmd_cur *)cur)->eof;
 }
 
+static int vt_column_slow(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col);
+
 static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct cmd_cur *c = (struct cmd_cur *)cur;
+	const struct chunk_view *v = c->v;
+	const struct store *s = cur_store(cur);
+	if (__builtin_expect(v && c->vk == c->k && c->vgen == s->gen, 1)) {
+		uint32_t i = c->i; /* the columns the analyses read most, straight from the chunk */
+		switch (col) {
+		case C_UPID: {
+			int64_t u = store_upid(s, v->track[i]);
+			if (u >= 0)
+				sqlite3_result_int64(ctx, u);
+			return SQLITE_OK;
+		}
+		case C_REAL: sqlite3_result_int(ctx, (v->flags[i] & CHF_REAL) != 0); return SQLITE_OK;
+		case C_TS: sqlite3_result_int64(ctx, v->ts[i]); return SQLITE_OK;
+		case C_DUR: sqlite3_result_int64(ctx, v->dur[i]); return SQLITE_OK;
+		case C_DATA_LEN: sqlite3_result_int64(ctx, v->data_len[i]); return SQLITE_OK;
+		case C_TRACE_ID:
+			if (v->trace_id[i])
+				sqlite3_result_int64(ctx, v->trace_id[i]);
+			return SQLITE_OK;
+		default: break;
+		}
+	}
+	return vt_column_slow(cur, ctx, col);
+}
+
+static int vt_column_slow(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
 	struct store *s = cur_store(cur);

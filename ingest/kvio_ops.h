@@ -255,8 +255,10 @@ static struct ghead *gtab_get_k(struct gtab *t, const struct key *k)
 			return NULL;
 		m = 3; /* a new recent group: the oldest drops out */
 	}
-	memmove(t->mru + 1, t->mru, (size_t)m * sizeof *t->mru); /* g to the front */
-	t->mru[0] = g;
+	if (m) { /* g to the front */
+		memmove(t->mru + 1, t->mru, (size_t)m * sizeof *t->mru);
+		t->mru[0] = g;
+	}
 	return g;
 }
 
@@ -266,6 +268,10 @@ static struct ghead *gtab_get(struct gtab *t, sqlite3_value **a)
 	struct key k[2] = {key_view(a[0]), {.t = SQLITE_NULL}};
 	if (t->nkeys > 1)
 		k[1] = key_view(a[1]);
+	struct ghead *g = t->mru[0]; /* the last row's group, compared inline for integer keys */
+	if (g && k[0].t == SQLITE_INTEGER && g->k[0].t == SQLITE_INTEGER && g->k[0].i == k[0].i &&
+	    (t->nkeys < 2 || (k[1].t == SQLITE_INTEGER && g->k[1].t == SQLITE_INTEGER && g->k[1].i == k[1].i)))
+		return g;
 	return gtab_get_k(t, k);
 }
 
