@@ -466,6 +466,8 @@ struct cmd_cur {
 			 * tid_lo <= trace_id <= tid_hi (the bounds intersected) */
 	int64_t tid_lo, tid_hi;
 	int real;       /* -1: any real_dur, 0 or 1: that value, 2: none */
+	int role;       /* role = x given: keep rows whose flags have role_flag (0: no row) */
+	uint8_t role_flag;
 	int pool;       /* win_pool given: keep tagged rows and every row of the upids in pool_upid */
 	int64_t *pool_upid;
 	size_t npool;
@@ -614,7 +616,7 @@ static int int_rhs(sqlite3_index_info *ii, int i)
 /* The plan (idxStr): one letter per argument of xFilter, in order: e id = ?,
  * l id >=/> ?, h id <=/< ? (the range is a superset: SQLite checks those rows
  * again), 0-3 win_lo/win_hi/win_tlo/win_thi IS ?, p win_pool IS ?, n name = ?,
- * N name IN (...), r real_dur = ?, > ] < [ trace_id >, >=, <, <= ?; and letters without an argument: T
+ * N name IN (...), r real_dur = ?, o role = ?, > ] < [ trace_id >, >=, <, <= ?; and letters without an argument: T
  * trace_id IS NOT NULL, U trace_id IS NULL. Every constraint but the id ones is
  * omitted: the scan applies it exactly as SQL would. */
 static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
@@ -667,6 +669,9 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		} else if (col == C_REAL && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1) &&
 			   rhs_known(ii, i, 0))
 			letter = 'r';
+		else if (col == C_ROLE && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1) &&
+			 rhs_known(ii, i, 0))
+			letter = 'o';
 		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
 			letter = 'T';
 		else if (col == C_TRACE_ID && int_rhs(ii, i) &&
@@ -758,6 +763,8 @@ static inline __attribute__((always_inline)) int cur_wanted(const struct cmd_cur
 	if (c->tid_range && (!v->trace_id[i] || (int64_t)v->trace_id[i] < c->tid_lo || (int64_t)v->trace_id[i] > c->tid_hi))
 		return 0;
 	if (c->real >= 0 && ((v->flags[i] & CHF_REAL) != 0) != c->real)
+		return 0;
+	if (c->role && !(v->flags[i] & c->role_flag))
 		return 0;
 	if (c->names && (v->name[i] >= c->nnames || !c->names[v->name[i]]))
 		return 0;
@@ -907,6 +914,22 @@ static int want_real(sqlite3_value *x)
 	return d == 0 ? 0 : d == 1 ? 1 : 2;
 }
 
+/* role = x: the flag of the role x names (as SQL compares x with a TEXT column,
+ * BINARY: only the texts 'header' and 'payload' match a role; 0: no row). */
+static uint8_t want_role(sqlite3_value *x)
+{
+	int t = sqlite3_value_type(x);
+	if (t == SQLITE_NULL || t == SQLITE_BLOB)
+		return 0; /* equal to no role */
+	const char *r = (const char *)sqlite3_value_text(x);
+	int len = sqlite3_value_bytes(x);
+	if (r && len == 6 && !memcmp(r, "header", 6))
+		return CHF_HEADER;
+	if (r && len == 7 && !memcmp(r, "payload", 7))
+		return CHF_PAYLOAD;
+	return 0;
+}
+
 /* Keep only tagged rows with lo <= trace_id <= hi, within any bounds set before. */
 static void tid_clip(struct cmd_cur *c, int64_t lo, int64_t hi)
 {
@@ -959,6 +982,7 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	}
 	case 'U': c->tagged = -1; c->skip = 1; break;
 	case 'r': c->real = want_real(x); c->skip = 1; break;
+	case 'o': c->role = 1; c->role_flag = want_role(x); c->skip = 1; break;
 	case 'n': case 'N':
 		if (!c->names) {
 			c->nnames = s->nnames;
@@ -996,7 +1020,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	}
 	int64_t lo = INT64_MIN;
 	c->hi = INT64_MAX;
-	c->skip = c->tagged = c->pool = c->tid_range = c->selok = 0;
+	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = 0;
 	c->real = -1;
 	cur_filters_free(c);
 	memset(c->wset, 0, sizeof c->wset);

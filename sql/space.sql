@@ -34,10 +34,12 @@ WITH seq AS (                                      -- writes starting where the 
   SELECT
     lid,
     count(*) AS writes,
-    count(*) - kvio_count_distinct(slba) - max(slba IS NULL) AS lba_reuse, -- every write of an slba after its first
-    count(CASE WHEN role = 'header' THEN 1 END) AS header_cmds, -- 0, not NULL, when no write has a role
-    coalesce(sum(CASE WHEN role = 'header' THEN dlen END), 0) AS header_cmd_bytes -- bytes
+    count(*) - kvio_count_distinct(slba) - max(slba IS NULL) AS lba_reuse -- every write of an slba after its first
   FROM kvio_pool WHERE op = 'write'
+  GROUP BY lid
+), hdr AS MATERIALIZED (                           -- the header writes (the scan picks them: no text
+  SELECT lid, count(*) AS n, sum(dlen) AS bytes    -- test per write)
+  FROM kvio_pool WHERE op = 'write' AND role = 'header'
   GROUP BY lid
 )
 SELECT
@@ -45,10 +47,11 @@ SELECT
   w.writes,
   w.lba_reuse,
   coalesce(s.n, 0) * 1.0 / max(1, w.writes - 1) AS seq_pct,
-  w.header_cmds,
-  w.header_cmd_bytes,
+  coalesce(h.n, 0) AS header_cmds,                 -- 0, not NULL, when no write has a role
+  coalesce(h.bytes, 0) AS header_cmd_bytes,        -- bytes
   (SELECT hdr FROM kvio_space_info i WHERE i.lid = w.lid) AS header_bytes
 FROM per w
 JOIN kvio_proc p ON p.upid = w.lid
 LEFT JOIN seq s ON s.lid = w.lid
+LEFT JOIN hdr h ON h.lid = w.lid
 ORDER BY p.label;

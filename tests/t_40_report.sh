@@ -111,7 +111,7 @@ for g in 50 1 500; do
 	ok "model = kvio-report on a generated A/B capture, --batch-gap-us $g" \
 		python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" --batch-gap-us $g
 done
-# kvio_cmd's pushed-down constraints (name = / IN, real_dur =, trace_id IS [NOT]
+# kvio_cmd's pushed-down constraints (name = / IN, real_dur =, role =, trace_id IS [NOT]
 # NULL, win_pool; omitted, so only the scan applies them) select exactly the rows
 # SQLite itself selects from a plain copy of the table (second method), order
 # included; on the A/B capture (an arm without completions) and on tiny (untagged)
@@ -161,6 +161,13 @@ for db in "$T/gm.db" "$T/tiny.db"; do
 		trace_id > 9223372036854775807|trace_id > 9223372036854775807
 		trace_id > 1.5|trace_id > 1.5
 		win_tlo IS 2 AND trace_id < 6|trace_id >= 2 AND trace_id < 6
+		role = 'header'|role = 'header'
+		role = 'payload' AND name = 'write'|role = 'payload' AND name = 'write'
+		role = 'HEADER'|role = 'HEADER'
+		role = 'header' COLLATE NOCASE|role = 'header' COLLATE NOCASE
+		role = NULL|role = NULL
+		role = 1|role = 1
+		role = x'686561646572'|role = x'686561646572'
 		id > 8000 AND trace_id > 0|id > 8000 AND trace_id > 0
 		id BETWEEN 8190 AND 8200 AND name = 'write'|id BETWEEN 8190 AND 8200 AND name = 'write'
 		id >= 5 AND id < 20000 AND real_dur = 1 AND win_pool IS '$u1'|id >= 5 AND id < 20000 AND real_dur = 1 AND (trace_id IS NOT NULL OR upid IN ($u1))
@@ -168,7 +175,7 @@ for db in "$T/gm.db" "$T/tiny.db"; do
 	} > "$T/pd.sql"
 	sqlite3 -cmd ".load $BUILD/kvio" "$db" < "$T/pd.sql" > "$T/pd.out" 2>&1
 	awk 'NR % 2 == 1 { a = $0 } NR % 2 == 0 && $0 != a { bad++ } END { print NR, bad + 0 }' "$T/pd.out" > "$T/pd.res"
-	eq "kvio_cmd pushdown = SQLite on a plain copy: 38 predicates, rows and order ($(basename "$db"))" "76 0" "$(cat "$T/pd.res")"
+	eq "kvio_cmd pushdown = SQLite on a plain copy: 45 predicates, rows and order ($(basename "$db"))" "90 0" "$(cat "$T/pd.res")"
 	# name_id is name's id in kvio_cmd_name (NULL exactly when name is): each command's
 	# name found through it equals its name (counted by SQLite: rows where they differ)
 	eq "kvio_cmd.name_id names each command's name through kvio_cmd_name ($(basename "$db"))" "0|1" \
