@@ -70,7 +70,7 @@ $(B)/htmlassets.o: $(B)/htmlassets.c
 
 $(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c ingest/kvio_ops.h ingest/kvio_ops_grid.h
 	@mkdir -p $(dir $@)
-	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -DSQLITE_CORE -c $< -o $@
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -fno-plt -DSQLITE_CORE -c $< -o $@
 
 # where `make install` puts the extension, named by kvio's hints (.load PREFIX/lib/kvio/kvio):
 # rewritten only when PREFIX changes, so `make install PREFIX=/usr` rebuilds what names it
