@@ -16,6 +16,7 @@ WITH k AS (
     row_number() OVER (PARTITION BY label, key, op ORDER BY ts, id) AS nth
   FROM kvio_object
   WHERE key IS NOT NULL AND key <> '' AND op IN ('store', 'load')
+    AND (SELECT count(DISTINCT label) > 1 FROM kvio_object) -- one arm: nothing to pair (no numbering)
 )
 SELECT o.label, o.op, o.dur - b.dur AS d
 FROM k b JOIN kvio_ab_base base ON b.label = base.label
