@@ -7,7 +7,7 @@
 #   python3 json.loads of every line (the reference converter's floor).
 set -u
 # Every timed command is the best (minimum) of BENCH_RUNS runs (default 3), kvio and its
-# peers alike; only the 16M lines (BENCH_16M=1) and the --html pages run once.
+# peers alike; only the 16M ingest (BENCH_16M=1) and the --html pages run once.
 cd "$(dirname "$0")/.."
 B=build
 O=${BENCH_OUT:-bench-out}
@@ -153,9 +153,11 @@ if "$B/kvio-report" --help >/dev/null 2>&1; then
 		[ -s "$O/e16000000.jsonl" ] || "$B/kvio-gen" --sem "$O/s16000000.jsonl" --ebpf "$O/e16000000.jsonl" \
 			--lines 16000000 --mode batched --seed 7 2>/dev/null
 		RUNS=1 best "$B/kvio-ingest" -q -o "$O/t16.db" --sem "$O/s16000000.jsonl" --ebpf "$O/e16000000.jsonl" >/dev/null
-		set -- $(RUNS=1 best "$B/kvio-report" "$O/t16.db" --json); P16=$1; PK16=$2
-		echo "kvio-report: 16M ${P16}s ${PK16}KB peak RSS"
-		ratio "report time 16M / 4M" "$(awk "BEGIN{print $P16/$P4}")" "<=" 4.4
+		# the 16M report beside the 4M one, alternately, best of RUNS each (a single 16M run
+		# against the 4M's best of 3 compared one moment of the host with its best)
+		set -- $(best_pair "$B/kvio-report $O/t4.db --json" "$B/kvio-report $O/t16.db --json"); P4B=$1; P16=$3; PK16=$4
+		echo "kvio-report: 16M ${P16}s ${PK16}KB peak RSS (4M ${P4B}s, beside it)"
+		ratio "report time 16M / 4M" "$(awk "BEGIN{print $P16/$P4B}")" "<=" 4.4
 		ratio "report peak RSS 16M (MB)" "$(awk "BEGIN{print $PK16/1024}")" "<=" 150
 	else
 		echo "note: report at 16M lines skipped (BENCH_16M=1 runs it: 3 GB of capture, minutes)"
