@@ -394,7 +394,6 @@ static void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id
 static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx, struct store *s,
 							    const struct chunk_view *v, int64_t first, uint32_t i, int col)
 {
-	uint8_t f = v->flags[i];
 	switch (col) {
 	case C_ID: sqlite3_result_int64(ctx, first + i); break;
 	case C_TS: sqlite3_result_int64(ctx, v->ts[i]); break;
@@ -405,7 +404,7 @@ static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx
 			sqlite3_result_text(ctx, s->names[v->name[i]], -1, SQLITE_STATIC); /* kept until store_free */
 		break;
 	case C_SLBA:
-		if (f & CHF_SLBA)
+		if (v->flags[i] & CHF_SLBA)
 			sqlite3_result_int64(ctx, v->slba[i]);
 		break;
 	case C_DATA_LEN: sqlite3_result_int64(ctx, v->data_len[i]); break;
@@ -414,14 +413,14 @@ static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx
 			sqlite3_result_int64(ctx, v->trace_id[i]);
 		break;
 	case C_ROLE:
-		if (f & CHF_HEADER)
+		if (v->flags[i] & CHF_HEADER)
 			sqlite3_result_text(ctx, "header", 6, SQLITE_STATIC);
-		else if (f & CHF_PAYLOAD)
+		else if (v->flags[i] & CHF_PAYLOAD)
 			sqlite3_result_text(ctx, "payload", 7, SQLITE_STATIC);
 		break;
-	case C_REAL: sqlite3_result_int(ctx, (f & CHF_REAL) != 0); break;
+	case C_REAL: sqlite3_result_int(ctx, (v->flags[i] & CHF_REAL) != 0); break;
 	case C_KEY_HEX: case C_KEY_LEN: case C_VALUE_LEN:
-		if (f & CHF_KV)
+		if (v->flags[i] & CHF_KV)
 			kv_value(ctx, s, v->kv_id[i], col);
 		break;
 	case C_SLBA_TRACK:
@@ -737,8 +736,9 @@ static struct store *cur_store(sqlite3_vtab_cursor *cur)
 }
 
 /* The cursor's chunk: the one it looked up last, unless the cache refilled
- * a slot since (another cursor's read); NULL on error. */
-static const struct chunk_view *cur_view(struct cmd_cur *c, struct store *s)
+ * a slot since (another cursor's read); NULL on error. Inline: every column
+ * fetch asks. */
+static inline __attribute__((always_inline)) const struct chunk_view *cur_view(struct cmd_cur *c, struct store *s)
 {
 	if (c->v && c->vk == c->k && c->vgen == s->gen)
 		return c->v;
@@ -1069,7 +1069,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 static int vt_next(sqlite3_vtab_cursor *cur)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
-	if (c->skip && c->selok && c->selk == c->k && c->psel + 1 < c->nsel && c->sel[c->psel] == c->i) {
+	if (c->selok && c->selk == c->k && c->psel + 1 < c->nsel && c->sel[c->psel] == c->i) {
 		c->i = c->sel[++c->psel]; /* the chunk's next wanted row */
 		return SQLITE_OK;
 	}
@@ -1083,52 +1083,25 @@ static int vt_eof(sqlite3_vtab_cursor *cur)
 	return ((struct cmd_cur *)cur)->eof;
 }
 
-static int vt_column_slow(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col);
-
 static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
-	const struct chunk_view *v = c->v;
-	const struct store *s = cur_store(cur);
-	if (__builtin_expect(v && c->vk == c->k && c->vgen == s->gen, 1)) {
-		uint32_t i = c->i; /* the columns the analyses read most, straight from the chunk */
-		switch (col) {
-		case C_UPID: {
-			int64_t u = store_upid(s, v->track[i]);
-			if (u >= 0)
-				sqlite3_result_int64(ctx, u);
-			return SQLITE_OK;
-		}
-		case C_REAL: sqlite3_result_int(ctx, (v->flags[i] & CHF_REAL) != 0); return SQLITE_OK;
-		case C_TS: sqlite3_result_int64(ctx, v->ts[i]); return SQLITE_OK;
-		case C_DUR: sqlite3_result_int64(ctx, v->dur[i]); return SQLITE_OK;
-		case C_DATA_LEN: sqlite3_result_int64(ctx, v->data_len[i]); return SQLITE_OK;
-		case C_TRACE_ID:
-			if (v->trace_id[i])
-				sqlite3_result_int64(ctx, v->trace_id[i]);
-			return SQLITE_OK;
-		default: break;
-		}
-	}
-	return vt_column_slow(cur, ctx, col);
-}
-
-static int vt_column_slow(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
-{
-	struct cmd_cur *c = (struct cmd_cur *)cur;
 	struct store *s = cur_store(cur);
-	if (col == C_ID) {
-		sqlite3_result_int64(ctx, s->first[c->k] + c->i);
-		return SQLITE_OK;
+	const struct chunk_view *v = c->v;
+	/* the usual case first: a chunk column of the chunk the cursor holds */
+	if (__builtin_expect(!v || c->vk != c->k || c->vgen != s->gen || col == C_ID || col >= C_WLO, 0)) {
+		if (col == C_ID) {
+			sqlite3_result_int64(ctx, s->first[c->k] + c->i);
+			return SQLITE_OK;
+		}
+		if (col >= C_WLO) { /* the window's bound, as given (win_pool: NULL) */
+			if (col < C_WPOOL && c->wset[col - C_WLO])
+				sqlite3_result_int64(ctx, c->w[col - C_WLO]);
+			return SQLITE_OK;
+		}
+		if (!(v = cur_view(c, s)))
+			return chunk_error(ctx, s, "kvio_cmd");
 	}
-	if (col >= C_WLO) { /* the window's bound, as given (win_pool: NULL) */
-		if (col < C_WPOOL && c->wset[col - C_WLO])
-			sqlite3_result_int64(ctx, c->w[col - C_WLO]);
-		return SQLITE_OK;
-	}
-	const struct chunk_view *v = c->v && c->vk == c->k && c->vgen == s->gen ? c->v : cur_view(c, s);
-	if (!v)
-		return chunk_error(ctx, s, "kvio_cmd");
 	col_value(ctx, s, v, s->first[c->k], c->i, col);
 	return SQLITE_OK;
 }
