@@ -368,14 +368,24 @@ static int chunk_error(sqlite3_context *ctx, struct store *s, const char *who)
 	return rc;
 }
 
-/* ---- one command column as an SQL value -------------------------------- */
+/* ---- one command column as a value ------------------------------------- */
+
+/* A value as the operators (kvio_ops.h) take it: its SQLite type, and the
+ * integer, real or text (s, len: not owned) of that type. */
+struct key {
+	int t; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT (SQLITE_BLOB: an argument's blob) */
+	int64_t i;
+	double d;
+	char *s;
+	int len;
+};
 
 enum { C_ID, C_TS, C_DUR, C_TRACK, C_NAME, C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL,
-       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_NAME_ID, C_WLO, C_WHI, C_WTLO, C_WTHI, C_WPOOL,
-       NCOL };
+       C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_NAME_ID, C_TAGGED, C_TS_END,
+       C_WLO, C_WHI, C_WTLO, C_WTHI, C_WPOOL, C_BATCH, NCOL };
 static const char *const col_names[NCOL] = {"id", "ts", "dur", "track_id", "name", "slba",
 	"data_len", "trace_id", "role", "real_dur", "key_hex", "key_len", "value_len", "slba_track", "upid", "name_id",
-	"win_lo", "win_hi", "win_tlo", "win_thi", "win_pool"};
+	"tagged", "ts_end", "win_lo", "win_hi", "win_tlo", "win_thi", "win_pool", "batch"};
 
 static void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id, int col)
 {
@@ -391,53 +401,92 @@ static void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id
 	sqlite3_finalize(st);
 }
 
-static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx, struct store *s,
-							    const struct chunk_view *v, int64_t first, uint32_t i, int col)
+/* Column col of row i of chunk v (ids from first), a chunk column (not
+ * key_hex, key_len, value_len: kv_value reads those): the one definition of
+ * each column's value, for SQL (col_value) and for batches (kvio_ops.h). */
+static inline __attribute__((always_inline)) struct key col_key(const struct store *s, const struct chunk_view *v,
+								int64_t first, uint32_t i, int col)
 {
+	struct key k = {.t = SQLITE_INTEGER};
 	switch (col) {
-	case C_ID: sqlite3_result_int64(ctx, first + i); break;
-	case C_TS: sqlite3_result_int64(ctx, v->ts[i]); break;
-	case C_DUR: sqlite3_result_int64(ctx, v->dur[i]); break;
-	case C_TRACK: sqlite3_result_int64(ctx, v->track[i]); break;
+	case C_ID: k.i = first + i; break;
+	case C_TS: k.i = v->ts[i]; break;
+	case C_DUR: k.i = v->dur[i]; break;
+	case C_TRACK: k.i = v->track[i]; break;
 	case C_NAME:
-		if (v->name[i] < s->nnames && s->names[v->name[i]])
-			sqlite3_result_text(ctx, s->names[v->name[i]], -1, SQLITE_STATIC); /* kept until store_free */
+		if (v->name[i] < s->nnames && s->names[v->name[i]]) {
+			k.t = SQLITE_TEXT;
+			k.s = s->names[v->name[i]]; /* kept until store_free */
+			k.len = (int)strlen(k.s);
+		} else
+			k.t = SQLITE_NULL;
 		break;
 	case C_SLBA:
 		if (v->flags[i] & CHF_SLBA)
-			sqlite3_result_int64(ctx, v->slba[i]);
+			k.i = v->slba[i];
+		else
+			k.t = SQLITE_NULL;
 		break;
-	case C_DATA_LEN: sqlite3_result_int64(ctx, v->data_len[i]); break;
+	case C_DATA_LEN: k.i = v->data_len[i]; break;
 	case C_TRACE_ID:
 		if (v->trace_id[i])
-			sqlite3_result_int64(ctx, v->trace_id[i]);
+			k.i = v->trace_id[i];
+		else
+			k.t = SQLITE_NULL;
 		break;
 	case C_ROLE:
 		if (v->flags[i] & CHF_HEADER)
-			sqlite3_result_text(ctx, "header", 6, SQLITE_STATIC);
+			k = (struct key){.t = SQLITE_TEXT, .s = (char *)"header", .len = 6};
 		else if (v->flags[i] & CHF_PAYLOAD)
-			sqlite3_result_text(ctx, "payload", 7, SQLITE_STATIC);
+			k = (struct key){.t = SQLITE_TEXT, .s = (char *)"payload", .len = 7};
+		else
+			k.t = SQLITE_NULL;
 		break;
-	case C_REAL: sqlite3_result_int(ctx, (v->flags[i] & CHF_REAL) != 0); break;
-	case C_KEY_HEX: case C_KEY_LEN: case C_VALUE_LEN:
-		if (v->flags[i] & CHF_KV)
-			kv_value(ctx, s, v->kv_id[i], col);
-		break;
+	case C_REAL: k.i = (v->flags[i] & CHF_REAL) != 0; break;
 	case C_SLBA_TRACK:
 		if (v->slba_track[i])
-			sqlite3_result_int64(ctx, v->slba_track[i]);
+			k.i = v->slba_track[i];
+		else
+			k.t = SQLITE_NULL;
 		break;
-	case C_UPID: {
-		int64_t u = store_upid(s, v->track[i]);
-		if (u >= 0)
-			sqlite3_result_int64(ctx, u);
+	case C_UPID:
+		if ((k.i = store_upid(s, v->track[i])) < 0)
+			k.t = SQLITE_NULL;
 		break;
-	}
 	case C_NAME_ID: /* name's kvio_cmd_name.id (NULL exactly when name is) */
 		if (v->name[i] < s->nnames && s->names[v->name[i]])
-			sqlite3_result_int64(ctx, v->name[i]);
+			k.i = v->name[i];
+		else
+			k.t = SQLITE_NULL;
 		break;
+	case C_TAGGED: k.i = v->trace_id[i] != 0; break; /* trace_id IS NOT NULL */
+	case C_TS_END: /* ts + dur, as SQL adds them: a real when the integer sum overflows */
+		if (__builtin_add_overflow(v->ts[i], v->dur[i], &k.i)) {
+			k.t = SQLITE_FLOAT;
+			k.d = (double)v->ts[i] + (double)v->dur[i];
+		}
+		break;
+	default: k.t = SQLITE_NULL;
 	}
+	return k;
+}
+
+/* Column col of row i of chunk v as ctx's result. */
+static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx, struct store *s,
+							    const struct chunk_view *v, int64_t first, uint32_t i, int col)
+{
+	if (__builtin_expect(col >= C_KEY_HEX && col <= C_VALUE_LEN, 0)) {
+		if (v->flags[i] & CHF_KV)
+			kv_value(ctx, s, v->kv_id[i], col);
+		return;
+	}
+	struct key k = col_key(s, v, first, i, col);
+	if (k.t == SQLITE_INTEGER)
+		sqlite3_result_int64(ctx, k.i);
+	else if (k.t == SQLITE_TEXT)
+		sqlite3_result_text(ctx, k.s, k.len, SQLITE_STATIC);
+	else if (k.t == SQLITE_FLOAT)
+		sqlite3_result_double(ctx, k.d);
 }
 
 /* ---- the kvio_cmd virtual table ----------------------------------------- */
@@ -446,6 +495,13 @@ struct cmd_vtab {
 	sqlite3_vtab base;
 	struct store *s;
 	int own;        /* s is this table's (an ATTACHed database's), freed with it */
+};
+
+/* A column of a cursor in batch mode: what its batch = 1 rows hand to the
+ * operators (sqlite3_result_pointer, type "kvio_batch"). */
+struct bcol {
+	struct cmd_cur *c;
+	int col;
 };
 
 struct cmd_cur {
@@ -480,6 +536,10 @@ struct cmd_cur {
 	uint32_t nsel, psel, selcap, selfrom;
 	size_t selk;
 	int selok;
+	/* batch mode (batch = 1): a row is a chunk's wanted rows sel[psel .. nsel), or
+	 * row i alone when there is no selection; its columns are bcol pointers */
+	int batch;
+	struct bcol bcol[NCOL];
 };
 
 /* A store for the commands of database schema on db; NULL when out of memory. */
@@ -510,7 +570,8 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		"CREATE TABLE x(id INTEGER, ts INTEGER, dur INTEGER, track_id INTEGER, name TEXT,"
 		" slba INTEGER, data_len INTEGER, trace_id INTEGER, role TEXT, real_dur INTEGER,"
 		" key_hex TEXT, key_len INTEGER, value_len INTEGER, slba_track INTEGER, upid INTEGER, name_id INTEGER,"
-		" win_lo HIDDEN, win_hi HIDDEN, win_tlo HIDDEN, win_thi HIDDEN, win_pool HIDDEN)");
+		" tagged INTEGER, ts_end INTEGER,"
+		" win_lo HIDDEN, win_hi HIDDEN, win_tlo HIDDEN, win_thi HIDDEN, win_pool HIDDEN, batch HIDDEN)");
 	if (rc != SQLITE_OK)
 		return rc;
 	/* read-only and side-effect free: usable from views under trusted_schema=OFF */
@@ -615,9 +676,15 @@ static int int_rhs(sqlite3_index_info *ii, int i)
 /* The plan (idxStr): one letter per argument of xFilter, in order: e id = ?,
  * l id >=/> ?, h id <=/< ? (the range is a superset: SQLite checks those rows
  * again), 0-3 win_lo/win_hi/win_tlo/win_thi IS ?, p win_pool IS ?, n name = ?,
- * N name IN (...), r real_dur = ?, o role = ?, > ] < [ trace_id >, >=, <, <= ?; and letters without an argument: T
+ * N name IN (...), r real_dur = ?, o role = ?, > ] < [ trace_id >, >=, <, <= ?, b batch = ? (B: the
+ * same, where the plan cannot hand out batches); and letters without an argument: T
  * trace_id IS NOT NULL, U trace_id IS NULL. Every constraint but the id ones is
- * omitted: the scan applies it exactly as SQL would. */
+ * omitted: the scan applies it exactly as SQL would.
+ *
+ * Batches (batch = 1) only where SQLite evaluates nothing on a row itself: no
+ * ORDER BY (a batch pointer does not survive a sort or a subquery), no id
+ * constraint, LIMIT or other constraint the scan does not omit. Elsewhere the
+ * same query reads rows (B), which the operators take as well. */
 static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 {
 	char plan[32];
@@ -650,13 +717,18 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 			rows /= 4;
 		}
 	}
-	int seen[NCOL] = {0};
+	int seen[NCOL] = {0}, bpos = -1;
 	for (int i = 0; i < ii->nConstraint && np < (int)sizeof plan - 1; i++) {
 		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
 		int col = c->iColumn, op = c->op, is = op == SQLITE_INDEX_CONSTRAINT_IS, letter = 0;
 		if (!c->usable || col < 0 || seen[col])
 			continue;
-		if (col >= C_WLO && is) /* only IS: NULL = no bound (win_x = ... SQLite checks: never true) */
+		if (col == C_BATCH) {
+			if ((is || op == SQLITE_INDEX_CONSTRAINT_EQ) && !sqlite3_vtab_in(ii, i, -1)) {
+				bpos = np;
+				letter = 'b'; /* or B: decided below */
+			}
+		} else if (col >= C_WLO && is) /* only IS: NULL = no bound (win_x = ... SQLite checks: never true) */
 			letter = col == C_WPOOL ? 'p' : '0' + (col - C_WLO);
 		else if (col == C_NAME && op == SQLITE_INDEX_CONSTRAINT_EQ) {
 			int in = sqlite3_vtab_in(ii, i, -1);
@@ -690,6 +762,13 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 			rows /= 2;
 	}
 	plan[np] = 0;
+	if (bpos >= 0) { /* batches only when every constraint is the scan's and nothing is sorted */
+		int all = ii->nOrderBy == 0;
+		for (int i = 0; all && i < ii->nConstraint; i++)
+			if (ii->aConstraint[i].usable && !ii->aConstraintUsage[i].omit)
+				all = 0;
+		plan[bpos] = all ? 'b' : 'B';
+	}
 	ii->estimatedCost = rows;
 	ii->estimatedRows = (sqlite3_int64)rows;
 	if (order_consumed(((struct cmd_vtab *)tab)->s, ii))
@@ -983,6 +1062,17 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	case 'U': c->tagged = -1; c->skip = 1; break;
 	case 'r': c->real = want_real(x); c->skip = 1; break;
 	case 'o': c->role = 1; c->role_flag = want_role(x); c->skip = 1; break;
+	case 'b': case 'B': {
+		int t = sqlite3_value_type(x);
+		int64_t b = t == SQLITE_INTEGER ? sqlite3_value_int64(x) : -1;
+		if (t != SQLITE_NULL && b != 0 && b != 1)
+			return SQLITE_TOOBIG; /* said by vt_filter */
+		if (b == 1 && p == 'b') {
+			c->batch = 1;
+			c->skip = 1; /* a batch is a selection */
+		}
+		break;
+	}
 	case 'n': case 'N':
 		if (!c->names) {
 			c->nnames = s->nnames;
@@ -1020,7 +1110,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	}
 	int64_t lo = INT64_MIN;
 	c->hi = INT64_MAX;
-	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = 0;
+	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = c->batch = 0;
 	c->real = -1;
 	cur_filters_free(c);
 	memset(c->wset, 0, sizeof c->wset);
@@ -1039,10 +1129,12 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		if ((rc = cur_constrain(c, s, *p, x, &lo)) != SQLITE_OK) {
 			if (rc == SQLITE_MISMATCH)
 				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: win_pool is a list of upids (1,2,...)");
+			else if (rc == SQLITE_TOOBIG)
+				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: batch is 0, 1 or NULL");
 			else if (rc == SQLITE_RANGE)
 				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: %s is an integer or NULL",
 								      col_names[C_WLO + (*p - '0')]);
-			return rc == SQLITE_RANGE ? SQLITE_MISMATCH : rc;
+			return rc == SQLITE_RANGE || rc == SQLITE_TOOBIG ? SQLITE_MISMATCH : rc;
 		}
 	}
 	/* first chunk that can hold lo */
@@ -1069,6 +1161,11 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 static int vt_next(sqlite3_vtab_cursor *cur)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
+	if (c->batch) { /* past the batch: the chunk's selection, or the one row */
+		c->i = c->selok && c->selk == c->k ? cur_store(cur)->n[c->k] : c->i + 1;
+		cur_settle(c, cur_store(cur));
+		return SQLITE_OK;
+	}
 	if (c->selok && c->selk == c->k && c->psel + 1 < c->nsel && c->sel[c->psel] == c->i) {
 		c->i = c->sel[++c->psel]; /* the chunk's next wanted row */
 		return SQLITE_OK;
@@ -1089,14 +1186,25 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	struct store *s = cur_store(cur);
 	const struct chunk_view *v = c->v;
 	/* the usual case first: a chunk column of the chunk the cursor holds */
-	if (__builtin_expect(!v || c->vk != c->k || c->vgen != s->gen || col == C_ID || col >= C_WLO, 0)) {
+	if (__builtin_expect(!v || c->vk != c->k || c->vgen != s->gen || col == C_ID || col >= C_WLO || c->batch, 0)) {
+		if (c->batch && col < C_WLO) {
+			if (col >= C_KEY_HEX && col <= C_VALUE_LEN) {
+				sqlite3_result_error(ctx, "kvio_cmd: key_hex, key_len and value_len are not in batches", -1);
+				return SQLITE_ERROR;
+			}
+			c->bcol[col] = (struct bcol){c, col};
+			sqlite3_result_pointer(ctx, &c->bcol[col], "kvio_batch", NULL);
+			return SQLITE_OK;
+		}
 		if (col == C_ID) {
 			sqlite3_result_int64(ctx, s->first[c->k] + c->i);
 			return SQLITE_OK;
 		}
-		if (col >= C_WLO) { /* the window's bound, as given (win_pool: NULL) */
+		if (col >= C_WLO) { /* the window's bound, as given (win_pool: NULL); batch: 1 in batches */
 			if (col < C_WPOOL && c->wset[col - C_WLO])
 				sqlite3_result_int64(ctx, c->w[col - C_WLO]);
+			else if (col == C_BATCH)
+				sqlite3_result_int(ctx, c->batch);
 			return SQLITE_OK;
 		}
 		if (!(v = cur_view(c, s)))

@@ -21,36 +21,50 @@
 
 /* ---- group keys ------------------------------------------------------------ */
 
-struct key {
-	int t; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
-	int64_t i;
-	double d;
-	char *s;
-	int len;
-};
+/* struct key: in kvio_ext.c, beside the command columns it holds */
 
-/* A view of v as a key: text points into v (valid while v is); a real with
- * an integral value is the integer (5.0 groups with 5, as SQL compares). */
-static struct key key_view(sqlite3_value *v)
+/* v as it is: its type kept (a blob as SQLITE_BLOB, with the text of its
+ * bytes); text points into v (valid while v is). */
+static inline struct key key_raw_t(sqlite3_value *v, int t)
 {
-	struct key k = {.t = sqlite3_value_type(v)};
+	struct key k = {.t = t};
 	if (k.t == SQLITE_INTEGER) {
 		k.i = sqlite3_value_int64(v);
 	} else if (k.t == SQLITE_FLOAT) {
 		k.d = sqlite3_value_double(v);
-		/* an integral real in int64's range is that integer (SQL compares them equal);
-		 * the range is tested first: converting a real outside it is undefined */
-		if (k.d >= -9223372036854775808.0 && k.d < 9223372036854775808.0 && k.d == (double)(int64_t)k.d) {
-			k.t = SQLITE_INTEGER;
-			k.i = (int64_t)k.d;
-		}
 	} else if (k.t == SQLITE_TEXT || k.t == SQLITE_BLOB) {
 		const unsigned char *s = sqlite3_value_text(v);
-		k.t = SQLITE_TEXT;
 		k.s = (char *)(s ? s : (const unsigned char *)"");
 		k.len = sqlite3_value_bytes(v);
 	}
 	return k;
+}
+
+static inline struct key key_raw(sqlite3_value *v)
+{
+	return key_raw_t(v, sqlite3_value_type(v));
+}
+
+/* Value k as a group key: a real with an integral value is the integer (5.0
+ * groups with 5, as SQL compares), a blob the text of its bytes. */
+static inline struct key key_norm(struct key k)
+{
+	/* an integral real in int64's range is that integer (SQL compares them equal);
+	 * the range is tested first: converting a real outside it is undefined */
+	if (k.t == SQLITE_FLOAT && k.d >= -9223372036854775808.0 && k.d < 9223372036854775808.0 &&
+	    k.d == (double)(int64_t)k.d) {
+		k.t = SQLITE_INTEGER;
+		k.i = (int64_t)k.d;
+	} else if (k.t == SQLITE_BLOB) {
+		k.t = SQLITE_TEXT;
+	}
+	return k;
+}
+
+/* A view of v as a group key (key_norm). */
+static struct key key_view(sqlite3_value *v)
+{
+	return key_norm(key_raw(v));
 }
 
 /* Copy key view k into *out (its text copied). SQLITE_OK or NOMEM. */
@@ -262,12 +276,12 @@ static struct ghead *gtab_get_k(struct gtab *t, const struct key *k)
 	return g;
 }
 
-/* The group of SQL values a[0] (and a[1] when nkeys is 2). */
-static struct ghead *gtab_get(struct gtab *t, sqlite3_value **a)
+/* The group of values a[0] (and a[1] when nkeys is 2), as key_raw gives them. */
+static struct ghead *gtab_get(struct gtab *t, const struct key *a)
 {
-	struct key k[2] = {key_view(a[0]), {.t = SQLITE_NULL}};
+	struct key k[2] = {key_norm(a[0]), {.t = SQLITE_NULL}};
 	if (t->nkeys > 1)
-		k[1] = key_view(a[1]);
+		k[1] = key_norm(a[1]);
 	struct ghead *g = t->mru[0]; /* the last row's group, compared inline for integer keys */
 	if (g && k[0].t == SQLITE_INTEGER && g->k[0].t == SQLITE_INTEGER && g->k[0].i == k[0].i &&
 	    (t->nkeys < 2 || (k[1].t == SQLITE_INTEGER && g->k[1].t == SQLITE_INTEGER && g->k[1].i == k[1].i)))
@@ -387,14 +401,14 @@ static int vgroup_add(struct vgroup *g, int isint, int64_t i, double d)
 	return SQLITE_OK;
 }
 
-/* Add SQL value v to g: NULL is counted, text refused. SQLITE_OK, NOMEM or
+/* Add value v (key_raw) to g: NULL is counted, text refused. SQLITE_OK, NOMEM or
  * SQLITE_MISMATCH. */
-static int vgroup_add_value(struct vgroup *g, sqlite3_value *v)
+static int vgroup_add_value(struct vgroup *g, const struct key *v)
 {
-	switch (sqlite3_value_type(v)) {
+	switch (v->t) {
 	case SQLITE_NULL: g->nnull++; return SQLITE_OK;
-	case SQLITE_INTEGER: return vgroup_add(g, 1, sqlite3_value_int64(v), 0);
-	case SQLITE_FLOAT: return vgroup_add(g, 0, 0, sqlite3_value_double(v));
+	case SQLITE_INTEGER: return vgroup_add(g, 1, v->i, 0);
+	case SQLITE_FLOAT: return vgroup_add(g, 0, 0, v->d);
 	default: return SQLITE_MISMATCH;
 	}
 }
@@ -538,22 +552,90 @@ static void agg_fail(sqlite3_context *ctx, struct agg *a, int rc, const char *ms
 		sqlite3_result_error(ctx, msg, -1);
 }
 
-/* kvio_pct_gather(k1, k2, v): v into the value set of group (k1, k2). */
-static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* ---- batches: every gathering aggregate takes rows one at a time or a kvio_cmd batch at a time --- */
+
+/* One row of an aggregate: its arguments as key_raw gives them. SQLITE_OK, or
+ * another code after agg_fail. */
+typedef int (*row_fn)(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k);
+
+#define ROW_MAXARG 16
+
+/* Step the aggregate of ctx: f once with argv's values, or, when arguments are
+ * columns of a kvio_cmd batch (batch = 1), once per row of the batch, those
+ * arguments that row's values (col_key: the values SQL reads) and the others
+ * as given. */
+static void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 {
-	(void)argc;
 	struct agg *a = agg_state(ctx);
 	if (!a)
 		return;
+	if (argc > ROW_MAXARG) {
+		agg_fail(ctx, a, SQLITE_MISUSE, "kvio: at most 16 arguments to a gathering aggregate");
+		return;
+	}
+	struct key k[ROW_MAXARG];
+	int at[ROW_MAXARG], col[ROW_MAXARG], nb = 0;
+	struct cmd_cur *c = NULL;
+	for (int j = 0; j < argc; j++) {
+		int t = sqlite3_value_type(argv[j]);
+		const struct bcol *b = t == SQLITE_NULL ? sqlite3_value_pointer(argv[j], "kvio_batch") : NULL;
+		if (!b) { /* a value (a pointer reads as NULL) */
+			k[j] = key_raw_t(argv[j], t);
+			continue;
+		}
+		if (c && b->c != c) {
+			agg_fail(ctx, a, SQLITE_MISUSE, "kvio: the columns of two kvio_cmd scans in one aggregate call");
+			return;
+		}
+		c = b->c;
+		at[nb] = j;
+		col[nb++] = b->col;
+	}
+	if (!nb) {
+		f(ctx, a, argc, k);
+		return;
+	}
+	struct store *s = cur_store(&c->base);
+	const struct chunk_view *v = cur_view(c, s);
+	if (!v) {
+		chunk_error(ctx, s, "kvio_cmd");
+		a->failed = 1;
+		return;
+	}
+	const uint32_t *rows = &c->i;
+	uint32_t n = 1;
+	if (c->selok && c->selk == c->k) {
+		rows = c->sel + c->psel;
+		n = c->nsel - c->psel;
+	}
+	int64_t first = s->first[c->k];
+	for (uint32_t r = 0; r < n; r++) {
+		for (int m = 0; m < nb; m++)
+			k[at[m]] = col_key(s, v, first, rows[r], col[m]);
+		if (f(ctx, a, argc, k) != SQLITE_OK)
+			return;
+	}
+}
+
+/* kvio_pct_gather(k1, k2, v): v into the value set of group (k1, k2). */
+static int pct_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
+{
+	(void)argc;
 	a->free = vset_free;
 	if (!a->p && !(a->p = vset_new(2))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
-	struct vgroup *g = (struct vgroup *)gtab_get(&((struct vset *)a->p)->t, argv);
-	int rc = g ? vgroup_add_value(g, argv[2]) : SQLITE_NOMEM;
+	struct vgroup *g = (struct vgroup *)gtab_get(&((struct vset *)a->p)->t, k);
+	int rc = g ? vgroup_add_value(g, &k[2]) : SQLITE_NOMEM;
 	if (rc != SQLITE_OK)
 		agg_fail(ctx, a, rc, "kvio_pct_gather: v must be a number or NULL");
+	return rc;
+}
+
+static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, pct_row);
 }
 
 /* The final of every value-set aggregate: the set (empty without rows). */
@@ -611,50 +693,53 @@ static struct seqagg *seqagg_new(unsigned nkeys, int with_cls)
 }
 
 /* The output group (k, cls) of q's set (cls NULL: a set keyed by k alone). */
-static struct vgroup *seqagg_out(struct seqagg *q, sqlite3_value *k, sqlite3_value *cls)
+static struct vgroup *seqagg_out(struct seqagg *q, const struct key *k, const struct key *cls)
 {
-	sqlite3_value *a[2] = {k, cls};
+	struct key a[2] = {*k, cls ? *cls : (struct key){.t = SQLITE_NULL}};
 	return (struct vgroup *)gtab_get(&q->set->t, a);
 }
 
 /* kvio_runs_gather(k, t, max_gap): rows of group k in t order split into runs
  * wherever t - previous t > max_gap; each run's length into group (k, NULL). */
-static void runs_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static int runs_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
 	(void)argc;
-	struct agg *a = agg_state(ctx);
-	if (!a)
-		return;
-	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_type(argv[2]) != SQLITE_INTEGER) {
+	if (k[1].t != SQLITE_INTEGER || k[2].t != SQLITE_INTEGER) {
 		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_runs_gather: t and max_gap must be integers");
-		return;
+		return SQLITE_MISMATCH;
 	}
 	struct seqagg *q = a->p;
 	a->free = seqagg_free;
 	if (!q && !(q = a->p = seqagg_new(1, 0))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
-	q->max_gap = sqlite3_value_int64(argv[2]);
-	int64_t t = sqlite3_value_int64(argv[1]);
-	struct seq *s = (struct seq *)gtab_get(&q->seqs, argv);
-	if (!s || (!s->out && !(s->out = seqagg_out(q, argv[0], NULL)))) {
+	q->max_gap = k[2].i;
+	int64_t t = k[1].i;
+	struct seq *s = (struct seq *)gtab_get(&q->seqs, k);
+	if (!s || (!s->out && !(s->out = seqagg_out(q, &k[0], NULL)))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
 	if (s->n && t < s->last_t) {
 		agg_fail(ctx, a, SQLITE_ERROR, "kvio_runs_gather: rows of a group are not in t order");
-		return;
+		return SQLITE_ERROR;
 	}
 	if (s->n && t - s->last_t > q->max_gap) {
 		if (vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK) {
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-			return;
+			return SQLITE_NOMEM;
 		}
 		s->n = 0;
 	}
 	s->n++;
 	s->last_t = t;
+	return SQLITE_OK;
+}
+
+static void runs_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, runs_row);
 }
 
 /* Hand q's set out as the aggregate's result, after flush(q) (may be NULL). */
@@ -699,33 +784,29 @@ static void runs_final(sqlite3_context *ctx)
 /* kvio_gaps_gather(k, seq, t, cls, min_n): within each sequence (k, seq), in
  * t order, the differences t - previous t; a sequence's differences go to
  * group (k, cls of its first row) once it has min_n rows (its members count). */
-static void gaps_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
 	(void)argc;
-	struct agg *a = agg_state(ctx);
-	if (!a)
-		return;
-	if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER || sqlite3_value_type(argv[4]) != SQLITE_INTEGER ||
-	    sqlite3_value_int64(argv[4]) < 1 || sqlite3_value_int64(argv[4]) > 17) {
+	if (k[2].t != SQLITE_INTEGER || k[4].t != SQLITE_INTEGER || k[4].i < 1 || k[4].i > 17) {
 		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_gaps_gather: t must be an integer, min_n from 1 to 17");
-		return;
+		return SQLITE_MISMATCH;
 	}
 	struct seqagg *q = a->p;
 	a->free = seqagg_free;
 	if (!q && !(q = a->p = seqagg_new(2, 1))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
-	q->min_n = sqlite3_value_int64(argv[4]);
-	int64_t t = sqlite3_value_int64(argv[2]);
-	struct seq *s = (struct seq *)gtab_get(&q->seqs, argv);
-	if (!s || (!s->out && !(s->out = seqagg_out(q, argv[0], argv[3])))) {
+	q->min_n = k[4].i;
+	int64_t t = k[2].i;
+	struct seq *s = (struct seq *)gtab_get(&q->seqs, k);
+	if (!s || (!s->out && !(s->out = seqagg_out(q, &k[0], &k[3])))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
 	if (s->n && t < s->last_t) {
 		agg_fail(ctx, a, SQLITE_ERROR, "kvio_gaps_gather: rows of a sequence are not in t order");
-		return;
+		return SQLITE_ERROR;
 	}
 	int rc = SQLITE_OK;
 	if (s->n) {
@@ -746,10 +827,16 @@ static void gaps_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	if (rc != SQLITE_OK) {
 		agg_fail(ctx, a, rc, NULL);
-		return;
+		return rc;
 	}
 	s->n++;
 	s->last_t = t;
+	return SQLITE_OK;
+}
+
+static void gaps_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, gaps_row);
 }
 
 static void gaps_final(sqlite3_context *ctx)
@@ -855,36 +942,32 @@ static int dgroup_close_until(struct dgroup *g, int64_t t)
 
 /* kvio_depth_gather(k, ts, dur): interval [ts, ts + dur) of group k; rows of a
  * group in ts order, dur >= 0. */
-static void depth_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static int depth_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
 	(void)argc;
-	struct agg *a = agg_state(ctx);
-	if (!a)
-		return;
-	if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_type(argv[2]) != SQLITE_INTEGER ||
-	    sqlite3_value_int64(argv[2]) < 0) {
+	if (k[1].t != SQLITE_INTEGER || k[2].t != SQLITE_INTEGER || k[2].i < 0) {
 		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_depth_gather: ts and dur must be integers, dur >= 0");
-		return;
+		return SQLITE_MISMATCH;
 	}
 	struct dset *s = a->p;
 	a->free = dset_free;
 	if (!s) {
 		if (!(s = a->p = sqlite3_malloc(sizeof *s))) {
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-			return;
+			return SQLITE_NOMEM;
 		}
 		memset(s, 0, sizeof *s);
 		gtab_init(&s->t, sizeof(struct dgroup), 1);
 	}
-	int64_t ts = sqlite3_value_int64(argv[1]), dur = sqlite3_value_int64(argv[2]);
-	struct dgroup *g = (struct dgroup *)gtab_get(&s->t, argv);
+	int64_t ts = k[1].i, dur = k[2].i;
+	struct dgroup *g = (struct dgroup *)gtab_get(&s->t, k);
 	if (!g) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
 	if (g->started && ts < g->last_start) {
 		agg_fail(ctx, a, SQLITE_ERROR, "kvio_depth_gather: rows of a group are not in ts order");
-		return;
+		return SQLITE_ERROR;
 	}
 	if (!g->started) {
 		g->started = 1;
@@ -896,17 +979,23 @@ static void depth_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		int64_t *h = sqlite3_realloc64(g->heap, c * sizeof *h);
 		if (!h) {
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-			return;
+			return SQLITE_NOMEM;
 		}
 		g->heap = h;
 		g->capheap = c;
 	}
 	if (dgroup_close_until(g, ts) != SQLITE_OK || dgroup_advance(g, ts) != SQLITE_OK) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
 	g->depth++;
 	heap_push(g->heap, &g->nheap, ts + dur);
+	return SQLITE_OK;
+}
+
+static void depth_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, depth_row);
 }
 
 static void depth_final(sqlite3_context *ctx)
@@ -1006,43 +1095,40 @@ static void sset_free(void *p)
 
 /* kvio_group_gather(k1, k2, v [, v2 ...]): per group (k1, k2) the rows, and
  * of each v the non-NULL count, min, max and sum (as SQLite's count/min/max/sum). */
-static void group_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static int group_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
-	struct agg *a = agg_state(ctx);
-	if (!a)
-		return;
 	if (argc < 3) {
 		agg_fail(ctx, a, SQLITE_MISUSE, "kvio_group_gather: (k1, k2, v [, v2 ...])");
-		return;
+		return SQLITE_MISUSE;
 	}
 	struct sset *s = a->p;
 	a->free = sset_free;
 	if (!s && !(s = a->p = sset_new(argc - 2))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
-	struct sgroup *g = (struct sgroup *)gtab_get(&s->t, argv);
+	struct sgroup *g = (struct sgroup *)gtab_get(&s->t, k);
 	if (!g) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return;
+		return SQLITE_NOMEM;
 	}
 	g->n++;
 	for (int i = 0; i < s->nvals; i++) {
-		sqlite3_value *v = argv[2 + i];
-		int t = sqlite3_value_type(v);
-		if (t == SQLITE_NULL)
+		const struct key *v = &k[2 + i]; /* a real keeps its own type */
+		if (v->t == SQLITE_NULL)
 			continue;
-		if (t != SQLITE_INTEGER && t != SQLITE_FLOAT) {
+		if (v->t != SQLITE_INTEGER && v->t != SQLITE_FLOAT) {
 			agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_group_gather: each v must be a number or NULL");
-			return;
+			return SQLITE_MISMATCH;
 		}
-		struct key k = {.t = t};
-		if (t == SQLITE_INTEGER)
-			k.i = sqlite3_value_int64(v);
-		else
-			k.d = sqlite3_value_double(v); /* a real keeps its own type */
-		vsum_add(&g->v[i], &k);
+		vsum_add(&g->v[i], v);
 	}
+	return SQLITE_OK;
+}
+
+static void group_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, group_row);
 }
 
 static void group_final(sqlite3_context *ctx)
@@ -1097,16 +1183,13 @@ static int step_add(struct sset *out, const struct key *k, int is_null, int64_t 
 /* kvio_step_gather(k, a, b): for each row after the first of its group k, in
  * the order the rows come, the step d = a - (the previous row's b), grouped
  * by (k, sign of d: -1, 0, 1; NULL when a or that b is NULL). */
-static void step_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static int step_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
 	(void)argc;
-	struct agg *a = agg_state(ctx);
-	if (!a)
-		return;
-	int ta = sqlite3_value_type(argv[1]), tb = sqlite3_value_type(argv[2]);
+	int ta = k[1].t, tb = k[2].t;
 	if ((ta != SQLITE_INTEGER && ta != SQLITE_NULL) || (tb != SQLITE_INTEGER && tb != SQLITE_NULL)) {
 		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_step_gather: a and b must be integers or NULL");
-		return;
+		return SQLITE_MISMATCH;
 	}
 	struct stepagg *q = a->p;
 	a->free = stepagg_free;
@@ -1115,26 +1198,32 @@ static void step_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			sqlite3_free(q);
 			a->p = NULL;
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-			return;
+			return SQLITE_NOMEM;
 		}
 		gtab_init(&q->prev, sizeof(struct pgroup), 1);
 	}
-	struct pgroup *g = (struct pgroup *)gtab_get(&q->prev, argv);
+	struct pgroup *g = (struct pgroup *)gtab_get(&q->prev, k);
 	int rc = g ? SQLITE_OK : SQLITE_NOMEM;
 	if (g && g->has_prev) {
 		int is_null = ta == SQLITE_NULL || g->prev_null;
 		int64_t d = 0;
-		if (!is_null && __builtin_sub_overflow(sqlite3_value_int64(argv[1]), g->prev, &d))
+		if (!is_null && __builtin_sub_overflow(k[1].i, g->prev, &d))
 			is_null = 1; /* no integer step: counted as NULL */
 		rc = step_add(q->out, &g->h.k[0], is_null, d);
 	}
 	if (rc != SQLITE_OK) {
 		agg_fail(ctx, a, rc, NULL);
-		return;
+		return rc;
 	}
 	g->has_prev = 1;
 	g->prev_null = tb == SQLITE_NULL;
-	g->prev = g->prev_null ? 0 : sqlite3_value_int64(argv[2]);
+	g->prev = g->prev_null ? 0 : k[2].i;
+	return SQLITE_OK;
+}
+
+static void step_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, step_row);
 }
 
 static void step_final(sqlite3_context *ctx)
@@ -1495,6 +1584,10 @@ static void distinct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void)argc;
 	struct hset *d = sqlite3_aggregate_context(ctx, sizeof *d);
 	int t = sqlite3_value_type(argv[0]);
+	if (sqlite3_value_pointer(argv[0], "kvio_batch")) { /* not a value: it would count as NULL */
+		sqlite3_result_error(ctx, "kvio_count_distinct: takes values, not kvio_cmd batches", -1);
+		return;
+	}
 	if (!d || ((d->n + 1) * 2 > d->cap && hset_grow(d) != SQLITE_OK)) {
 		sqlite3_result_error_nomem(ctx);
 		return;

@@ -635,16 +635,15 @@ static int bgroup_flush(struct bgroup *g, int64_t t)
 	return rc;
 }
 
-/* Find or make the set in a and the group of row argv; checks the row. NULL after an error. */
-static struct bgroup *bucket_row_group(sqlite3_context *ctx, struct agg *a, sqlite3_value **argv)
+/* Find or make the set in a and the group of row k; checks the row. NULL after an error. */
+static struct bgroup *bucket_row_group(sqlite3_context *ctx, struct agg *a, const struct key *k)
 {
 	for (int i = 1; i < 5; i++)
-		if (sqlite3_value_type(argv[i]) != SQLITE_INTEGER) {
+		if (k[i].t != SQLITE_INTEGER) {
 			agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_depth_buckets_gather: ts, dur, t0 and w must be integers");
 			return NULL;
 		}
-	if (sqlite3_value_int64(argv[2]) < 0 || sqlite3_value_int64(argv[4]) < 1 ||
-	    sqlite3_value_int64(argv[3]) > sqlite3_value_int64(argv[1])) {
+	if (k[2].i < 0 || k[4].i < 1 || k[3].i > k[1].i) {
 		agg_fail(ctx, a, SQLITE_ERROR, "kvio_depth_buckets_gather: needs dur >= 0, w >= 1, t0 <= ts");
 		return NULL;
 	}
@@ -658,7 +657,7 @@ static struct bgroup *bucket_row_group(sqlite3_context *ctx, struct agg *a, sqli
 		memset(s, 0, sizeof *s);
 		gtab_init(&s->t, sizeof(struct bgroup), 1);
 	}
-	struct bgroup *g = (struct bgroup *)gtab_get(&s->t, argv);
+	struct bgroup *g = (struct bgroup *)gtab_get(&s->t, k);
 	if (!g)
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
 	return g;
@@ -667,15 +666,14 @@ static struct bgroup *bucket_row_group(sqlite3_context *ctx, struct agg *a, sqli
 /* kvio_depth_buckets_gather(k, ts, dur, t0, w): interval [ts, ts + dur) of
  * group k on the grid of buckets [t0 + b*w, t0 + (b+1)*w); rows of a group in
  * ts order, t0 and w the same on each of them. */
-static void bucket_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static int bucket_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
 	(void)argc;
-	struct agg *a = agg_state(ctx);
-	struct bgroup *g = a ? bucket_row_group(ctx, a, argv) : NULL;
+	struct bgroup *g = bucket_row_group(ctx, a, k);
 	if (!g)
-		return;
-	int64_t ts = sqlite3_value_int64(argv[1]), dur = sqlite3_value_int64(argv[2]);
-	int64_t t0 = sqlite3_value_int64(argv[3]), w = sqlite3_value_int64(argv[4]);
+		return SQLITE_ERROR;
+	int64_t ts = k[1].i, dur = k[2].i;
+	int64_t t0 = k[3].i, w = k[4].i;
 	if (!g->started) {
 		g->started = 1;
 		g->t0 = t0;
@@ -684,10 +682,10 @@ static void bucket_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		g->end = ts;
 	} else if (t0 != g->t0 || w != g->w) {
 		agg_fail(ctx, a, SQLITE_ERROR, "kvio_depth_buckets_gather: t0 and w differ within a group");
-		return;
+		return SQLITE_ERROR;
 	} else if (ts < g->pend_ts) {
 		agg_fail(ctx, a, SQLITE_ERROR, "kvio_depth_buckets_gather: rows of a group are not in ts order");
-		return;
+		return SQLITE_ERROR;
 	}
 	int rc = SQLITE_OK;
 	if (ts > g->pend_ts) {
@@ -705,12 +703,18 @@ static void bucket_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	if (rc != SQLITE_OK) {
 		agg_fail(ctx, a, rc, "kvio_depth_buckets_gather: more than 2^24 buckets");
-		return;
+		return rc;
 	}
 	g->npend++;
 	heap_push(g->heap, &g->nheap, ts + dur);
 	if (ts + dur > g->end)
 		g->end = ts + dur;
+	return SQLITE_OK;
+}
+
+static void bucket_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, bucket_row);
 }
 
 /* Finish the sweep of every group; its bucket count becomes ceil((end - t0) / w). */

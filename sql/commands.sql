@@ -1,9 +1,9 @@
 -- commands.sql — NVMe command counts, bytes, wall time and throughput per label.
--- Inputs: kvio_command, kvio_pool_all, kvio_proc (prelude.sql); kvio_groups (the extension).
+-- Inputs: kvio_command_batches, kvio_pool_all, kvio_proc (prelude.sql); kvio_groups (the extension).
 WITH g AS (                                        -- one hashed pass: per (lid, tagged 0 | 1) and value
   SELECT k1 AS lid, k2 AS is_tagged, col, n, min, max, sum
-  FROM kvio_groups((SELECT kvio_group_gather(lid, tagged, dlen, ts, ts + dur, real) FROM kvio_command))
-), c AS (                                          -- per label (col: 1 dlen, 2 ts, 3 ts + dur, 4 real)
+  FROM kvio_groups((SELECT kvio_group_gather(lid, tagged, dlen, ts, ts_end, real) FROM kvio_command_batches))
+), c AS (                                          -- per label (col: 1 dlen, 2 ts, 3 ts_end = ts + dur, 4 real)
   SELECT
     lid,
     sum(n) FILTER (WHERE col = 1) AS n,            -- commands

@@ -6,14 +6,14 @@
 --   presubmit_p50  first tagged command of the object's trace_id - object begin
 --                  (ns): the producer's time before the device sees any IO
 -- (Objects with an error: failed.sql.)
--- Inputs: kvio_object, kvio_command, kvio_proc (prelude.sql); kvio_pct,
+-- Inputs: kvio_object, kvio_command_batches, kvio_proc (prelude.sql); kvio_pct,
 -- kvio_groups (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object
   WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
 ), first_cmd AS MATERIALIZED (                     -- per (label, trace_id): the first submit
   SELECT p.label, f.k2 AS tid, f.min AS t0
-  FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts) FROM kvio_command WHERE tid > 0)) f
+  FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts) FROM kvio_command_batches WHERE tid > 0)) f
   JOIN kvio_proc p ON p.upid = f.k1
 ), sample AS (
   SELECT label, 'span:' || op AS grp, dur AS v FROM ok

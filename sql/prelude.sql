@@ -26,6 +26,8 @@ DROP TABLE IF EXISTS temp.kvio_object;
 DROP TABLE IF EXISTS temp.kvio_window;
 DROP VIEW IF EXISTS temp.kvio_command;
 DROP VIEW IF EXISTS temp.kvio_pool;
+DROP VIEW IF EXISTS temp.kvio_command_batches;
+DROP VIEW IF EXISTS temp.kvio_pool_batches;
 DROP TABLE IF EXISTS temp.kvio_sample;
 DROP VIEW IF EXISTS temp.kvio_grp;
 DROP VIEW IF EXISTS temp.kvio_cdf;
@@ -57,19 +59,21 @@ SELECT
   id,
   ts,                                               -- submit time (ns)
   dur,                                              -- real or nominal duration (ns)
+  ts_end,                                           -- ts + dur
   name AS op,                                       -- op_name: read, write, ...
   name_id AS op_id,                                 -- op's id in kvio_cmd_name (group by it, name it
                                                     -- at the end: an integer key is cheaper than text)
   trace_id AS tid,                                  -- user_data >> 32; NULL when 0 (filter tagged
                                                     -- commands with tid > 0: the scan applies it)
-  trace_id IS NOT NULL AS tagged,
+  tagged,                                           -- trace_id IS NOT NULL (1 or 0)
   slba,                                             -- start LBA
   data_len AS dlen,                                 -- bytes
   role,                                             -- header | payload (store objects)
   real_dur AS real,                                 -- 1: dur from a completion (filter with real = 1:
                                                     -- the scan applies it, a bare "WHERE real" SQLite does)
   (SELECT label FROM kvio_proc p WHERE p.upid = kvio_cmd.upid) AS label, -- its name (computed only when read)
-  win_pool                                          -- NULL; kvio_pool's filter (below)
+  win_pool,                                         -- NULL; kvio_pool's filter (below)
+  batch                                             -- 0; kvio_command_batches' (below)
 FROM kvio_cmd                                       -- the scan skips what is outside the window:
 WHERE win_lo IS (SELECT lo FROM kvio_window)        -- ts + dur >= lo
   AND win_hi IS (SELECT hi FROM kvio_window)        -- ts <= hi
@@ -97,6 +101,19 @@ WHERE NOT EXISTS (SELECT 1 FROM kvio_command c WHERE c.lid = p.lid AND c.tagged)
 CREATE TEMP VIEW kvio_pool AS
 SELECT * FROM kvio_command
 WHERE win_pool IS (SELECT coalesce(group_concat(lid), '') FROM kvio_pool_all);
+
+-- kvio_command_batches, kvio_pool_batches: the rows of kvio_command and kvio_pool
+-- handed to a gathering aggregate of the extension (kvio_*_gather) a chunk at
+-- a time (kvio_cmd's batch = 1: SQLite steps the aggregate once per chunk,
+-- not once per command; the same values). A row of these views is a batch of
+-- commands: read its columns only as arguments of one such aggregate, in a
+-- query over this view alone, filtered by WHERE terms the scan applies
+-- itself (tid > 0, real = 1, op IN (...), role = '...'; docs/database.md).
+-- Anything else (another WHERE term, ORDER BY) makes the scan hand out single
+-- commands, which the aggregates take as well. No order: for the operators
+-- that need rows in order, give kvio_command/kvio_pool an ORDER BY.
+CREATE TEMP VIEW kvio_command_batches AS SELECT * FROM kvio_command WHERE batch = 1;
+CREATE TEMP VIEW kvio_pool_batches AS SELECT * FROM kvio_pool WHERE batch = 1;
 
 -- kvio_object: one row per KV object span (slices on objects* tracks), its
 -- args from kvio_obj (typed), or extract_arg for a database whose objects

@@ -187,6 +187,69 @@ for db in "$T/gm.db" "$T/tiny.db"; do
 	eq "kvio_cmd filtered scans restarted at many ids = SQLite on a plain copy ($(basename "$db"))" 1 \
 		"$(awk 'NR == 1 { a = $0 } NR == 2 { b = $0 } END { print NR == 2 && a == b && a ~ /^[1-9][0-9]*[|][1-9]/ }' "$T/pd2.out")"
 done
+# kvio_cmd's batches (batch = 1: a chunk's wanted rows handed to a gathering aggregate in one
+# step) give every operator the values SQLite reads row by row from a plain copy of the table
+# (second method): each operator under each predicate, batches (in id order) against the copy's
+# rows in id order; and the plans that must not batch (a term the scan leaves to SQLite, an
+# ORDER BY) hand out rows that SQLite filters and sorts as usual
+for db in "$T/gm.db" "$T/tiny.db"; do
+	u1=$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT min(upid) FROM kvio_cmd")
+	lo=$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT (3 * min(ts) + max(ts)) / 4 FROM kvio_cmd")
+	hi=$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT (min(ts) + max(ts)) / 2 FROM kvio_cmd")
+	: > "$T/bt.vt"; : > "$T/bt.pl"
+	while IFS='|' read -r vt pl; do
+		while read -r agg; do
+			printf "SELECT * FROM $agg;\n" "kvio_cmd WHERE batch = 1 AND $vt" >> "$T/bt.vt"
+			printf "SELECT * FROM $agg;\n" "(SELECT * FROM plain WHERE $pl ORDER BY id)" >> "$T/bt.pl"
+		done <<-'AGG'
+		kvio_pct((SELECT kvio_pct_gather(upid, name_id, dur) FROM %s))
+		kvio_pct((SELECT kvio_pct_gather(name, role, slba) FROM %s))
+		kvio_groups((SELECT kvio_group_gather(upid, tagged, data_len, ts, ts_end, real_dur, trace_id, slba_track, id, track_id, name_id, slba) FROM %s))
+		kvio_groups((SELECT kvio_group_gather(role, NULL, dur, 7, 2.5) FROM %s))
+		kvio_depth((SELECT kvio_depth_gather(upid, ts, dur) FROM %s))
+		kvio_pct((SELECT kvio_runs_gather(upid, ts, 20000) FROM %s))
+		kvio_pct((SELECT kvio_gaps_gather(upid, trace_id, ts, name, 3) FROM %s))
+		kvio_groups((SELECT kvio_step_gather(upid, slba, slba) FROM %s))
+		kvio_depth_buckets((SELECT kvio_depth_buckets_gather(upid, ts, dur, (SELECT min(ts) FROM plain), 5000000) FROM %s))
+		AGG
+	done <<-PRED
+	1|1
+	trace_id > 0|trace_id > 0
+	real_dur = 1 AND name IN ('read', 'write')|real_dur = 1 AND name IN ('read', 'write')
+	role = 'header'|role = 'header'
+	trace_id IS NULL|trace_id IS NULL
+	name = 'nope'|name = 'nope'
+	win_pool IS '$u1'|trace_id IS NOT NULL OR upid IN ($u1)
+	win_lo IS $lo AND win_hi IS $hi AND real_dur = 1|ts + dur >= $lo AND ts <= $hi AND real_dur = 1
+	PRED
+	for f in vt pl; do
+		{ echo "CREATE TEMP TABLE plain AS SELECT * FROM kvio_cmd;"; cat "$T/bt.$f"; } |
+			sqlite3 -cmd ".load $BUILD/kvio" "$db" > "$T/bt.$f.out" 2>&1
+	done
+	eq "kvio_cmd batches = a plain copy's rows: 9 operators x 8 predicates ($(basename "$db"))" \
+		"$(cat "$T/bt.pl.out")" "$(cat "$T/bt.vt.out")"
+	ok "kvio_cmd batches: the comparison has rows of every operator, no error ($(basename "$db"))" \
+		test "$(grep -c . "$T/bt.pl.out")" -gt 100 -a "$(grep -ci error "$T/bt.pl.out")" -eq 0
+	eq "kvio_cmd batch = 1: one row per chunk holding a wanted row, batch reads 1 ($(basename "$db"))" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(DISTINCT id / 8192), 1 FROM kvio_cmd WHERE trace_id > 0")" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), max(batch) FROM kvio_cmd WHERE batch = 1 AND trace_id > 0")"
+	eq "kvio_cmd batch = 1 with a term the scan leaves to SQLite: rows, filtered by SQLite ($(basename "$db"))" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), total(ts), 0 FROM kvio_cmd WHERE dur > 20000")" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), total(ts), max(batch) FROM kvio_cmd WHERE batch = 1 AND dur > 20000")"
+	eq "kvio_cmd batch = 1 under ORDER BY: rows, sorted by SQLite ($(basename "$db"))" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id) FROM (SELECT id FROM kvio_cmd WHERE real_dur = 1 ORDER BY dur DESC, id LIMIT 20)")|0" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id), max(b) FROM (SELECT id, batch AS b FROM kvio_cmd WHERE batch = 1 AND real_dur = 1 ORDER BY dur DESC, id LIMIT 20)")"
+	eq "kvio_cmd.tagged, ts_end = trace_id IS NOT NULL, ts + dur ($(basename "$db"))" "0" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*) FROM kvio_cmd WHERE tagged IS NOT (trace_id IS NOT NULL) OR ts_end IS NOT ts + dur")"
+done
+for bad in "batch = 2|batch is 0, 1 or NULL" "batch = 'x'|batch is 0, 1 or NULL"; do
+	sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*) FROM kvio_cmd WHERE ${bad%%|*}" > "$T/bt.err" 2>&1
+	ok "kvio_cmd ${bad%%|*}: an error, not a silent mode" grep -q "${bad#*|}" "$T/bt.err"
+done
+sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT kvio_count_distinct(slba) FROM kvio_cmd WHERE batch = 1" > "$T/bt.err" 2>&1
+ok "kvio_count_distinct refuses a batch (it would count it as NULL)" grep -q "not kvio_cmd batches" "$T/bt.err"
+sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT kvio_pct_gather(1, 2, key_len) FROM kvio_cmd WHERE batch = 1" > "$T/bt.err" 2>&1
+ok "kvio_cmd batches: key_len (kvio_cmd_kv) is an error, not NULLs" grep -q "not in batches" "$T/bt.err"
 # kvio_cmd (and the slice view over it) of an ATTACHed database reads that database, not main's
 # (it read main's commands: two captures compared by hand got one capture's numbers)
 one=$(sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*), sum(ts), sum(data_len) FROM kvio_cmd WHERE name = 'write'; SELECT count(*) FROM slice")
