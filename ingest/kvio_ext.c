@@ -502,6 +502,8 @@ struct cmd_vtab {
 struct bcol {
 	struct cmd_cur *c;
 	int col;
+	int is;       /* kvio_is(column, eq): the value is 1 where the column IS eq, else 0 */
+	struct key eq; /* its text owned (kvio_is's copy) */
 };
 
 struct cmd_cur {
@@ -536,10 +538,20 @@ struct cmd_cur {
 	uint32_t nsel, psel, selcap, selfrom;
 	size_t selk;
 	int selok;
-	/* batch mode (batch = 1): a row is a chunk's wanted rows sel[psel .. nsel), or
+	/* batch mode (batch = 1, 2): a row is a chunk's wanted rows sel[psel .. nsel), or
 	 * row i alone when there is no selection; its columns are bcol pointers */
 	int batch;
 	struct bcol bcol[NCOL];
+	/* batch = 2 on commands whose ids are not in (upid, ts, id) order: the wanted
+	 * rows in that order (sorted in vt_filter), visited one at a time */
+	struct prow *perm;
+	size_t nperm, pperm;
+	int sorted;
+};
+
+struct prow {
+	int64_t upid, ts, id;
+	uint32_t k, i;
 };
 
 /* A store for the commands of database schema on db; NULL when out of memory. */
@@ -805,6 +817,7 @@ static int vt_close(sqlite3_vtab_cursor *cur)
 {
 	cur_filters_free((struct cmd_cur *)cur);
 	sqlite3_free(((struct cmd_cur *)cur)->sel);
+	sqlite3_free(((struct cmd_cur *)cur)->perm);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }
@@ -1065,10 +1078,11 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	case 'b': case 'B': {
 		int t = sqlite3_value_type(x);
 		int64_t b = t == SQLITE_INTEGER ? sqlite3_value_int64(x) : -1;
-		if (t != SQLITE_NULL && b != 0 && b != 1)
+		if (t != SQLITE_NULL && (b < 0 || b > 2))
 			return SQLITE_TOOBIG; /* said by vt_filter */
-		if (b == 1 && p == 'b') {
-			c->batch = 1;
+		c->sorted = b == 2; /* (upid, ts, id) order wanted, batches or rows */
+		if (b >= 1 && p == 'b') {
+			c->batch = (int)b;
 			c->skip = 1; /* a batch is a selection */
 		}
 		break;
@@ -1097,6 +1111,59 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	return SQLITE_OK;
 }
 
+static int vt_next(sqlite3_vtab_cursor *cur);
+
+static int prow_cmp(const void *x, const void *y)
+{
+	const struct prow *a = x, *b = y;
+	if (a->upid != b->upid)
+		return a->upid < b->upid ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* batch = 2 (sorted), on a cursor at its first wanted row: if the ids are not
+ * in (upid, ts, id) order, every wanted row from here into perm, sorted, and
+ * the cursor at the first (a NULL upid sorts first, as -1). */
+static int cur_sort(struct cmd_cur *c, struct store *s)
+{
+	if (!c->sorted || store_ordered(s)) {
+		c->sorted = 0; /* id order is that order */
+		return SQLITE_OK;
+	}
+	size_t cap = 0;
+	int batch = c->batch;
+	c->batch = c->sorted = 0; /* step row by row, in id order, while collecting */
+	while (!c->eof) {
+		const struct chunk_view *v = cur_view(c, s);
+		if (!v)
+			return s->chunk_rc == SQLITE_OK ? SQLITE_CORRUPT : s->chunk_rc;
+		if (c->nperm == cap) {
+			size_t nc = cap ? cap * 2 : 4096;
+			struct prow *np = sqlite3_realloc64(c->perm, nc * sizeof *np);
+			if (!np)
+				return SQLITE_NOMEM;
+			c->perm = np;
+			cap = nc;
+		}
+		c->perm[c->nperm++] = (struct prow){store_upid(s, v->track[c->i]), v->ts[c->i], s->first[c->k] + c->i,
+						    (uint32_t)c->k, c->i};
+		vt_next(&c->base);
+	}
+	qsort(c->perm, c->nperm, sizeof *c->perm, prow_cmp);
+	c->batch = batch;
+	c->sorted = 1;
+	c->selok = 0; /* a batch is the one row */
+	c->pperm = 0;
+	c->eof = c->nperm == 0;
+	if (!c->eof) {
+		c->k = c->perm[0].k;
+		c->i = c->perm[0].i;
+	}
+	return SQLITE_OK;
+}
+
 static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
 {
 	(void)idx;
@@ -1110,7 +1177,8 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	}
 	int64_t lo = INT64_MIN;
 	c->hi = INT64_MAX;
-	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = c->batch = 0;
+	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = c->batch = c->sorted = 0;
+	c->nperm = c->pperm = 0;
 	c->real = -1;
 	cur_filters_free(c);
 	memset(c->wset, 0, sizeof c->wset);
@@ -1130,7 +1198,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 			if (rc == SQLITE_MISMATCH)
 				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: win_pool is a list of upids (1,2,...)");
 			else if (rc == SQLITE_TOOBIG)
-				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: batch is 0, 1 or NULL");
+				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: batch is 0, 1, 2 or NULL");
 			else if (rc == SQLITE_RANGE)
 				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: %s is an integer or NULL",
 								      col_names[C_WLO + (*p - '0')]);
@@ -1145,7 +1213,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 			c->k = (size_t)f;
 			c->i = (uint32_t)(lo - s->first[f]);
 			cur_settle(c, s);
-			return SQLITE_OK;
+			return cur_sort(c, s);
 		}
 		while (k < s->nchunks && s->first[k] + (int64_t)s->n[k] <= lo)
 			k++;
@@ -1155,12 +1223,21 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	if (k < s->nchunks && s->first[k] < lo)
 		c->i = (uint32_t)(lo - s->first[k]);
 	cur_settle(c, s);
-	return SQLITE_OK;
+	return cur_sort(c, s);
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
+	if (c->sorted) { /* the next of the sorted rows */
+		if (++c->pperm >= c->nperm) {
+			c->eof = 1;
+		} else {
+			c->k = c->perm[c->pperm].k;
+			c->i = c->perm[c->pperm].i;
+		}
+		return SQLITE_OK;
+	}
 	if (c->batch) { /* past the batch: the chunk's selection, or the one row */
 		c->i = c->selok && c->selk == c->k ? cur_store(cur)->n[c->k] : c->i + 1;
 		cur_settle(c, cur_store(cur));
@@ -1192,7 +1269,7 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 				sqlite3_result_error(ctx, "kvio_cmd: key_hex, key_len and value_len are not in batches", -1);
 				return SQLITE_ERROR;
 			}
-			c->bcol[col] = (struct bcol){c, col};
+			c->bcol[col] = (struct bcol){.c = c, .col = col};
 			sqlite3_result_pointer(ctx, &c->bcol[col], "kvio_batch", NULL);
 			return SQLITE_OK;
 		}

@@ -554,6 +554,65 @@ static void agg_fail(sqlite3_context *ctx, struct agg *a, int rc, const char *ms
 
 /* ---- batches: every gathering aggregate takes rows one at a time or a kvio_cmd batch at a time --- */
 
+/* SQL's a IS b for values as key_raw gives them, without affinity (as between two
+ * expressions): NULL IS NULL; numbers by value (1 IS 1.0); text and blobs by
+ * their bytes, a text never a blob. */
+static int key_is(const struct key *a, const struct key *b)
+{
+	int na = a->t == SQLITE_INTEGER || a->t == SQLITE_FLOAT, nb = b->t == SQLITE_INTEGER || b->t == SQLITE_FLOAT;
+	if (na && nb) {
+		struct key x = key_norm(*a), y = key_norm(*b);
+		return key_same(&x, &y);
+	}
+	if (a->t != b->t)
+		return 0;
+	if (a->t == SQLITE_NULL)
+		return 1;
+	return a->len == b->len && (!a->len || !memcmp(a->s, b->s, (size_t)a->len));
+}
+
+static void bcol_free(void *p)
+{
+	struct bcol *b = p;
+	sqlite3_free(b->eq.s);
+	sqlite3_free(b);
+}
+
+/* kvio_is(x, y): x IS y (key_is) as 1 or 0; when one side is a kvio_cmd batch's
+ * column and the other a value, that column's IS test, as a batch column that
+ * the gathering aggregates read row by row. */
+static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const struct bcol *b[2] = {sqlite3_value_pointer(argv[0], "kvio_batch"), sqlite3_value_pointer(argv[1], "kvio_batch")};
+	if (!b[0] && !b[1]) {
+		struct key x = key_raw(argv[0]), y = key_raw(argv[1]);
+		sqlite3_result_int(ctx, key_is(&x, &y));
+		return;
+	}
+	if ((b[0] && b[1]) || (b[0] ? b[0] : b[1])->is) {
+		sqlite3_result_error(ctx, "kvio_is: a batch column against a value", -1);
+		return;
+	}
+	const struct bcol *from = b[0] ? b[0] : b[1];
+	struct key eq = key_raw(argv[b[0] ? 1 : 0]);
+	struct bcol *n = sqlite3_malloc(sizeof *n);
+	char *text = eq.t == SQLITE_TEXT || eq.t == SQLITE_BLOB ? sqlite3_malloc(eq.len + 1) : NULL;
+	if (!n || ((eq.t == SQLITE_TEXT || eq.t == SQLITE_BLOB) && !text)) {
+		sqlite3_free(n);
+		sqlite3_free(text);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (text) { /* the value's bytes are the statement's: a copy for the batch column */
+		if (eq.len)
+			memcpy(text, eq.s, (size_t)eq.len);
+		eq.s = text;
+	}
+	*n = (struct bcol){.c = from->c, .col = from->col, .is = 1, .eq = eq};
+	sqlite3_result_pointer(ctx, n, "kvio_batch", bcol_free);
+}
+
 /* One row of an aggregate: its arguments as key_raw gives them. SQLITE_OK, or
  * another code after agg_fail. */
 typedef int (*row_fn)(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k);
@@ -574,7 +633,8 @@ static void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_f
 		return;
 	}
 	struct key k[ROW_MAXARG];
-	int at[ROW_MAXARG], col[ROW_MAXARG], nb = 0;
+	int at[ROW_MAXARG], nb = 0;
+	const struct bcol *bc[ROW_MAXARG];
 	struct cmd_cur *c = NULL;
 	for (int j = 0; j < argc; j++) {
 		int t = sqlite3_value_type(argv[j]);
@@ -589,7 +649,7 @@ static void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_f
 		}
 		c = b->c;
 		at[nb] = j;
-		col[nb++] = b->col;
+		bc[nb++] = b;
 	}
 	if (!nb) {
 		f(ctx, a, argc, k);
@@ -610,8 +670,11 @@ static void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_f
 	}
 	int64_t first = s->first[c->k];
 	for (uint32_t r = 0; r < n; r++) {
-		for (int m = 0; m < nb; m++)
-			k[at[m]] = col_key(s, v, first, rows[r], col[m]);
+		for (int m = 0; m < nb; m++) {
+			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);
+			if (bc[m]->is)
+				k[at[m]] = (struct key){.t = SQLITE_INTEGER, .i = key_is(&k[at[m]], &bc[m]->eq)};
+		}
 		if (f(ctx, a, argc, k) != SQLITE_OK)
 			return;
 	}
@@ -1639,6 +1702,9 @@ static int kvio_register_ops(sqlite3 *db)
 		{"kvio_step_gather", 3, step_step, step_final},
 		{"kvio_count_distinct", 1, distinct_step, distinct_final},
 	};
+	int rc = sqlite3_create_function_v2(db, "kvio_is", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, is_func, NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
 	for (int k = 0; k < 3; k++) {
 		int rc = sqlite3_create_module_v2(db, tv_name[k], &tv_module, (void *)(intptr_t)k, NULL);
 		if (rc != SQLITE_OK)

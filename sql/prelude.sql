@@ -28,6 +28,8 @@ DROP VIEW IF EXISTS temp.kvio_command;
 DROP VIEW IF EXISTS temp.kvio_pool;
 DROP VIEW IF EXISTS temp.kvio_command_batches;
 DROP VIEW IF EXISTS temp.kvio_pool_batches;
+DROP VIEW IF EXISTS temp.kvio_command_ordered_batches;
+DROP VIEW IF EXISTS temp.kvio_pool_ordered_batches;
 DROP TABLE IF EXISTS temp.kvio_sample;
 DROP VIEW IF EXISTS temp.kvio_grp;
 DROP VIEW IF EXISTS temp.kvio_cdf;
@@ -110,10 +112,14 @@ WHERE win_pool IS (SELECT coalesce(group_concat(lid), '') FROM kvio_pool_all);
 -- query over this view alone, filtered by WHERE terms the scan applies
 -- itself (tid > 0, real = 1, op IN (...), role = '...'; docs/database.md).
 -- Anything else (another WHERE term, ORDER BY) makes the scan hand out single
--- commands, which the aggregates take as well. No order: for the operators
--- that need rows in order, give kvio_command/kvio_pool an ORDER BY.
+-- commands, which the aggregates take as well. In id order; the *_ordered_batches
+-- views (batch = 2) come in (lid, ts, id) order, for the operators that need
+-- rows in order (kvio-ingest's databases are in that order already; others
+-- are sorted in memory, ~32 bytes a command).
 CREATE TEMP VIEW kvio_command_batches AS SELECT * FROM kvio_command WHERE batch = 1;
 CREATE TEMP VIEW kvio_pool_batches AS SELECT * FROM kvio_pool WHERE batch = 1;
+CREATE TEMP VIEW kvio_command_ordered_batches AS SELECT * FROM kvio_command WHERE batch = 2;
+CREATE TEMP VIEW kvio_pool_ordered_batches AS SELECT * FROM kvio_pool WHERE batch = 2;
 
 -- kvio_object: one row per KV object span (slices on objects* tracks), its
 -- args from kvio_obj (typed), or extract_arg for a database whose objects

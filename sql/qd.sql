@@ -7,11 +7,10 @@
 --   max           deepest queue
 --   pct_time_le1  share of the swept span with depth <= 1
 -- The span runs from the first submit to the last completion (idle included).
--- Inputs: kvio_pool, kvio_proc (prelude.sql); kvio_depth (the extension).
+-- Inputs: kvio_pool_ordered_batches, kvio_proc (prelude.sql); kvio_depth (the extension).
 WITH depth AS (                                    -- (lid, depth, ns at that depth)
   SELECT k AS lid, depth, time
-  FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur)
-                   FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real = 1 ORDER BY lid, ts)))
+  FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur) FROM kvio_pool_ordered_batches WHERE real = 1))
 )
 SELECT
   p.label,

@@ -7,11 +7,12 @@
 -- Verdict: "QD~1 (gap ~= service time — serialized)" when gap_p50 >= 0.5 x
 -- service, else "pipelined"; without completions "QD~1 suspicious (gap >=
 -- 40us)" when gap_p50 >= 40 us.
--- Inputs: kvio_command, kvio_command_batches, kvio_proc (prelude.sql), kvio_cmd_name; kvio_pct (the extension).
+-- Inputs: kvio_command_ordered_batches, kvio_command_batches, kvio_proc (prelude.sql), kvio_cmd_name;
+-- kvio_pct, kvio_is (the extension).
 WITH gap AS (                                      -- per (lid, load = 1 | store = 0): submit gaps, objects
   SELECT k1, CASE k2 WHEN 1 THEN 'load' ELSE 'store' END AS k2, p50, p95, members FROM kvio_pct((
-    SELECT kvio_gaps_gather(lid, tid, ts, op IS 'read', 4) -- the class: its first command is a read
-    FROM (SELECT lid, tid, ts, op FROM kvio_command WHERE tid > 0 ORDER BY lid, ts, id)))
+    SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), 4) -- the class: its first command is a read
+    FROM kvio_command_ordered_batches WHERE tid > 0))
 ), svc AS (                                        -- per (lid, read|write): real durations
   SELECT k1, o.name AS k2, p25 FROM kvio_pct((
     SELECT kvio_pct_gather(lid, op_id, dur) FROM kvio_command_batches WHERE tid > 0 AND real = 1 AND op IN ('read', 'write')))
