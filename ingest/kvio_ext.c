@@ -693,9 +693,10 @@ static int int_rhs(sqlite3_index_info *ii, int i)
  * trace_id IS NOT NULL, U trace_id IS NULL. Every constraint but the id ones is
  * omitted: the scan applies it exactly as SQL would.
  *
- * Batches (batch = 1) only where SQLite evaluates nothing on a row itself: no
+ * Batches (batch = 1, 2) only where SQLite evaluates nothing on a row itself: no
  * ORDER BY (a batch pointer does not survive a sort or a subquery), no id
- * constraint, LIMIT or other constraint the scan does not omit. Elsewhere the
+ * constraint, LIMIT or other constraint the scan does not omit, usable or not
+ * (one that is not usable joins another table on a column). Elsewhere the
  * same query reads rows (B), which the operators take as well. */
 static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 {
@@ -774,10 +775,10 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 			rows /= 2;
 	}
 	plan[np] = 0;
-	if (bpos >= 0) { /* batches only when every constraint is the scan's and nothing is sorted */
-		int all = ii->nOrderBy == 0;
+	if (bpos >= 0) { /* batches only when every constraint is the scan's and nothing is sorted; */
+		int all = ii->nOrderBy == 0; /* one not usable here is another table's, joined on a column */
 		for (int i = 0; all && i < ii->nConstraint; i++)
-			if (ii->aConstraint[i].usable && !ii->aConstraintUsage[i].omit)
+			if (!ii->aConstraintUsage[i].omit)
 				all = 0;
 		plan[bpos] = all ? 'b' : 'B';
 	}
