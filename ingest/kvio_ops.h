@@ -14,7 +14,12 @@
  *   kvio_group_gather(k1, k2, v, ...)     count/min/max/sum    -> kvio_groups(p)
  *   kvio_step_gather(k, a, b)             a - previous b       -> kvio_groups(p)
  *   kvio_count_distinct(x)                count(DISTINCT x), hashed (a plain aggregate)
+ *   kvio_is(x, y)                         x IS y (a scalar; a batch column's test, below)
  *   (kvio_ops_grid.h: kvio_quantiles(p, grid), kvio_depth_buckets_gather -> kvio_depth_buckets(p))
+ *
+ * Every gathering aggregate takes its rows one at a time (SQL values) or as a
+ * kvio_cmd batch (batch = 1, 2: pointers to the cursor's columns; agg_rows
+ * walks the chunk's wanted rows with col_key, the values SQL reads).
  *
  * The contracts (inputs, NULLs, ties, order, output) are in docs/database.md
  * ("Operators"); tests/ops_twin.py checks each against a brute-force twin. */
