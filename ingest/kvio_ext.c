@@ -525,6 +525,8 @@ struct cmd_cur {
 	int real;       /* -1: any real_dur, 0 or 1: that value, 2: none */
 	int role;       /* role = x given: keep rows whose flags have role_flag (0: no row) */
 	uint8_t role_flag;
+	int upid;       /* upid = x given: keep the rows of upid upid_want (upid 0: no row) */
+	int64_t upid_want;
 	int pool;       /* win_pool given: keep tagged rows and every row of the upids in pool_upid */
 	int64_t *pool_upid;
 	size_t npool;
@@ -688,7 +690,7 @@ static int int_rhs(sqlite3_index_info *ii, int i)
 /* The plan (idxStr): one letter per argument of xFilter, in order: e id = ?,
  * l id >=/> ?, h id <=/< ? (the range is a superset: SQLite checks those rows
  * again), 0-3 win_lo/win_hi/win_tlo/win_thi IS ?, p win_pool IS ?, n name = ?,
- * N name IN (...), r real_dur = ?, o role = ?, > ] < [ trace_id >, >=, <, <= ?, b batch = ? (B: the
+ * N name IN (...), r real_dur = ?, o role = ?, u upid = ?, > ] < [ trace_id >, >=, <, <= ?, b batch = ? (B: the
  * same, where the plan cannot hand out batches); and letters without an argument: T
  * trace_id IS NOT NULL, U trace_id IS NULL. Every constraint but the id ones is
  * omitted: the scan applies it exactly as SQL would.
@@ -756,6 +758,8 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		else if (col == C_ROLE && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1) &&
 			 rhs_known(ii, i, 0))
 			letter = 'o';
+		else if (col == C_UPID && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1))
+			letter = 'u'; /* a value known at xFilter: a literal, or another table's column (a join) */
 		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
 			letter = 'T';
 		else if (col == C_TRACE_ID && int_rhs(ii, i) &&
@@ -861,6 +865,11 @@ static inline __attribute__((always_inline)) int cur_wanted(const struct cmd_cur
 		return 0;
 	if (c->names && (v->name[i] >= c->nnames || !c->names[v->name[i]]))
 		return 0;
+	if (c->upid) {
+		int64_t u = store_upid(s, v->track[i]);
+		if (c->upid < 0 || u < 0 || u != c->upid_want)
+			return 0;
+	}
 	if (c->pool && !v->trace_id[i]) {
 		int64_t u = store_upid(s, v->track[i]);
 		size_t k = 0;
@@ -1076,6 +1085,18 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	case 'U': c->tagged = -1; c->skip = 1; break;
 	case 'r': c->real = want_real(x); c->skip = 1; break;
 	case 'o': c->role = 1; c->role_flag = want_role(x); c->skip = 1; break;
+	case 'u': { /* as SQL compares x with an INTEGER column: a number, or text that reads as one */
+		int t = sqlite3_value_numeric_type(x);
+		double d = t == SQLITE_FLOAT ? sqlite3_value_double(x) : 0;
+		c->upid = -1; /* no row */
+		if (t == SQLITE_INTEGER)
+			c->upid = 1, c->upid_want = sqlite3_value_int64(x);
+		else if (t == SQLITE_FLOAT && d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+			 d == (double)(int64_t)d)
+			c->upid = 1, c->upid_want = (int64_t)d;
+		c->skip = 1;
+		break;
+	}
 	case 'b': case 'B': {
 		int t = sqlite3_value_type(x);
 		int64_t b = t == SQLITE_INTEGER ? sqlite3_value_int64(x) : -1;
@@ -1178,7 +1199,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	}
 	int64_t lo = INT64_MIN;
 	c->hi = INT64_MAX;
-	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = c->batch = c->sorted = 0;
+	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = c->batch = c->sorted = c->upid = 0;
 	c->nperm = c->pperm = 0;
 	c->real = -1;
 	cur_filters_free(c);

@@ -9,14 +9,14 @@
 -- leaves nothing behind).
 -- Both passes over the commands group by hashing (kvio_group_gather: a GROUP BY
 -- on the bucket sorted every command).
--- Inputs: kvio_command, kvio_pool (prelude.sql); kvio_group_gather (the extension).
+-- Inputs: kvio_command_batches, kvio_pool (prelude.sql); kvio_group_gather (the extension).
 WITH RECURSIVE k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 400),
 grid AS (                                          -- each label's wall span and bucket width
   SELECT label, t0, span, w, (span + w - 1) / w AS nb FROM (
     SELECT label, t0, t1 - t0 AS span, max(1, (t1 - t0 + 399) / 400) AS w FROM (
       SELECT k1 AS label, max(CASE col WHEN 1 THEN min END) AS t0, -- first submit
         max(CASE col WHEN 2 THEN max END) AS t1                    -- last end
-      FROM kvio_groups((SELECT kvio_group_gather(lid, NULL, ts, ts + dur) FROM kvio_command)) GROUP BY k1)
+      FROM kvio_groups((SELECT kvio_group_gather(lid, NULL, ts, ts_end) FROM kvio_command_batches)) GROUP BY k1)
   ) WHERE span > 0
 ), bucket AS (
   SELECT g.label, g.t0, g.w, k.k, min(g.w, g.span - k.k * g.w) AS width

@@ -15,7 +15,7 @@ DROP TABLE IF EXISTS temp.kvio_html_obj_win;
 CREATE TEMP TABLE kvio_html_obj_win(lid INT, tid INT, t0 INT, t1 INT, all_real INT, PRIMARY KEY (lid, tid));
 INSERT INTO kvio_html_obj_win                      -- one hashed pass (GROUP BY lid, tid would sort every command)
 SELECT k1, k2, max(CASE col WHEN 1 THEN min END), max(CASE col WHEN 2 THEN max END), max(CASE col WHEN 3 THEN min END)
-FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts, ts + dur, real) FROM kvio_command WHERE tid > 0))
+FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts, ts_end, real) FROM kvio_command_batches WHERE tid > 0))
 GROUP BY k1, k2;
 
 -- kvio_html_ok: the objects drawn (no error, op store | load | delete) and

@@ -8,25 +8,26 @@
 --             (the last may be shorter; kvio_depth_buckets): role mean = the
 --             time-weighted mean depth in the bucket, role max = the deepest
 --             depth of an interval in it (zero-length ones included)
--- Inputs: kvio_pool, kvio_proc (prelude.sql); kvio_depth, kvio_depth_buckets (the extension).
+-- Inputs: kvio_pool_batches, kvio_pool_ordered_batches, kvio_proc (prelude.sql); kvio_groups,
+-- kvio_depth, kvio_depth_buckets (the extension).
 
 -- kvio_html_qd_grid: each label's swept span [t0, t0 + span) and bucket width w
 DROP TABLE IF EXISTS temp.kvio_html_qd_grid;
 CREATE TEMP TABLE kvio_html_qd_grid(lid INTEGER PRIMARY KEY, label TEXT, t0 INT, span INT, w INT);
 INSERT INTO kvio_html_qd_grid
 SELECT lid, (SELECT label FROM kvio_proc WHERE upid = lid), t0, t1 - t0, max(1, (t1 - t0 + 399) / 400)
-FROM (SELECT lid, min(ts) AS t0, max(ts + dur) AS t1 FROM kvio_pool WHERE real = 1 GROUP BY lid)
+FROM (SELECT k1 AS lid, max(CASE col WHEN 1 THEN min END) AS t0, max(CASE col WHEN 2 THEN max END) AS t1
+      FROM kvio_groups((SELECT kvio_group_gather(lid, NULL, ts, ts_end) FROM kvio_pool_batches WHERE real = 1))
+      GROUP BY k1)
 WHERE t1 > t0;
 
 WITH depth AS (                                    -- (lid, depth, ns at that depth)
   SELECT k AS lid, depth, time
-  FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur)
-                   FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real = 1 ORDER BY lid, ts)))
+  FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur) FROM kvio_pool_ordered_batches WHERE real = 1))
 ), bucket AS (                                     -- (lid, bucket start, width, depth x ns, deepest)
-  SELECT k AS lid, start, width, area, max
-  FROM kvio_depth_buckets((SELECT kvio_depth_buckets_gather(p.lid, p.ts, p.dur, g.t0, g.w)
-                           FROM (SELECT lid, ts, dur FROM kvio_pool WHERE real = 1 ORDER BY lid, ts) p
-                           CROSS JOIN kvio_html_qd_grid g ON g.lid = p.lid))
+  SELECT b.k AS lid, b.start, b.width, b.area, b.max -- each label's grid, over that label's commands
+  FROM kvio_html_qd_grid g, kvio_depth_buckets((SELECT kvio_depth_buckets_gather(lid, ts, dur, g.t0, g.w)
+                                                FROM kvio_pool_ordered_batches WHERE real = 1 AND lid = g.lid)) b
 )
 SELECT 'qd:depth' AS chart, g.label, '' AS role,
   d.depth AS x,                                    -- queue depth

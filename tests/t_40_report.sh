@@ -111,7 +111,7 @@ for g in 50 1 500; do
 	ok "model = kvio-report on a generated A/B capture, --batch-gap-us $g" \
 		python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" --batch-gap-us $g
 done
-# kvio_cmd's pushed-down constraints (name = / IN, real_dur =, role =, trace_id IS [NOT]
+# kvio_cmd's pushed-down constraints (name = / IN, real_dur =, role =, upid =, trace_id IS [NOT]
 # NULL, win_pool; omitted, so only the scan applies them) select exactly the rows
 # SQLite itself selects from a plain copy of the table (second method), order
 # included; on the A/B capture (an arm without completions) and on tiny (untagged)
@@ -171,11 +171,19 @@ for db in "$T/gm.db" "$T/tiny.db"; do
 		id > 8000 AND trace_id > 0|id > 8000 AND trace_id > 0
 		id BETWEEN 8190 AND 8200 AND name = 'write'|id BETWEEN 8190 AND 8200 AND name = 'write'
 		id >= 5 AND id < 20000 AND real_dur = 1 AND win_pool IS '$u1'|id >= 5 AND id < 20000 AND real_dur = 1 AND (trace_id IS NOT NULL OR upid IN ($u1))
+		upid = $u1|upid + 0 = $u1
+		upid = '$u1'|upid + 0 = $u1
+		upid = $u1.0 AND trace_id > 0|upid + 0 = $u1 AND trace_id > 0
+		upid = 1.5|upid = 1.5
+		upid = NULL|upid = NULL
+		upid = 'x'|upid = 'x'
+		upid = x'31'|upid = x'31'
+		upid = -1|upid = -1
 		PRED
 	} > "$T/pd.sql"
 	sqlite3 -cmd ".load $BUILD/kvio" "$db" < "$T/pd.sql" > "$T/pd.out" 2>&1
 	awk 'NR % 2 == 1 { a = $0 } NR % 2 == 0 && $0 != a { bad++ } END { print NR, bad + 0 }' "$T/pd.out" > "$T/pd.res"
-	eq "kvio_cmd pushdown = SQLite on a plain copy: 45 predicates, rows and order ($(basename "$db"))" "90 0" "$(cat "$T/pd.res")"
+	eq "kvio_cmd pushdown = SQLite on a plain copy: 53 predicates, rows and order ($(basename "$db"))" "106 0" "$(cat "$T/pd.res")"
 	# name_id is name's id in kvio_cmd_name (NULL exactly when name is): each command's
 	# name found through it equals its name (counted by SQLite: rows where they differ)
 	eq "kvio_cmd.name_id names each command's name through kvio_cmd_name ($(basename "$db"))" "0|1" \
