@@ -66,12 +66,6 @@ static inline struct key key_norm(struct key k)
 	return k;
 }
 
-/* A view of v as a group key (key_norm). */
-static struct key key_view(sqlite3_value *v)
-{
-	return key_norm(key_raw(v));
-}
-
 /* Copy key view k into *out (its text copied). SQLITE_OK or NOMEM. */
 static int key_copy(struct key *out, const struct key *k)
 {
@@ -1579,7 +1573,7 @@ static sqlite3_module tv_module = {
 
 /* SQL's count(DISTINCT x) sorts the values into a B-tree; this hashes them.
  * Same answer: NULLs are not counted; an integer and an equal real are one
- * value (key_view); text and blobs by their bytes, a text never equal to a blob. */
+ * value (key_norm); text and blobs by their bytes, a text never equal to a blob. */
 struct hset {
 	struct key *k; /* open addressing; t == 0: an empty slot */
 	uint64_t *h;
@@ -1647,32 +1641,35 @@ static int hset_grow(struct hset *d)
 	return SQLITE_OK;
 }
 
-static void distinct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void hset_drop(void *p)
+{
+	hset_free(p);
+	sqlite3_free(p);
+}
+
+static int distinct_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *x)
 {
 	(void)argc;
-	struct hset *d = sqlite3_aggregate_context(ctx, sizeof *d);
-	int t = sqlite3_value_type(argv[0]);
-	if (sqlite3_value_pointer(argv[0], "kvio_batch")) { /* not a value: it would count as NULL */
-		sqlite3_result_error(ctx, "kvio_count_distinct: takes values, not kvio_cmd batches", -1);
-		return;
-	}
+	struct hset *d = a->p;
+	a->free = hset_drop;
+	if (!d && (d = a->p = sqlite3_malloc(sizeof *d)))
+		memset(d, 0, sizeof *d);
 	if (!d || ((d->n + 1) * 2 > d->cap && hset_grow(d) != SQLITE_OK)) {
-		sqlite3_result_error_nomem(ctx);
-		return;
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return SQLITE_NOMEM;
 	}
-	if (t == SQLITE_NULL)
-		return;
-	struct key k = t != SQLITE_BLOB ? key_view(argv[0])
-		: (struct key){.t = SQLITE_BLOB, .s = (char *)sqlite3_value_blob(argv[0]), .len = sqlite3_value_bytes(argv[0])};
+	if (x->t == SQLITE_NULL)
+		return SQLITE_OK;
+	struct key k = x->t != SQLITE_BLOB ? key_norm(*x) : *x; /* a blob stays a blob: never equal to a text */
 	uint64_t h = dkey_hash(&k);
 	size_t j = hset_slot(d->k, d->h, d->cap, &k, h);
 	if (d->k[j].t)
-		return; /* seen */
+		return SQLITE_OK; /* seen */
 	if (k.t == SQLITE_TEXT || k.t == SQLITE_BLOB) { /* the value's bytes are the statement's: keep a copy */
 		const char *from = k.s;
 		if (!(k.s = sqlite3_malloc(k.len + 1))) {
-			sqlite3_result_error_nomem(ctx);
-			return;
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return SQLITE_NOMEM;
 		}
 		if (k.len)
 			memcpy(k.s, from, k.len);
@@ -1680,14 +1677,25 @@ static void distinct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	d->k[j] = k;
 	d->h[j] = h;
 	d->n++;
+	return SQLITE_OK;
+}
+
+static void distinct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, distinct_row);
 }
 
 static void distinct_final(sqlite3_context *ctx)
 {
-	struct hset *d = sqlite3_aggregate_context(ctx, 0);
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct hset *d = a ? a->p : NULL;
 	sqlite3_result_int64(ctx, d ? (sqlite3_int64)d->n : 0);
-	if (d)
-		hset_free(d);
+	if (d) {
+		hset_drop(d);
+		a->p = NULL;
+	}
 }
 
 static int kvio_register_ops(sqlite3 *db)

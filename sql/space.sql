@@ -9,8 +9,8 @@
 -- the reference's header byte share = header_cmds * header_bytes / tagged
 -- bytes (wrong without a kvio_meta line: 131072-byte headers assumed); the
 -- text report's = header_cmd_bytes / tagged bytes.
--- Inputs: kvio_pool, kvio_cmd_proc, kvio_proc (prelude.sql), capture_info slices
--- (kvio_space_info, a TEMP table of this file);
+-- Inputs: kvio_pool, kvio_pool_batches, kvio_cmd_proc, kvio_proc (prelude.sql), capture_info
+-- slices (kvio_space_info, a TEMP table of this file);
 -- kvio_groups, kvio_count_distinct (the extension).
 DROP TABLE IF EXISTS temp.kvio_space_info;
 CREATE TEMP TABLE kvio_space_info(lid INTEGER PRIMARY KEY, lba, hdr); -- each command label's lba_bytes, header_bytes (NULL: no capture_info)
@@ -30,28 +30,30 @@ WITH seq AS (                                      -- writes starting where the 
                     LEFT JOIN kvio_space_info i ON i.lid = w.lid)) -- a seek per write (a correlated
                                                    -- subquery per write cost twice as much)
   WHERE k2 = 0
+), w AS (                                          -- the writes per (lid, role), col 1 dlen, col 2 slba
+  SELECT k1 AS lid, k2 AS role, col, n, count, sum
+  FROM kvio_groups((SELECT kvio_group_gather(lid, role, dlen, slba) FROM kvio_pool_batches WHERE op = 'write'))
 ), per AS (
   SELECT
     lid,
-    count(*) AS writes,
-    count(*) - kvio_count_distinct(slba) - max(slba IS NULL) AS lba_reuse -- every write of an slba after its first
-  FROM kvio_pool WHERE op = 'write'
-  GROUP BY lid
-), hdr AS MATERIALIZED (                           -- the header writes (the scan picks them: no text
-  SELECT lid, count(*) AS n, sum(dlen) AS bytes    -- test per write)
-  FROM kvio_pool WHERE op = 'write' AND role = 'header'
+    sum(n) FILTER (WHERE col = 1) AS writes,
+    sum(count) FILTER (WHERE col = 2) < sum(n) FILTER (WHERE col = 1) AS no_slba, -- 1: a write has no slba
+    coalesce(sum(n) FILTER (WHERE col = 1 AND role = 'header'), 0) AS header_cmds,
+    coalesce(sum(sum) FILTER (WHERE col = 1 AND role = 'header'), 0) AS header_cmd_bytes
+  FROM w
   GROUP BY lid
 )
 SELECT
   p.label,
   w.writes,
-  w.lba_reuse,
+  w.writes - (SELECT kvio_count_distinct(slba) FROM kvio_pool_batches WHERE op = 'write' AND lid = w.lid)
+    - w.no_slba AS lba_reuse,                      -- every write of an slba after its first (the writes
+                                                   -- without one count as one slba)
   coalesce(s.n, 0) * 1.0 / max(1, w.writes - 1) AS seq_pct,
-  coalesce(h.n, 0) AS header_cmds,                 -- 0, not NULL, when no write has a role
-  coalesce(h.bytes, 0) AS header_cmd_bytes,        -- bytes
+  w.header_cmds,                                   -- 0, not NULL, when no write has a role
+  w.header_cmd_bytes,                              -- bytes
   (SELECT hdr FROM kvio_space_info i WHERE i.lid = w.lid) AS header_bytes
 FROM per w
 JOIN kvio_proc p ON p.upid = w.lid
 LEFT JOIN seq s ON s.lid = w.lid
-LEFT JOIN hdr h ON h.lid = w.lid
 ORDER BY p.label;
