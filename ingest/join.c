@@ -359,6 +359,7 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 			    "larger --pair-horizon to pair them", (unsigned long long)a->cmp_after_horizon,
 			 (long long)o->pair_horizon);
 	if (a->late_lines)
-		arm_warn(a, "%llu device record(s) came more than one read block (4 MiB of the file) after "
-			    "later-stamped ones: they were joined out of time order", (unsigned long long)a->late_lines);
+		arm_warn(a, "%llu device record(s) came more than one read block of the file (4 MiB; KVIO_BLOCK_BYTES) "
+			    "or more than the reorder pool (KVIO_POOL_MAX records) after later-stamped ones: they were "
+			    "joined out of time order", (unsigned long long)a->late_lines);
 }

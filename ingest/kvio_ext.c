@@ -504,6 +504,7 @@ struct bcol {
 	int col;
 	int is;       /* kvio_is(column, eq): the value is 1 where the column IS eq, else 0 */
 	struct key eq; /* its text owned (kvio_is's copy) */
+	unsigned fetched, used; /* this batch: xColumn calls, and arguments of kvio's aggregates read */
 };
 
 struct cmd_cur {
@@ -543,6 +544,7 @@ struct cmd_cur {
 	/* batch mode (batch = 1, 2): a row is a chunk's wanted rows sel[psel .. nsel), or
 	 * row i alone when there is no selection; its columns are bcol pointers */
 	int batch;
+	int batch_req; /* the batch = value given (0 without): what the column reads */
 	struct bcol bcol[NCOL];
 	/* batch = 2 on commands whose ids are not in (upid, ts, id) order: the wanted
 	 * rows in that order (sorted in vt_filter), visited one at a time */
@@ -784,6 +786,8 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		for (int i = 0; all && i < ii->nConstraint; i++)
 			if (!ii->aConstraintUsage[i].omit)
 				all = 0;
+		if (strchr(plan, 'T') || strchr(plan, 'U'))
+			all = 0; /* trace_id IS [NOT] NULL: SQLite checks it again, on the row */
 		plan[bpos] = all ? 'b' : 'B';
 	}
 	ii->estimatedCost = rows;
@@ -1100,8 +1104,13 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	case 'b': case 'B': {
 		int t = sqlite3_value_type(x);
 		int64_t b = t == SQLITE_INTEGER ? sqlite3_value_int64(x) : -1;
-		if (t != SQLITE_NULL && (b < 0 || b > 2))
+		if (t == SQLITE_NULL) { /* = NULL, IS NULL: the column is never NULL */
+			c->hi = INT64_MIN; /* no row */
+			break;
+		}
+		if (b < 0 || b > 2)
 			return SQLITE_TOOBIG; /* said by vt_filter */
+		c->batch_req = (int)b;
 		c->sorted = b == 2; /* (upid, ts, id) order wanted, batches or rows */
 		if (b >= 1 && p == 'b') {
 			c->batch = (int)b;
@@ -1134,6 +1143,28 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur);
+
+/* Whether SQL read a column of the batch the cursor hands out other than as an
+ * argument of kvio's aggregates (a WHERE term the scan leaves to SQLite, an
+ * expression, a row stored by a subquery): it saw NULL there, so the result
+ * would be wrong; the cursor's error says so. The counts start over. */
+static int batch_misread(struct cmd_cur *c)
+{
+	int bad = -1;
+	for (int k = 0; k < NCOL; k++) {
+		if (bad < 0 && c->bcol[k].fetched > c->bcol[k].used)
+			bad = k;
+		c->bcol[k].fetched = c->bcol[k].used = 0;
+	}
+	if (bad < 0)
+		return 0;
+	sqlite3_free(c->base.pVtab->zErrMsg);
+	c->base.pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: a batch's %s was read outside the arguments of kvio's"
+		" aggregates (there it reads NULL: a WHERE term the scan does not apply, an expression, a stored"
+		" subquery or a join); read kvio_command or kvio_pool (rows) for that (docs/database.md, Batches)",
+		col_names[bad]);
+	return 1;
+}
 
 static int prow_cmp(const void *x, const void *y)
 {
@@ -1200,7 +1231,10 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	int64_t lo = INT64_MIN;
 	c->hi = INT64_MAX;
 	c->skip = c->tagged = c->pool = c->tid_range = c->selok = c->role = c->batch = c->sorted = c->upid = 0;
+	c->batch_req = 0;
 	c->nperm = c->pperm = 0;
+	for (int k = 0; k < NCOL; k++)
+		c->bcol[k].fetched = c->bcol[k].used = 0;
 	c->real = -1;
 	cur_filters_free(c);
 	memset(c->wset, 0, sizeof c->wset);
@@ -1220,7 +1254,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 			if (rc == SQLITE_MISMATCH)
 				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: win_pool is a list of upids (1,2,...)");
 			else if (rc == SQLITE_TOOBIG)
-				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: batch is 0, 1, 2 or NULL");
+				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: batch takes the integer 0 (rows), 1 or 2 (batches)");
 			else if (rc == SQLITE_RANGE)
 				cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: %s is an integer or NULL",
 								      col_names[C_WLO + (*p - '0')]);
@@ -1260,6 +1294,8 @@ static int vt_next(sqlite3_vtab_cursor *cur)
 		}
 		return SQLITE_OK;
 	}
+	if (c->batch && batch_misread(c)) /* a column SQL read itself saw NULL: not a silent result */
+		return SQLITE_ERROR;
 	if (c->batch) { /* past the batch: the chunk's selection, or the one row */
 		c->i = c->selok && c->selk == c->k ? cur_store(cur)->n[c->k] : c->i + 1;
 		cur_settle(c, cur_store(cur));
@@ -1291,7 +1327,9 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 				sqlite3_result_error(ctx, "kvio_cmd: key_hex, key_len and value_len are not in batches", -1);
 				return SQLITE_ERROR;
 			}
-			c->bcol[col] = (struct bcol){.c = c, .col = col};
+			c->bcol[col].c = c;
+			c->bcol[col].col = col;
+			c->bcol[col].fetched++; /* vt_next checks that an aggregate read each one */
 			sqlite3_result_pointer(ctx, &c->bcol[col], "kvio_batch", NULL);
 			return SQLITE_OK;
 		}
@@ -1303,7 +1341,7 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 			if (col < C_WPOOL && c->wset[col - C_WLO])
 				sqlite3_result_int64(ctx, c->w[col - C_WLO]);
 			else if (col == C_BATCH)
-				sqlite3_result_int(ctx, c->batch);
+				sqlite3_result_int(ctx, c->batch_req);
 			return SQLITE_OK;
 		}
 		if (!(v = cur_view(c, s)))

@@ -590,10 +590,11 @@ static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	}
 	if ((b[0] && b[1]) || (b[0] ? b[0] : b[1])->is) {
-		sqlite3_result_error(ctx, "kvio_is: a batch column against a value", -1);
+		sqlite3_result_error(ctx, "kvio_is: two batch columns (one side must be a value)", -1);
 		return;
 	}
-	const struct bcol *from = b[0] ? b[0] : b[1];
+	struct bcol *from = (struct bcol *)(b[0] ? b[0] : b[1]);
+	from->used++; /* read here; the aggregate reads the new column */
 	struct key eq = key_raw(argv[b[0] ? 1 : 0]);
 	struct bcol *n = sqlite3_malloc(sizeof *n);
 	char *text = eq.t == SQLITE_TEXT || eq.t == SQLITE_BLOB ? sqlite3_malloc(eq.len + 1) : NULL;
@@ -608,7 +609,7 @@ static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			memcpy(text, eq.s, (size_t)eq.len);
 		eq.s = text;
 	}
-	*n = (struct bcol){.c = from->c, .col = from->col, .is = 1, .eq = eq};
+	*n = (struct bcol){.c = from->c, .col = from->col, .is = 1, .eq = eq}; /* its counts: not the cursor's */
 	sqlite3_result_pointer(ctx, n, "kvio_batch", bcol_free);
 }
 
@@ -649,6 +650,7 @@ static void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_f
 		c = b->c;
 		at[nb] = j;
 		bc[nb++] = b;
+		((struct bcol *)b)->used++; /* read here (vt_next checks every fetched column was) */
 	}
 	if (!nb) {
 		f(ctx, a, argc, k);
@@ -1419,6 +1421,8 @@ static void tv_pct_settle(struct tv_cur *c)
 	}
 }
 
+static const char *const tv_names[] = {"kvio_pct", "kvio_depth", "kvio_groups"};
+
 static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
 {
 	(void)idx; (void)idxStr;
@@ -1428,8 +1432,10 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	c->g = c->d = 0;
 	c->rowid = 0;
 	if (!p) {
-		cur->pVtab->zErrMsg = sqlite3_mprintf("%s: the argument is not a %s set (use the gathering aggregate)",
-						     tv_ptype[c->kind], tv_ptype[c->kind]);
+		static const char *const from[] = {"kvio_pct_gather, kvio_runs_gather or kvio_gaps_gather",
+						   "kvio_depth_gather", "kvio_group_gather or kvio_step_gather"};
+		cur->pVtab->zErrMsg = sqlite3_mprintf("%s: the argument is not a %s set (the result of %s)",
+						     tv_names[c->kind], tv_ptype[c->kind], from[c->kind]);
 		return SQLITE_ERROR;
 	}
 	if (c->kind == TV_PCT) {
@@ -1700,7 +1706,6 @@ static void distinct_final(sqlite3_context *ctx)
 
 static int kvio_register_ops(sqlite3 *db)
 {
-	static const char *const tv_name[] = {"kvio_pct", "kvio_depth", "kvio_groups"};
 	static const struct {
 		const char *name;
 		int nargs;
@@ -1719,7 +1724,7 @@ static int kvio_register_ops(sqlite3 *db)
 	if (rc != SQLITE_OK)
 		return rc;
 	for (int k = 0; k < 3; k++) {
-		int rc = sqlite3_create_module_v2(db, tv_name[k], &tv_module, (void *)(intptr_t)k, NULL);
+		int rc = sqlite3_create_module_v2(db, tv_names[k], &tv_module, (void *)(intptr_t)k, NULL);
 		if (rc != SQLITE_OK)
 			return rc;
 	}

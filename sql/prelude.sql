@@ -75,7 +75,7 @@ SELECT
                                                     -- the scan applies it, a bare "WHERE real" SQLite does)
   (SELECT label FROM kvio_proc p WHERE p.upid = kvio_cmd.upid) AS label, -- its name (computed only when read)
   win_pool,                                         -- NULL; kvio_pool's filter (below)
-  batch                                             -- 0; kvio_command_batches' (below)
+  batch                                             -- 0: rows; kvio_command_batches' 1 (below)
 FROM kvio_cmd                                       -- the scan skips what is outside the window:
 WHERE win_lo IS (SELECT lo FROM kvio_window)        -- ts + dur >= lo
   AND win_hi IS (SELECT hi FROM kvio_window)        -- ts <= hi
@@ -105,17 +105,18 @@ SELECT * FROM kvio_command
 WHERE win_pool IS (SELECT coalesce(group_concat(lid), '') FROM kvio_pool_all);
 
 -- kvio_command_batches, kvio_pool_batches: the rows of kvio_command and kvio_pool
--- handed to a gathering aggregate of the extension (kvio_*_gather) a chunk at
--- a time (kvio_cmd's batch = 1: SQLite steps the aggregate once per chunk,
--- not once per command; the same values). A row of these views is a batch of
--- commands: read its columns only as arguments of one such aggregate, in a
--- query over this view alone, filtered by WHERE terms the scan applies
--- itself (tid > 0, real = 1, op IN (...), role = '...'; docs/database.md).
--- Anything else (another WHERE term, ORDER BY) makes the scan hand out single
--- commands, which the aggregates take as well. In id order; the *_ordered_batches
--- views (batch = 2) come in (lid, ts, id) order, for the operators that need
--- rows in order (kvio-ingest's databases are in that order already; others
--- are sorted in memory, ~32 bytes a command).
+-- handed to a gathering aggregate of the extension (kvio_*_gather,
+-- kvio_count_distinct) a chunk at a time (kvio_cmd's batch = 1: SQLite steps
+-- the aggregate once per chunk, not once per command; the same values). A row
+-- of these views is a batch of commands: read its columns only as arguments of
+-- such aggregates, in a query over this view alone, filtered by WHERE terms the
+-- scan applies itself (tid > 0, real = 1, op IN (...), role = '...', lid = x;
+-- docs/database.md, Batches); a column read elsewhere is an error. Another
+-- WHERE term that SQLite shows the scan, or an ORDER BY, makes it hand out
+-- single commands, which the aggregates take as well. In id order; the
+-- *_ordered_batches views (batch = 2) come in (lid, ts, id) order, for the
+-- operators that need rows in order (kvio-ingest's databases are in that order
+-- already; others are sorted in memory, 32 bytes a command).
 CREATE TEMP VIEW kvio_command_batches AS SELECT * FROM kvio_command WHERE batch = 1;
 CREATE TEMP VIEW kvio_pool_batches AS SELECT * FROM kvio_pool WHERE batch = 1;
 CREATE TEMP VIEW kvio_command_ordered_batches AS SELECT * FROM kvio_command WHERE batch = 2;

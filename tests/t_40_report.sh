@@ -257,14 +257,15 @@ for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 	eq "kvio_cmd batch = 1: one row per chunk holding a wanted row, batch reads 1 ($(basename "$db"))" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(DISTINCT id / 8192), 1 FROM kvio_cmd WHERE trace_id > 0")" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), max(batch) FROM kvio_cmd WHERE batch = 1 AND trace_id > 0")"
+	# (batch reads the value asked for; whether the plan batches, EXPLAIN QUERY PLAN's b or B says)
 	eq "kvio_cmd batch = 1 with a term the scan leaves to SQLite: rows, filtered by SQLite ($(basename "$db"))" \
-		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), total(ts), 0 FROM kvio_cmd WHERE dur > 20000")" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), total(ts), 1 FROM kvio_cmd WHERE dur > 20000")" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), total(ts), max(batch) FROM kvio_cmd WHERE batch = 1 AND dur > 20000")"
 	eq "kvio_cmd batch = 2 with a term the scan leaves to SQLite: rows in (upid, ts, id) order ($(basename "$db"))" \
-		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id) FROM (SELECT id FROM kvio_cmd WHERE dur > 20000 ORDER BY upid, ts, id)")|0" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id) FROM (SELECT id FROM kvio_cmd WHERE dur > 20000 ORDER BY upid, ts, id)")|2" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id), max(b) FROM (SELECT id, batch AS b FROM kvio_cmd WHERE batch = 2 AND dur > 20000)")"
 	eq "kvio_cmd batch = 1 under ORDER BY: rows, sorted by SQLite ($(basename "$db"))" \
-		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id) FROM (SELECT id FROM kvio_cmd WHERE real_dur = 1 ORDER BY dur DESC, id LIMIT 20)")|0" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id) FROM (SELECT id FROM kvio_cmd WHERE real_dur = 1 ORDER BY dur DESC, id LIMIT 20)")|1" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT group_concat(id), max(b) FROM (SELECT id, batch AS b FROM kvio_cmd WHERE batch = 1 AND real_dur = 1 ORDER BY dur DESC, id LIMIT 20)")"
 	eq "kvio_cmd.tagged, ts_end = trace_id IS NOT NULL, ts + dur ($(basename "$db"))" "0" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*) FROM kvio_cmd WHERE tagged IS NOT (trace_id IS NOT NULL) OR ts_end IS NOT ts + dur")"
@@ -273,9 +274,36 @@ done
 # (10 pairs are the same: each value with itself, and 1 with 1.0 both ways)
 eq "kvio_is = SQL's IS: 64 pairs of NULL, integers, reals, text and blobs" "64|0|10" \
 	"$(sqlite3 -cmd ".load $BUILD/kvio" :memory: "WITH v(x) AS (VALUES (NULL), (1), (1.0), (1.5), ('1'), ('a'), (x'61'), (-9223372036854775808)) SELECT count(*), sum(kvio_is(a.x, b.x) IS NOT (a.x IS b.x)), sum(kvio_is(a.x, b.x)) FROM v a, v b")"
+# which plans batch (b) and which read rows (B): the scan's own terms batch; a term SQLite applies
+# itself, trace_id IS [NOT] NULL (SQLite checks it again), an ORDER BY read rows
+for pl in "b|real_dur = 1 AND name IN ('read', 'write') AND trace_id > 0 AND role = 'header' AND upid = 1" \
+	"B|dur > 5" "B|trace_id IS NOT NULL" "B|trace_id IS NULL" "B|real_dur = 1 ORDER BY dur"; do
+	eq "kvio_cmd batch = 1 WHERE ${pl#*|}: plan ${pl%%|*}" "${pl%%|*}" \
+		"$(sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "EXPLAIN QUERY PLAN SELECT id FROM kvio_cmd WHERE batch = 1 AND ${pl#*|}" |
+			sed -n 's/.*INDEX 0:[^bB]*\([bB]\).*/\1/p')"
+done
+# a batch column that SQL reads itself (a WHERE term the scan does not apply, an expression, a
+# stored subquery, a GROUP BY expression, a plain SELECT) reads NULL there: an error naming the
+# column, never a silent result (these gave empty or NULL results, or every row, before)
+for bad in "SELECT kvio_count_distinct(slba) FROM kvio_command_batches WHERE real" \
+	"SELECT kvio_count_distinct(slba) FROM kvio_command_batches WHERE ifnull(tid, -1) = -1" \
+	"SELECT kvio_count_distinct(slba) FROM kvio_command_batches WHERE op = 'read' OR tid > 0" \
+	"WITH c AS MATERIALIZED (SELECT * FROM kvio_command_batches WHERE tid > 0) SELECT * FROM kvio_pct((SELECT kvio_pct_gather(lid, op, dur) FROM c))" \
+	"SELECT tid % 2, kvio_count_distinct(slba) FROM kvio_command_batches WHERE tid > 0 GROUP BY 1" \
+	"SELECT kvio_pct_gather(lid, op, coalesce(dur, 0)) FROM kvio_command_batches" \
+	"SELECT lid FROM kvio_command_batches"; do
+	sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "$bad" > "$T/bt.err" 2>&1
+	ok "batches read by SQL itself are an error: $bad" grep -q "was read outside the arguments of kvio's aggregates" "$T/bt.err"
+done
+eq "kvio_command_batches WHERE tid IS NOT NULL = kvio_command's (rows: SQLite checks the term again)" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "SELECT kvio_count_distinct(slba), kvio_count_distinct(tid) FROM kvio_command WHERE tid IS NOT NULL")" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "SELECT kvio_count_distinct(slba), kvio_count_distinct(tid) FROM kvio_command_batches WHERE tid IS NOT NULL")"
+eq "kvio_cmd batch = NULL selects nothing (as = NULL does); kvio_command_batches WHERE batch = 1: every command" \
+	"0|$(sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" "SELECT count(*) FROM kvio_cmd")" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "SELECT (SELECT count(*) FROM kvio_cmd WHERE batch = NULL), (SELECT count(*) FROM kvio_command_batches WHERE batch = 1)")"
 sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT kvio_pct_gather(1, kvio_is(name, role), 1) FROM kvio_cmd WHERE batch = 1" > "$T/bt.err" 2>&1
-ok "kvio_is of two batch columns is an error (a column against a value only)" grep -q "against a value" "$T/bt.err"
-for bad in "batch = 3|batch is 0, 1, 2 or NULL" "batch = 'x'|batch is 0, 1, 2 or NULL"; do
+ok "kvio_is of two batch columns is an error (a column against a value only)" grep -q "two batch columns" "$T/bt.err"
+for bad in "batch = 3|batch takes the integer 0" "batch = 'x'|batch takes the integer 0"; do
 	sqlite3 -cmd ".load $BUILD/kvio" "$T/tiny.db" "SELECT count(*) FROM kvio_cmd WHERE ${bad%%|*}" > "$T/bt.err" 2>&1
 	ok "kvio_cmd ${bad%%|*}: an error, not a silent mode" grep -q "${bad#*|}" "$T/bt.err"
 done
