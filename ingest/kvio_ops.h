@@ -12,7 +12,7 @@
  *   kvio_gaps_gather(k, seq, t, cls, min) consecutive gaps     -> kvio_pct(p)
  *   kvio_depth_gather(k, ts, dur)         depth sweep          -> kvio_depth(p)
  *   kvio_group_gather(k1, k2, v, ...)     count/min/max/sum    -> kvio_groups(p)
- *   kvio_step_gather(k, a, b)             a - previous b       -> kvio_groups(p)
+ *   kvio_step_gather(k, a, b [, len, unit])  a - previous b (+ len / unit) -> kvio_groups(p)
  *   kvio_count_distinct(x)                count(DISTINCT x), hashed (a plain aggregate)
  *   kvio_is(x, y)                         x IS y (a scalar; a batch column's test, below)
  *   (kvio_ops_grid.h: kvio_quantiles(p, grid), kvio_depth_buckets_gather -> kvio_depth_buckets(p))
@@ -1244,13 +1244,36 @@ static int step_add(struct sset *out, const struct key *k, int is_null, int64_t 
 	return SQLITE_OK;
 }
 
-/* kvio_step_gather(k, a, b): for each row after the first of its group k, in
- * the order the rows come, the step d = a - (the previous row's b), grouped
- * by (k, sign of d: -1, 0, 1; NULL when a or that b is NULL). */
+/* b + len / unit as SQL computes it on integers (NULL: a NULL operand or unit 0;
+ * MISMATCH where SQL would give a real: the quotient or the sum out of int64). */
+static int extent_end(const struct key *b, const struct key *len, const struct key *unit, struct key *out)
+{
+	const struct key *in[3] = {b, len, unit};
+	for (int i = 0; i < 3; i++)
+		if (in[i]->t != SQLITE_INTEGER && in[i]->t != SQLITE_NULL)
+			return SQLITE_MISMATCH;
+	*out = (struct key){.t = SQLITE_NULL};
+	if (b->t == SQLITE_NULL || len->t == SQLITE_NULL || unit->t == SQLITE_NULL || unit->i == 0)
+		return SQLITE_OK;
+	if (len->i == INT64_MIN && unit->i == -1)
+		return SQLITE_MISMATCH;
+	out->t = SQLITE_INTEGER;
+	return __builtin_add_overflow(b->i, len->i / unit->i, &out->i) ? SQLITE_MISMATCH : SQLITE_OK;
+}
+
+/* kvio_step_gather(k, a, b [, len, unit]): for each row after the first of its
+ * group k, in the order the rows come, the step d = a - (the previous row's b,
+ * or b + len / unit: where its extent ended), grouped by (k, sign of d: -1, 0,
+ * 1; NULL when a or that b is NULL). */
 static int step_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
-	(void)argc;
-	int ta = k[1].t, tb = k[2].t;
+	struct key end = k[2];
+	if ((argc != 3 && argc != 5) || (argc == 5 && extent_end(&k[2], &k[3], &k[4], &end) != SQLITE_OK)) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, argc != 3 && argc != 5 ? "kvio_step_gather: (k, a, b [, len, unit])"
+			 : "kvio_step_gather: a, b, len and unit must be integers or NULL, b + len / unit an integer");
+		return SQLITE_MISMATCH;
+	}
+	int ta = k[1].t, tb = end.t;
 	if ((ta != SQLITE_INTEGER && ta != SQLITE_NULL) || (tb != SQLITE_INTEGER && tb != SQLITE_NULL)) {
 		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_step_gather: a and b must be integers or NULL");
 		return SQLITE_MISMATCH;
@@ -1281,7 +1304,7 @@ static int step_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 	}
 	g->has_prev = 1;
 	g->prev_null = tb == SQLITE_NULL;
-	g->prev = g->prev_null ? 0 : k[2].i;
+	g->prev = g->prev_null ? 0 : end.i;
 	return SQLITE_OK;
 }
 
@@ -1717,7 +1740,7 @@ static int kvio_register_ops(sqlite3 *db)
 		{"kvio_gaps_gather", 5, gaps_step, gaps_final},
 		{"kvio_depth_gather", 3, depth_step, depth_final},
 		{"kvio_group_gather", -1, group_step, group_final},
-		{"kvio_step_gather", 3, step_step, step_final},
+		{"kvio_step_gather", -1, step_step, step_final},
 		{"kvio_count_distinct", 1, distinct_step, distinct_final},
 	};
 	int rc = sqlite3_create_function_v2(db, "kvio_is", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, is_func, NULL, NULL, NULL);

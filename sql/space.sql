@@ -9,8 +9,8 @@
 -- the reference's header byte share = header_cmds * header_bytes / tagged
 -- bytes (wrong without a kvio_meta line: 131072-byte headers assumed); the
 -- text report's = header_cmd_bytes / tagged bytes.
--- Inputs: kvio_pool, kvio_pool_batches, kvio_cmd_proc, kvio_proc (prelude.sql), capture_info
--- slices (kvio_space_info, a TEMP table of this file);
+-- Inputs: kvio_pool_batches, kvio_pool_ordered_batches, kvio_cmd_proc, kvio_proc (prelude.sql),
+-- capture_info slices (kvio_space_info, a TEMP table of this file);
 -- kvio_groups, kvio_count_distinct (the extension).
 DROP TABLE IF EXISTS temp.kvio_space_info;
 CREATE TEMP TABLE kvio_space_info(lid INTEGER PRIMARY KEY, lba, hdr); -- each command label's lba_bytes, header_bytes (NULL: no capture_info)
@@ -23,13 +23,12 @@ LEFT JOIN (SELECT p.label,
            FROM kvio_slice s JOIN process_track pt ON s.track_id = pt.id JOIN kvio_proc p USING (upid)
            WHERE s.name = 'capture_info') i ON i.label = p.label;
 
-WITH seq AS (                                      -- writes starting where the previous one ended
-  SELECT k1 AS lid, n
-  FROM kvio_groups((SELECT kvio_step_gather(w.lid, w.slba, w.slba + coalesce(w.dlen, 0) / i.lba)
-                    FROM (SELECT lid, slba, dlen FROM kvio_pool WHERE op = 'write' ORDER BY lid, ts, id) w
-                    LEFT JOIN kvio_space_info i ON i.lid = w.lid)) -- a seek per write (a correlated
-                                                   -- subquery per write cost twice as much)
-  WHERE k2 = 0
+WITH seq AS (                                      -- writes starting where the previous one ended:
+  SELECT i.lid, s.n                                -- step 0 from slba + dlen / lba of the one before
+  FROM kvio_space_info i,                          -- (each label over its own writes, in submit order)
+    kvio_groups((SELECT kvio_step_gather(lid, slba, slba, dlen, i.lba)
+                 FROM kvio_pool_ordered_batches WHERE op = 'write' AND lid = i.lid)) s
+  WHERE s.k2 = 0
 ), w AS (                                          -- the writes per (lid, role), col 1 dlen, col 2 slba
   SELECT k1 AS lid, k2 AS role, col, n, count, sum
   FROM kvio_groups((SELECT kvio_group_gather(lid, role, dlen, slba) FROM kvio_pool_batches WHERE op = 'write'))

@@ -239,6 +239,14 @@ def trial(rnd):
     got, err = run(st)
     check('kvio_step_gather', got, want, st)
 
+    # kvio_step_gather(k, a, b, len, unit): the previous row's b + len / unit (an extent's end),
+    # against the three-argument form given that expression in SQL (integer division; / 0 NULL)
+    for ln, unit in (('dur', 1), ('dur', 3), ('dur', -2), ('dur', 0), ('dur', 'NULL'), ('a', 3), ('-dur', 4)):
+        form = "SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum) FROM kvio_groups((" \
+               "SELECT kvio_step_gather(k1, a, %s) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n"
+        check_sql('kvio_step_gather(k, a, b, %s, %s)' % (ln, unit), sql + form % ('b, %s, %s' % (ln, unit)),
+                  sql + form % ('b + %s / %s' % (ln, unit)))
+
     # kvio_quantiles: each (k1, k2) group's sorted values at the distinct ranks
     # min(n-1, floor(q*n)) of a grid (given unsorted, with repeats), the first q of each
     grid = [rnd.choice([0, 1, 2, 3, 10, 19, 20]) / 20.0 for _ in range(rnd.choice([1, 3, 8]))]

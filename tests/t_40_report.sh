@@ -231,6 +231,7 @@ for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 			kvio_pct((SELECT kvio_gaps_gather(upid, trace_id, ts, name, 3) FROM %s))
 			kvio_pct((SELECT kvio_gaps_gather(upid, trace_id, ts, kvio_is(name, 'read'), 4) FROM %s))
 			kvio_groups((SELECT kvio_step_gather(upid, slba, slba) FROM %s))
+			kvio_groups((SELECT kvio_step_gather(upid, slba, slba, data_len, 4096) FROM %s))
 			kvio_depth_buckets((SELECT kvio_depth_buckets_gather(upid, ts, dur, (SELECT min(ts) FROM plain), 5000000) FROM %s))
 			(SELECT kvio_count_distinct(slba), kvio_count_distinct(name), kvio_count_distinct(ts_end), kvio_count_distinct(kvio_is(role, 'header')) FROM %s)
 			AGG
@@ -248,7 +249,7 @@ for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 			{ echo "CREATE TEMP TABLE plain AS SELECT * FROM kvio_cmd;"; cat "$T/bt.$f"; } |
 				sqlite3 -cmd ".load $BUILD/kvio" "$db" > "$T/bt.$f.out" 2>&1
 		done
-		eq "kvio_cmd batch = $b = a plain copy's rows in ($order) order: 11 operators x 8 predicates ($(basename "$db"))" \
+		eq "kvio_cmd batch = $b = a plain copy's rows in ($order) order: 12 operators x 8 predicates ($(basename "$db"))" \
 			"$(cat "$T/bt.pl.out")" "$(cat "$T/bt.vt.out")"
 		[ $b = 1 ] && [ "$db" = "$T/un.db" ] && continue # rows out of order: the ordered operators refuse them, both ways
 		ok "kvio_cmd batch = $b: the comparison has rows of every operator, no error ($(basename "$db"))" \
