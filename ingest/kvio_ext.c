@@ -546,6 +546,7 @@ struct cmd_cur {
 	int batch;
 	int batch_req; /* the batch = value given (0 without): what the column reads */
 	struct bcol bcol[NCOL];
+	unsigned derived_made, derived_used; /* this batch: kvio_is columns made of it, and read */
 	/* batch = 2 on commands whose ids are not in (upid, ts, id) order: the wanted
 	 * rows in that order (sorted in vt_filter), visited one at a time */
 	struct prow *perm;
@@ -1156,13 +1157,15 @@ static int batch_misread(struct cmd_cur *c)
 			bad = k;
 		c->bcol[k].fetched = c->bcol[k].used = 0;
 	}
-	if (bad < 0)
+	int derived = c->derived_made > c->derived_used;
+	c->derived_made = c->derived_used = 0;
+	if (bad < 0 && !derived)
 		return 0;
 	sqlite3_free(c->base.pVtab->zErrMsg);
 	c->base.pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: a batch's %s was read outside the arguments of kvio's"
 		" aggregates (there it reads NULL: a WHERE term the scan does not apply, an expression, a stored"
 		" subquery or a join); read kvio_command or kvio_pool (rows) for that (docs/database.md, Batches)",
-		col_names[bad]);
+		bad >= 0 ? col_names[bad] : "kvio_is(...)");
 	return 1;
 }
 
@@ -1222,6 +1225,8 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	(void)idx;
 	struct cmd_cur *c = (struct cmd_cur *)cur;
 	struct store *s = cur_store(cur);
+	if (c->batch && batch_misread(c)) /* the last batch of the scan before (a subquery run again) */
+		return SQLITE_ERROR;
 	int rc = store_refresh(s);
 	if (rc != SQLITE_OK) { /* an interrupt is no failure to read: SQLite says "interrupted" */
 		if (rc != SQLITE_INTERRUPT)
@@ -1235,6 +1240,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	c->nperm = c->pperm = 0;
 	for (int k = 0; k < NCOL; k++)
 		c->bcol[k].fetched = c->bcol[k].used = 0;
+	c->derived_made = c->derived_used = 0;
 	c->real = -1;
 	cur_filters_free(c);
 	memset(c->wset, 0, sizeof c->wset);

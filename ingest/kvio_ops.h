@@ -609,7 +609,8 @@ static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			memcpy(text, eq.s, (size_t)eq.len);
 		eq.s = text;
 	}
-	*n = (struct bcol){.c = from->c, .col = from->col, .is = 1, .eq = eq}; /* its counts: not the cursor's */
+	*n = (struct bcol){.c = from->c, .col = from->col, .is = 1, .eq = eq};
+	from->c->derived_made++; /* an aggregate must read it (vt_next checks) */
 	sqlite3_result_pointer(ctx, n, "kvio_batch", bcol_free);
 }
 
@@ -650,7 +651,10 @@ static void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_f
 		c = b->c;
 		at[nb] = j;
 		bc[nb++] = b;
-		((struct bcol *)b)->used++; /* read here (vt_next checks every fetched column was) */
+		if (b->is)
+			c->derived_used++; /* a kvio_is column, read here */
+		else
+			((struct bcol *)b)->used++; /* read here (vt_next checks every fetched column was) */
 	}
 	if (!nb) {
 		f(ctx, a, argc, k);

@@ -111,7 +111,8 @@ WHERE win_pool IS (SELECT coalesce(group_concat(lid), '') FROM kvio_pool_all);
 -- of these views is a batch of commands: read its columns only as arguments of
 -- such aggregates, in a query over this view alone, filtered by WHERE terms the
 -- scan applies itself (tid > 0, real = 1, op IN (...), role = '...', lid = x;
--- docs/database.md, Batches); a column read elsewhere is an error. Another
+-- docs/database.md, Batches: a column read elsewhere is an error, with the
+-- exceptions listed there). Another
 -- WHERE term that SQLite shows the scan, or an ORDER BY, makes it hand out
 -- single commands, which the aggregates take as well. In id order; the
 -- *_ordered_batches views (batch = 2) come in (lid, ts, id) order, for the

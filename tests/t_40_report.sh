@@ -292,7 +292,9 @@ for bad in "SELECT kvio_count_distinct(slba) FROM kvio_command_batches WHERE rea
 	"WITH c AS MATERIALIZED (SELECT * FROM kvio_command_batches WHERE tid > 0) SELECT * FROM kvio_pct((SELECT kvio_pct_gather(lid, op, dur) FROM c))" \
 	"SELECT tid % 2, kvio_count_distinct(slba) FROM kvio_command_batches WHERE tid > 0 GROUP BY 1" \
 	"SELECT kvio_pct_gather(lid, op, coalesce(dur, 0)) FROM kvio_command_batches" \
-	"SELECT lid FROM kvio_command_batches"; do
+	"SELECT lid FROM kvio_command_batches" \
+	"SELECT sum(kvio_is(op, 'read')) FROM kvio_command_batches" \
+	"SELECT kvio_count_distinct(slba) FROM kvio_command_batches WHERE kvio_is(op, 'read')"; do
 	sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "$bad" > "$T/bt.err" 2>&1
 	ok "batches read by SQL itself are an error: $bad" grep -q "was read outside the arguments of kvio's aggregates" "$T/bt.err"
 done
