@@ -1291,6 +1291,8 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 static int vt_next(sqlite3_vtab_cursor *cur)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
+	if (c->batch && batch_misread(c)) /* a column SQL read itself saw NULL: not a silent result */
+		return SQLITE_ERROR;
 	if (c->sorted) { /* the next of the sorted rows */
 		if (++c->pperm >= c->nperm) {
 			c->eof = 1;
@@ -1300,8 +1302,6 @@ static int vt_next(sqlite3_vtab_cursor *cur)
 		}
 		return SQLITE_OK;
 	}
-	if (c->batch && batch_misread(c)) /* a column SQL read itself saw NULL: not a silent result */
-		return SQLITE_ERROR;
 	if (c->batch) { /* past the batch: the chunk's selection, or the one row */
 		c->i = c->selok && c->selk == c->k ? cur_store(cur)->n[c->k] : c->i + 1;
 		cur_settle(c, cur_store(cur));

@@ -298,6 +298,10 @@ for bad in "SELECT kvio_count_distinct(slba) FROM kvio_command_batches WHERE rea
 	sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "$bad" > "$T/bt.err" 2>&1
 	ok "batches read by SQL itself are an error: $bad" grep -q "was read outside the arguments of kvio's aggregates" "$T/bt.err"
 done
+# the same on sorted batches (batch = 2 where the ids are out of order: the late-lines capture)
+sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/un.db" \
+	"SELECT kvio_count_distinct(slba) FROM kvio_command_ordered_batches WHERE ifnull(tid, -1) = -1" > "$T/bt.err" 2>&1
+ok "sorted batches read by SQL itself are an error too" grep -q "was read outside the arguments of kvio's aggregates" "$T/bt.err"
 eq "kvio_command_batches WHERE tid IS NOT NULL = kvio_command's (rows: SQLite checks the term again)" \
 	"$(sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "SELECT kvio_count_distinct(slba), kvio_count_distinct(tid) FROM kvio_command WHERE tid IS NOT NULL")" \
 	"$(sqlite3 -cmd ".load $BUILD/kvio" -cmd ".read sql/prelude.sql" "$T/gm.db" "SELECT kvio_count_distinct(slba), kvio_count_distinct(tid) FROM kvio_command_batches WHERE tid IS NOT NULL")"
