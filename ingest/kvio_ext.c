@@ -380,6 +380,16 @@ struct key {
 	int len;
 };
 
+/* Whether real d is an integer in int64's range (*out: it), as SQL compares a real
+ * with an integer; the range is tested first: converting a real outside it is undefined. */
+static inline int real_int64(double d, int64_t *out)
+{
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(int64_t)d))
+		return 0;
+	*out = (int64_t)d;
+	return 1;
+}
+
 enum { C_ID, C_TS, C_DUR, C_TRACK, C_NAME, C_SLBA, C_DATA_LEN, C_TRACE_ID, C_ROLE, C_REAL,
        C_KEY_HEX, C_KEY_LEN, C_VALUE_LEN, C_SLBA_TRACK, C_UPID, C_NAME_ID, C_TAGGED, C_TS_END,
        C_WLO, C_WHI, C_WTLO, C_WTHI, C_WPOOL, C_BATCH, NCOL };
@@ -1092,13 +1102,11 @@ static int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_val
 	case 'o': c->role = 1; c->role_flag = want_role(x); c->skip = 1; break;
 	case 'u': { /* as SQL compares x with an INTEGER column: a number, or text that reads as one */
 		int t = sqlite3_value_numeric_type(x);
-		double d = t == SQLITE_FLOAT ? sqlite3_value_double(x) : 0;
 		c->upid = -1; /* no row */
 		if (t == SQLITE_INTEGER)
 			c->upid = 1, c->upid_want = sqlite3_value_int64(x);
-		else if (t == SQLITE_FLOAT && d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
-			 d == (double)(int64_t)d)
-			c->upid = 1, c->upid_want = (int64_t)d;
+		else if (t == SQLITE_FLOAT && real_int64(sqlite3_value_double(x), &c->upid_want))
+			c->upid = 1;
 		c->skip = 1;
 		break;
 	}

@@ -54,23 +54,18 @@ static inline struct key key_raw(sqlite3_value *v)
  * groups with 5, as SQL compares), a blob the text of its bytes. */
 static inline struct key key_norm(struct key k)
 {
-	/* an integral real in int64's range is that integer (SQL compares them equal);
-	 * the range is tested first: converting a real outside it is undefined */
-	if (k.t == SQLITE_FLOAT && k.d >= -9223372036854775808.0 && k.d < 9223372036854775808.0 &&
-	    k.d == (double)(int64_t)k.d) {
+	if (k.t == SQLITE_FLOAT && real_int64(k.d, &k.i)) /* an integral real: that integer */
 		k.t = SQLITE_INTEGER;
-		k.i = (int64_t)k.d;
-	} else if (k.t == SQLITE_BLOB) {
+	else if (k.t == SQLITE_BLOB)
 		k.t = SQLITE_TEXT;
-	}
 	return k;
 }
 
-/* Copy key view k into *out (its text copied). SQLITE_OK or NOMEM. */
+/* Copy key view k into *out (its text or blob bytes copied). SQLITE_OK or NOMEM. */
 static int key_copy(struct key *out, const struct key *k)
 {
 	*out = *k;
-	if (k->t != SQLITE_TEXT)
+	if (k->t != SQLITE_TEXT && k->t != SQLITE_BLOB)
 		return SQLITE_OK;
 	out->s = sqlite3_malloc(k->len + 1);
 	if (!out->s)
@@ -595,19 +590,12 @@ static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	struct bcol *from = (struct bcol *)(b[0] ? b[0] : b[1]);
 	from->used++; /* read here; the aggregate reads the new column */
-	struct key eq = key_raw(argv[b[0] ? 1 : 0]);
+	struct key raw = key_raw(argv[b[0] ? 1 : 0]), eq;
 	struct bcol *n = sqlite3_malloc(sizeof *n);
-	char *text = eq.t == SQLITE_TEXT || eq.t == SQLITE_BLOB ? sqlite3_malloc(eq.len + 1) : NULL;
-	if (!n || ((eq.t == SQLITE_TEXT || eq.t == SQLITE_BLOB) && !text)) {
+	if (!n || key_copy(&eq, &raw) != SQLITE_OK) { /* the value's bytes are the statement's: a copy */
 		sqlite3_free(n);
-		sqlite3_free(text);
 		sqlite3_result_error_nomem(ctx);
 		return;
-	}
-	if (text) { /* the value's bytes are the statement's: a copy for the batch column */
-		if (eq.len)
-			memcpy(text, eq.s, (size_t)eq.len);
-		eq.s = text;
 	}
 	*n = (struct bcol){.c = from->c, .col = from->col, .is = 1, .eq = eq};
 	from->c->derived_made++; /* an aggregate must read it (vt_next checks) */
@@ -1698,16 +1686,11 @@ static int distinct_row(sqlite3_context *ctx, struct agg *a, int argc, const str
 	size_t j = hset_slot(d->k, d->h, d->cap, &k, h);
 	if (d->k[j].t)
 		return SQLITE_OK; /* seen */
-	if (k.t == SQLITE_TEXT || k.t == SQLITE_BLOB) { /* the value's bytes are the statement's: keep a copy */
-		const char *from = k.s;
-		if (!(k.s = sqlite3_malloc(k.len + 1))) {
-			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-			return SQLITE_NOMEM;
-		}
-		if (k.len)
-			memcpy(k.s, from, k.len);
+	if (key_copy(&d->k[j], &k) != SQLITE_OK) { /* the value's bytes are the statement's: keep a copy */
+		d->k[j].t = 0; /* the slot stays empty */
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return SQLITE_NOMEM;
 	}
-	d->k[j] = k;
 	d->h[j] = h;
 	d->n++;
 	return SQLITE_OK;
