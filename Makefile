@@ -13,13 +13,23 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build
 
-LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c
-INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c ingest/schema.c ingest/offset.c \
-              ingest/ingest.c
-REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c report/export.c report/kvio2perfetto.c
+LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c lib/cli.c lib/jsonesc.c
+# db/: the database itself. DB_SRC as the commands open and write it; EXT_SRC the
+# SQLite extension (kvio_cmd, extract_arg, the operators), built twice: into
+# kvio (SQLITE_CORE) and as the loadable build/kvio.so
+DB_SRC     := db/schema.c db/chunk.c
+EXT_SRC    := db/ext.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
+              db/op_key.c db/op_batch.c db/op_pct.c db/op_depth.c db/op_group.c db/op_tvf.c db/op_grid.c
+INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
+              ingest/offset.c ingest/ingest.c
+REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c
+EXPORT_SRC := export/export.c
+CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
-KVIO_SRC   := lib/main.c $(LIB_SRC) $(INGEST_SRC) $(REPORT_SRC)
-KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/sjline.o $(B)/ingest/kvio_ext.core.o $(B)/sqlfiles.o $(B)/htmlassets.o $(B)/kvio.pb-c.o
+HDRS       := $(wildcard lib/*.h db/*.h ingest/*.h report/*.h export/*.h cmd/*.h)
+KVIO_SRC   := $(CMD_SRC) $(LIB_SRC) $(DB_SRC) $(INGEST_SRC) $(REPORT_SRC) $(EXPORT_SRC)
+KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/sjline.o $(EXT_SRC:%.c=$(B)/%.core.o) $(B)/sqlfiles.o \
+              $(B)/htmlassets.o $(B)/kvio.pb-c.o
 CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
 
 .PHONY: all user capture deps demo test bench vmtest fuzz install uninstall clean FORCE
@@ -35,7 +45,7 @@ all: user capture
 user: $(USER_BIN)
 capture: $(CAPTURE_BIN)
 
-$(B)/%.o: %.c $(wildcard lib/*.h ingest/*.h report/*.h) $(B)/kvio.pb-c.h
+$(B)/%.o: %.c $(HDRS) $(B)/kvio.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -I$(B) -c $< -o $@
 
@@ -45,10 +55,10 @@ $(B)/ingest/sjline.o: ingest/sjline.cc ingest/sjline.h
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -Wall -Wextra $(WERROR) -fno-exceptions -fno-rtti $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-# the .pftrace messages: report/kvio.proto compiled by protoc-c
-$(B)/kvio.pb-c.c $(B)/kvio.pb-c.h: report/kvio.proto
+# the .pftrace messages (read by ingest/pftrace.c, written by export/): lib/kvio.proto compiled by protoc-c
+$(B)/kvio.pb-c.c $(B)/kvio.pb-c.h: lib/kvio.proto
 	@mkdir -p $(B)
-	protoc-c --c_out=$(B) --proto_path=report report/kvio.proto
+	protoc-c --c_out=$(B) --proto_path=lib lib/kvio.proto
 
 $(B)/kvio.pb-c.o: $(B)/kvio.pb-c.c
 	$(CC) -std=c11 $(CPPFLAGS) $(CFLAGS) -I$(B) -c $< -o $@
@@ -68,7 +78,8 @@ $(B)/htmlassets.c: report/html.js report/html.css scripts/embed-text.sh
 $(B)/htmlassets.o: $(B)/htmlassets.c
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(B)/ingest/kvio_ext.core.o: ingest/kvio_ext.c ingest/kvio_ops.h ingest/kvio_ops_grid.h
+# the extension linked into kvio calls SQLite's API without PLT stubs
+$(B)/db/%.core.o: db/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) -fno-plt -DSQLITE_CORE -c $< -o $@
 
@@ -87,9 +98,10 @@ $(B)/kvio: $(KVIO_OBJ)
 $(addprefix $(B)/,$(CMDS)): $(B)/kvio
 	ln -sf kvio $@
 
-$(B)/kvio.so: ingest/kvio_ext.c ingest/kvio_ops.h ingest/kvio_ops_grid.h
+# the loadable extension: only sqlite3_kvio_init is exported
+$(B)/kvio.so: $(EXT_SRC) db/chunk.c $(HDRS)
 	@mkdir -p $(B)
-	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $< -lm
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $(EXT_SRC) db/chunk.c -lm
 
 # capture/: the BPF object (clang -target bpf), its skeleton (bpftool), the tracer
 $(B)/capture/nvme_uring_cmd_monitor.bpf.o: capture/nvme_uring_cmd_monitor.bpf.c $(CAPTURE_HDR)

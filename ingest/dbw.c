@@ -4,7 +4,7 @@
  * slice's arg_set_id is its own id), commands buffered into chunks. */
 #include "kvio_prefix.h" /* KVIO_LIBDIR: where make install put the extension */
 #include "dbw.h"
-#include "schema.h"
+#include "../db/schema.h"
 #include "../lib/util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -198,17 +198,10 @@ void dbw_flush_chunk(struct dbw *w)
 	if (!cb->n)
 		return;
 	uint32_t n = cb->n;
-	size_t len = chunk_size(n), o = 8;
+	struct chunk_view v = {n, cb->ts, cb->dur, cb->slba, cb->track, cb->data_len, cb->trace_id, cb->slba_track,
+			       cb->kv_id, cb->name, cb->flags};
 	unsigned char *p = cb->blob;
-	uint32_t magic = CHUNK_MAGIC;
-	memset(p, 0, len);
-	memcpy(p, &magic, 4);
-	memcpy(p + 4, &n, 4);
-#define PUT(arr, sz) memcpy(p + o, cb->arr, (size_t)(sz) * n); o += chunk_al8((size_t)(sz) * n)
-	PUT(ts, 8); PUT(dur, 8); PUT(slba, 8);
-	PUT(track, 4); PUT(data_len, 4); PUT(trace_id, 4); PUT(slba_track, 4); PUT(kv_id, 4);
-	PUT(name, 2); PUT(flags, 1);
-#undef PUT
+	size_t len = chunk_encode(&v, p);
 	sqlite3_bind_int64(w->chunk, 1, cb->first_id);
 	sqlite3_bind_int64(w->chunk, 2, n);
 	sqlite3_bind_blob(w->chunk, 3, p, (int)len, SQLITE_STATIC);

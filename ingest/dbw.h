@@ -2,7 +2,7 @@
  * import. Call dbw_begin on a database made by db_create, write, dbw_end. */
 #ifndef KVIO_DBW_H
 #define KVIO_DBW_H
-#include "cmdchunk.h"
+#include "../db/chunk.h"
 #include "../lib/util.h"
 #include <sqlite3.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* ingest.c — kvio-ingest: JSONL captures (one or more arms) into trace.db. */
 #include "kvio_prefix.h" /* KVIO_LIBDIR: where make install put the extension */
 #include "ingest.h"
-#include "schema.h"
+#include "../db/schema.h"
 #include "write.h"
 #include "sjline.h" /* sj_kernel: named in the timing line */
 #include "../lib/cli.h"

@@ -51,5 +51,7 @@ int ingest_into(struct ingest_args *a, struct outfile *o, struct arm **arms);
 int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path, int written);
 void ingest_free(const struct ingest_args *a, struct arm *arms);
 extern const char ingest_options_help[];
+/* kvio-ingest's entry (cmd/main.c's table). */
+int cmd_ingest(int argc, char **argv);
 
 #endif

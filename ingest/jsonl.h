@@ -137,9 +137,6 @@ long jl_str(const struct jline *j, int t, char *buf);
 int jl_streq(const struct jline *j, int t, const char *lit, size_t litlen);
 #define JL_STREQ(j, t, lit) jl_streq((j), (t), (lit), sizeof(lit) - 1)
 
-/* Encode s as a JSON string body (no quotes) into out, as python3's json.dumps does (ASCII only:
- * \uXXXX for the rest, surrogate pairs above U+FFFF); returns length. out must hold 6*n+1. */
-size_t json_escape(const char *s, size_t n, char *out);
 /* Validate UTF-8 and reject raw control characters other than TAB. 0 = ok. */
 int utf8_check(const char *s, size_t n);
 

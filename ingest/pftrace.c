@@ -11,7 +11,7 @@
  * the command args) go to the columnar kvio_cmd; everything else to
  * kvio_slice/kvio_arg. Plain and gzip files are both read. */
 #include "dbw.h"
-#include "schema.h"
+#include "../db/schema.h"
 #include "kvio.pb-c.h"
 #include "../lib/strpool.h"
 #include "../lib/u64map.h"

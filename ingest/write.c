@@ -3,7 +3,7 @@
  * in one pass each. */
 #include "write.h"
 #include "dbw.h"
-#include "schema.h"
+#include "../db/schema.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,6 @@
-/* cli.h — the command table (git-style builtins) and shared option parsing. */
+/* cli.h — option parsing shared by the commands (cli.c). */
 #ifndef KVIO_CLI_H
 #define KVIO_CLI_H
-
-int cmd_ingest(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_kvio2perfetto(int argc, char **argv);
 
 /* Option parsing shared by the commands: long options "--name VALUE" or
  * "--name=VALUE". opt_value returns the value and advances *i, or NULL with a

@@ -1,6 +1,6 @@
 /* json.c — see json.h. */
 #include "json.h"
-#include "../ingest/jsonl.h"
+#include "../lib/jsonesc.h"
 #include "../lib/util.h"
 #include <math.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include "report.h"
 #include "html.h"
 #include "sqlfiles.h"
-#include "../ingest/schema.h"
+#include "../db/schema.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <errno.h>

@@ -154,4 +154,7 @@ fmt_fn text_info, text_commands, text_latency, text_qd1, text_qd, text_batches, 
 fmt_fn json_info, json_commands, json_latency, json_qd1, json_qd, json_batches, json_objects, json_failed,
 	json_tp_barrier, json_space, json_throughput, json_serving, json_tp_ranks, json_capture, json_ab;
 
+/* kvio-report's entry (cmd/main.c's table). */
+int cmd_report(int argc, char **argv);
+
 #endif

@@ -9,7 +9,7 @@
  * and formatted afterwards in the table's order. */
 #include "report.h"
 #include "sqlfiles.h"
-#include "../ingest/schema.h"
+#include "../db/schema.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>

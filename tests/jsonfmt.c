@@ -3,7 +3,7 @@
  *               report/json.c's fmt_double of it (python3: repr)
  *   jsonfmt s   each line is a string as hex bytes; prints it as a JSON string
  *               the way kvio-report writes strings (python3: json.dumps) */
-#include "../ingest/jsonl.h"
+#include "../lib/jsonesc.h"
 #include "../report/json.h"
 #include <stdio.h>
 #include <stdlib.h>

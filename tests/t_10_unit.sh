@@ -1,6 +1,6 @@
 # C unit tests: the JSON line layer (tests/unit_jsonl.c), the u64 hash map (tests/unit_map.c), and
 # the report's float and string rendering (tests/jsonfmt.c against python3's repr and json.dumps).
-unit unit_jsonl tests/unit_jsonl.c lib/util.c $JSONL
+unit unit_jsonl tests/unit_jsonl.c lib/util.c lib/jsonesc.c $JSONL
 unit unit_map tests/unit_map.c lib/u64map.c lib/util.c
 # JSON floats are written as python3's repr writes them (the reference's JSON is
 # Python's): 20,000 doubles of every magnitude and sign, exact through hex floats
@@ -11,7 +11,7 @@ from_python() {
 	eq "JSON $2 are written as python3 writes them (first difference shown)" "" \
 		"$(diff "$T/$2.py" "$T/$2.kvio" 2>&1 | head -3)"
 }
-if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -o "$T/jsonfmt" tests/jsonfmt.c report/json.c \
+if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -o "$T/jsonfmt" tests/jsonfmt.c report/json.c lib/jsonesc.c \
 	lib/util.c $JSONL -lm 2>"$T/jsonfmt.err"; then
 	python3 -c "
 import random, struct, sys

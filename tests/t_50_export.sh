@@ -1,5 +1,5 @@
 # .pftrace export and import: structure (an independent decoder, tests/pfwire.py,
-# and protoc --decode against report/kvio.proto), and the round trip
+# and protoc --decode against lib/kvio.proto), and the round trip
 # ingest -> export -> ingest --pftrace compared table by table (tests/canon.sql).
 canon() { sqlite3 -batch -cmd ".load $BUILD/kvio" "$1" ".read tests/canon.sql"; }
 
@@ -21,8 +21,8 @@ for db in tiny ab kv g; do
 	eq "export $db: exit 0" 0 $?
 	ok "export $db: pfwire structure (BEGIN/END pairs, no overlap, flows start and end once, seq ids, timestamps)" \
 		python3 tests/pfwire.py check "$T/$db.pftrace"
-	ok "export $db: protoc --decode against report/kvio.proto" \
-		sh -c "protoc --decode=kvio.pf.Trace --proto_path=report report/kvio.proto < '$T/$db.pftrace' > '$T/$db.txt'"
+	ok "export $db: protoc --decode against lib/kvio.proto" \
+		sh -c "protoc --decode=kvio.pf.Trace --proto_path=lib lib/kvio.proto < '$T/$db.pftrace' > '$T/$db.txt'"
 	"$BUILD/kvio-ingest" -q -o "$T/$db.rt.db" --pftrace "$T/$db.pftrace"
 	eq "export $db: ingest --pftrace exit 0" 0 $?
 	canon "$T/$db.db" > "$T/$db.canon"

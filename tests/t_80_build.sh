@@ -1,7 +1,7 @@
 # The build contract: gcc built everything above (-Wall -Wextra -Werror); clang
 # must be as clean; `make install` puts the commands, the extension and the
 # sql/ files (and the docs) where a packager expects them, and the installed set works.
-src="lib/*.c ingest/*.c report/*.c capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c capture/kvio_load.c scripts/kvio-gen.c"
+src="lib/*.c db/*.c ingest/*.c report/*.c export/*.c cmd/*.c capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c capture/kvio_load.c scripts/kvio-gen.c"
 if command -v clang >/dev/null; then
 	out=""
 	for f in $src; do

@@ -1,6 +1,7 @@
 /* unit_jsonl.c — the JSON line layer: exact u64, escapes, number grammar,
  * UTF-8 checks. Prints "ok - ..." / "FAIL - ..." lines (counted by t_unit.sh). */
 #include "../ingest/jsonl.h"
+#include "../lib/jsonesc.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* main.c — one binary, several commands: dispatch on argv[0] (kvio-ingest,
  * kvio-report, kvio-export, kvio2perfetto, installed as links) or on the first
  * argument (`kvio ingest ...`). */
-#include "cli.h"
-#include "outfile.h"
-#include "util.h"
+#include "cmd.h"
+#include "../lib/outfile.h"
+#include "../lib/util.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <errno.h>
@@ -21,25 +21,6 @@ static const struct builtin {
 	{"kvio2perfetto", "2perfetto", cmd_kvio2perfetto, "ingest + export in one step"},
 };
 #define NBUILTIN (sizeof builtins / sizeof builtins[0])
-
-int opt_is(const char *arg, const char *name)
-{
-	size_t n = strlen(name);
-	return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
-}
-
-const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (a[n] == '=')
-		return a + n + 1;
-	if (*i + 1 >= argc) {
-		kvio_err("%s needs a value (see --help)", name);
-		return NULL;
-	}
-	return argv[++*i];
-}
 
 static void usage(FILE *f)
 {

@@ -1,8 +1,8 @@
 /* kvio2perfetto.c — ingest + export in one step, a drop-in for the reference
  * converter's quickstart line: the same options as kvio-ingest, -o FILE.pftrace. */
-#include "export.h"
+#include "../export/export.h"
 #include "../ingest/ingest.h"
-#include "../ingest/schema.h"
+#include "../db/schema.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include "../lib/util.h"

@@ -1,10 +1,10 @@
-/* cmdchunk.h — columnar storage of NVMe command slices inside SQLite.
+/* chunk.h — columnar storage of NVMe command slices inside SQLite.
  *
  * Commands are the volume of a capture (tens of millions of rows). Instead of
  * one B-tree row each, kvio stores them in kvio_cmd_chunk(id = first command
  * id, n, data BLOB), up to CHUNK_ROWS commands per row, column by column; the
- * virtual table kvio_cmd (module "kvio_cmds", in the extension) presents them
- * as ordinary rows. Ids inside a chunk are id .. id+n-1.
+ * virtual table kvio_cmd (module "kvio_cmds", db/cmd_vtab.c) presents them
+ * as ordinary rows. chunk.c is the one place that encodes and decodes them. Ids inside a chunk are id .. id+n-1.
  *
  * Blob layout (native little-endian, every array 8-byte aligned):
  *   u32 magic, u32 n,
@@ -46,30 +46,11 @@ static inline size_t chunk_size(uint32_t n)
 	return s;
 }
 
-/* Point v's arrays into blob b (of len bytes). 0 ok, -1 if malformed. */
-static inline int chunk_map(const void *b, size_t len, struct chunk_view *v)
-{
-	const unsigned char *p = b;
-	uint32_t magic, n;
-	if (len < 8)
-		return -1;
-	__builtin_memcpy(&magic, p, 4);
-	__builtin_memcpy(&n, p + 4, 4);
-	if (magic != CHUNK_MAGIC || chunk_size(n) != len)
-		return -1;
-	size_t o = 8;
-	v->n = n;
-	v->ts = (const int64_t *)(p + o); o += chunk_al8((size_t)8 * n);
-	v->dur = (const int64_t *)(p + o); o += chunk_al8((size_t)8 * n);
-	v->slba = (const int64_t *)(p + o); o += chunk_al8((size_t)8 * n);
-	v->track = (const uint32_t *)(p + o); o += chunk_al8((size_t)4 * n);
-	v->data_len = (const uint32_t *)(p + o); o += chunk_al8((size_t)4 * n);
-	v->trace_id = (const uint32_t *)(p + o); o += chunk_al8((size_t)4 * n);
-	v->slba_track = (const uint32_t *)(p + o); o += chunk_al8((size_t)4 * n);
-	v->kv_id = (const uint32_t *)(p + o); o += chunk_al8((size_t)4 * n);
-	v->name = (const uint16_t *)(p + o); o += chunk_al8((size_t)2 * n);
-	v->flags = (const uint8_t *)(p + o);
-	return 0;
-}
+/* Point v's arrays into blob b (of len bytes, 8-byte aligned). 0 ok, -1 if
+ * malformed (bad magic, or len is not chunk_size(n)). */
+int chunk_map(const void *b, size_t len, struct chunk_view *v);
+/* Encode the v->n commands of v into out (chunk_size(v->n) bytes, 8-byte
+ * aligned; padding zeroed). Returns the bytes written. */
+size_t chunk_encode(const struct chunk_view *v, unsigned char *out);
 
 #endif

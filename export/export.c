@@ -10,8 +10,8 @@
  * or touch, so the order is unambiguous). */
 #include "export.h"
 #include "kvio.pb-c.h"
-#include "../ingest/cmdchunk.h"
-#include "../ingest/schema.h"
+#include "../db/chunk.h"
+#include "../db/schema.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include "../lib/strpool.h"

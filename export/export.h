@@ -18,5 +18,7 @@ struct outfile;
  * empty: everything), only what it keeps. Returns 0, or 2 after a one-line
  * error reading db; a write error stays in o->err for outfile_commit to say. */
 int export_db(sqlite3 *db, struct outfile *o, const struct kvio_window *win, struct export_stats *stats);
+/* kvio-export's entry (cmd/main.c's table). */
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -1,0 +1,185 @@
+/* op_batch.c — how every gathering aggregate takes its rows: one at a time (SQL
+ * values) or as a kvio_cmd batch (batch = 1, 2: pointers to the cursor's
+ * columns), walked row by row with col_key, the values SQL reads (agg_rows);
+ * the aggregates' state (struct agg); and kvio_is(x, y), SQL's x IS y, which
+ * is also a batch column's test.
+ *
+ * A batch column read anywhere but as an aggregate's argument is an error
+ * (the cursor counts what it handed out and what was read: cmd_vtab.c). */
+#include "kvio_int.h"
+
+/* ---- the aggregates that fill value sets -------------------------------- */
+
+
+/* In a final: whether the aggregate failed (its state then freed here). */
+int agg_done_failed(struct agg *a)
+{
+	if (!a || !a->failed)
+		return 0;
+	if (a->p && a->free)
+		a->free(a->p);
+	a->p = NULL;
+	return 1;
+}
+
+/* The aggregate's state, or NULL after an error was set on ctx. */
+struct agg *agg_state(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, sizeof *a);
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return NULL;
+	}
+	return a->failed ? NULL : a;
+}
+
+void agg_fail(sqlite3_context *ctx, struct agg *a, int rc, const char *msg)
+{
+	a->failed = 1;
+	if (rc == SQLITE_NOMEM)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_error(ctx, msg, -1);
+}
+
+/* ---- batches: every gathering aggregate takes rows one at a time or a kvio_cmd batch at a time --- */
+
+/* SQL's a IS b for values as key_raw gives them, without affinity (as between two
+ * expressions): NULL IS NULL; numbers by value (1 IS 1.0); text and blobs by
+ * their bytes, a text never a blob. */
+static int key_is(const struct key *a, const struct key *b)
+{
+	int na = a->t == SQLITE_INTEGER || a->t == SQLITE_FLOAT, nb = b->t == SQLITE_INTEGER || b->t == SQLITE_FLOAT;
+	if (na && nb) {
+		struct key x = key_norm(*a), y = key_norm(*b);
+		return key_same(&x, &y);
+	}
+	if (a->t != b->t)
+		return 0;
+	if (a->t == SQLITE_NULL)
+		return 1;
+	return a->len == b->len && (!a->len || !memcmp(a->s, b->s, (size_t)a->len));
+}
+
+static void bcol_free(void *p)
+{
+	struct bcol *b = p;
+	sqlite3_free(b->eq.s);
+	sqlite3_free(b);
+}
+
+/* kvio_is(x, y): x IS y (key_is) as 1 or 0; when one side is a kvio_cmd batch's
+ * column and the other a value, that column's IS test, as a batch column that
+ * the gathering aggregates read row by row. */
+static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const struct bcol *b[2] = {sqlite3_value_pointer(argv[0], "kvio_batch"), sqlite3_value_pointer(argv[1], "kvio_batch")};
+	if (!b[0] && !b[1]) {
+		struct key x = key_raw(argv[0]), y = key_raw(argv[1]);
+		sqlite3_result_int(ctx, key_is(&x, &y));
+		return;
+	}
+	if ((b[0] && b[1]) || (b[0] ? b[0] : b[1])->is) {
+		sqlite3_result_error(ctx, "kvio_is: two batch columns (one side must be a value)", -1);
+		return;
+	}
+	struct bcol *from = (struct bcol *)(b[0] ? b[0] : b[1]);
+	from->used++; /* read here; the aggregate reads the new column */
+	struct key raw = key_raw(argv[b[0] ? 1 : 0]), eq;
+	struct bcol *n = sqlite3_malloc(sizeof *n);
+	if (!n || key_copy(&eq, &raw) != SQLITE_OK) { /* the value's bytes are the statement's: a copy */
+		sqlite3_free(n);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	*n = (struct bcol){.c = from->c, .col = from->col, .is = 1, .eq = eq};
+	from->c->derived_made++; /* an aggregate must read it (vt_next checks) */
+	sqlite3_result_pointer(ctx, n, "kvio_batch", bcol_free);
+}
+
+
+/* Step the aggregate of ctx: f once with argv's values, or, when arguments are
+ * columns of a kvio_cmd batch (batch = 1), once per row of the batch, those
+ * arguments that row's values (col_key: the values SQL reads) and the others
+ * as given. */
+void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
+{
+	struct agg *a = agg_state(ctx);
+	if (!a)
+		return;
+	if (argc > ROW_MAXARG) {
+		agg_fail(ctx, a, SQLITE_MISUSE, "kvio: at most 16 arguments to a gathering aggregate");
+		return;
+	}
+	struct key k[ROW_MAXARG];
+	int at[ROW_MAXARG], nb = 0;
+	const struct bcol *bc[ROW_MAXARG];
+	struct cmd_cur *c = NULL;
+	for (int j = 0; j < argc; j++) {
+		int t = sqlite3_value_type(argv[j]);
+		const struct bcol *b = t == SQLITE_NULL ? sqlite3_value_pointer(argv[j], "kvio_batch") : NULL;
+		if (!b) { /* a value (a pointer reads as NULL) */
+			k[j] = key_raw_t(argv[j], t);
+			continue;
+		}
+		if (c && b->c != c) {
+			agg_fail(ctx, a, SQLITE_MISUSE, "kvio: the columns of two kvio_cmd scans in one aggregate call");
+			return;
+		}
+		c = b->c;
+		at[nb] = j;
+		bc[nb++] = b;
+		if (b->is)
+			c->derived_used++; /* a kvio_is column, read here */
+		else
+			((struct bcol *)b)->used++; /* read here (vt_next checks every fetched column was) */
+	}
+	if (!nb) {
+		f(ctx, a, argc, k);
+		return;
+	}
+	struct store *s = cur_store(&c->base);
+	const struct chunk_view *v = cur_view(c, s);
+	if (!v) {
+		chunk_error(ctx, s, "kvio_cmd");
+		a->failed = 1;
+		return;
+	}
+	const uint32_t *rows = &c->i;
+	uint32_t n = 1;
+	if (c->selok && c->selk == c->k) {
+		rows = c->sel + c->psel;
+		n = c->nsel - c->psel;
+	}
+	int64_t first = s->first[c->k];
+	for (uint32_t r = 0; r < n; r++) {
+		for (int m = 0; m < nb; m++) {
+			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);
+			if (bc[m]->is)
+				k[at[m]] = (struct key){.t = SQLITE_INTEGER, .i = key_is(&k[at[m]], &bc[m]->eq)};
+		}
+		if (f(ctx, a, argc, k) != SQLITE_OK)
+			return;
+	}
+}
+
+/* kvio_pct_gather(k1, k2, v): v into the value set of group (k1, k2). */
+
+/* Register n aggregates of table a on db. SQLITE_OK or the first error. */
+int op_register_aggs(sqlite3 *db, const struct op_agg *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = sqlite3_create_function_v2(db, a[i].name, a[i].nargs, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL,
+						    NULL, a[i].step, a[i].final, NULL);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+int op_batch_register(sqlite3 *db)
+{
+	return sqlite3_create_function_v2(db, "kvio_is", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, is_func, NULL, NULL,
+					  NULL);
+}

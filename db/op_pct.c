@@ -1,0 +1,439 @@
+/* op_pct.c — value sets and their percentiles.
+ *
+ *   kvio_pct_gather(k1, k2, v)            v by group (k1, k2)              -> kvio_pct(p)
+ *   kvio_runs_gather(k, t, max_gap)       run lengths by group (k, NULL)  -> kvio_pct(p)
+ *   kvio_gaps_gather(k, seq, t, cls, min) consecutive gaps by (k, cls)    -> kvio_pct(p)
+ *
+ * An aggregate gathers the values of each group in one pass (int32 while they
+ * fit, then int64, then mixed with reals; NULLs counted) and returns the set
+ * with sqlite3_result_pointer; kvio_pct (op_tvf.c), kvio_quantiles,
+ * kvio_log_bins and kvio_values (op_grid.c) read it. kvio_pct's pXX is the
+ * value at nearest rank min(n - 1, floor(XX/100 * n)) of the sorted values,
+ * NULLs first. The contracts (inputs, NULLs, ties, order) are in
+ * docs/database.md ("Operators"); tests/ops_twin.py checks each against a
+ * brute-force twin. */
+#include "kvio_int.h"
+
+/* ---- value sets: the values of each group, for percentiles ---------------- */
+
+
+static void vgroup_fini(struct ghead *h)
+{
+	sqlite3_free(((struct vgroup *)h)->v);
+}
+
+void vset_free(void *p)
+{
+	struct vset *s = p;
+	if (!s)
+		return;
+	gtab_free(&s->t, vgroup_fini);
+	sqlite3_free(s);
+}
+
+struct vset *vset_new(unsigned nkeys)
+{
+	struct vset *s = sqlite3_malloc(sizeof *s);
+	if (s) {
+		memset(s, 0, sizeof *s);
+		gtab_init(&s->t, sizeof(struct vgroup), nkeys);
+	}
+	return s;
+}
+
+static size_t vm_size(int mode)
+{
+	return mode == VM_I32 ? 4 : mode == VM_I64 ? 8 : sizeof(struct mval);
+}
+
+/* Re-store g's values in mode m (wider). SQLITE_OK or NOMEM. */
+static int vgroup_widen(struct vgroup *g, int m)
+{
+	size_t cap = g->cap ? g->cap : 16;
+	void *nv = sqlite3_malloc64(cap * vm_size(m));
+	if (!nv)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < g->n; i++) {
+		int64_t x = g->mode == VM_I32 ? ((int32_t *)g->v)[i] : ((int64_t *)g->v)[i];
+		if (m == VM_I64)
+			((int64_t *)nv)[i] = x;
+		else
+			((struct mval *)nv)[i] = (struct mval){(double)x, x, 1};
+	}
+	sqlite3_free(g->v);
+	g->v = nv;
+	g->cap = cap;
+	g->mode = m;
+	return SQLITE_OK;
+}
+
+/* Add an integer (isint) or a real to g. SQLITE_OK or NOMEM. */
+static int vgroup_add(struct vgroup *g, int isint, int64_t i, double d)
+{
+	int need = !isint ? VM_MIXED : (i >= INT32_MIN && i <= INT32_MAX) ? VM_I32 : VM_I64;
+	if (need > g->mode && vgroup_widen(g, need) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		void *nv = sqlite3_realloc64(g->v, cap * vm_size(g->mode));
+		if (!nv)
+			return SQLITE_NOMEM;
+		g->v = nv;
+		g->cap = cap;
+	}
+	if (g->mode == VM_I32)
+		((int32_t *)g->v)[g->n++] = (int32_t)i;
+	else if (g->mode == VM_I64)
+		((int64_t *)g->v)[g->n++] = i;
+	else
+		((struct mval *)g->v)[g->n++] = (struct mval){isint ? (double)i : d, i, isint};
+	return SQLITE_OK;
+}
+
+/* Add value v (key_raw) to g: NULL is counted, text refused. SQLITE_OK, NOMEM or
+ * SQLITE_MISMATCH. */
+static int vgroup_add_value(struct vgroup *g, const struct key *v)
+{
+	switch (v->t) {
+	case SQLITE_NULL: g->nnull++; return SQLITE_OK;
+	case SQLITE_INTEGER: return vgroup_add(g, 1, v->i, 0);
+	case SQLITE_FLOAT: return vgroup_add(g, 0, 0, v->d);
+	default: return SQLITE_MISMATCH;
+	}
+}
+
+/* RADIX_SORT(name, T, bits) defines name(a, tmp, n): an LSD radix sort of n
+ * unsigned keys of type T (tmp: n more), skipping bytes all keys share. */
+#define RADIX_SORT(name, T, bits)                                              \
+	static void name(T *a, T *tmp, size_t n)                               \
+	{                                                                      \
+		T or_ = 0, and_ = (T)~(T)0;                                    \
+		for (size_t i = 0; i < n; i++) {                               \
+			or_ |= a[i];                                           \
+			and_ &= a[i];                                          \
+		}                                                              \
+		for (int sh = 0; sh < (bits); sh += 8) {                       \
+			if ((((or_ ^ and_) >> sh) & 0xff) == 0)                \
+				continue;                                      \
+			size_t cnt[257] = {0};                                 \
+			for (size_t i = 0; i < n; i++)                         \
+				cnt[((a[i] >> sh) & 0xff) + 1]++;              \
+			for (int b = 0; b < 256; b++)                          \
+				cnt[b + 1] += cnt[b];                          \
+			for (size_t i = 0; i < n; i++)                         \
+				tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];        \
+			memcpy(a, tmp, n * sizeof *a);                         \
+		}                                                              \
+	}
+RADIX_SORT(radix_u64, uint64_t, 64)
+RADIX_SORT(radix_u32, uint32_t, 32)
+
+static int mval_cmp(const void *x, const void *y)
+{
+	const struct mval *a = x, *b = y;
+	if (a->isint && b->isint)
+		return (a->i > b->i) - (a->i < b->i);
+	return (a->d > b->d) - (a->d < b->d);
+}
+
+/* Sort g's values ascending, in place (a scratch of one more copy: 4 bytes a
+ * value while they fit in 32 bits). SQLITE_OK or NOMEM. */
+static int vgroup_sort(struct vgroup *g)
+{
+	if (g->n < 2)
+		return SQLITE_OK;
+	if (g->mode == VM_MIXED) {
+		qsort(g->v, g->n, sizeof(struct mval), mval_cmp);
+		return SQLITE_OK;
+	}
+	if (g->mode == VM_I32) { /* sign flipped: unsigned order = signed order */
+		uint32_t *a = g->v, *tmp = sqlite3_malloc64(g->n * sizeof *tmp);
+		if (!tmp)
+			return SQLITE_NOMEM;
+		for (size_t i = 0; i < g->n; i++)
+			a[i] ^= 0x80000000u;
+		radix_u32(a, tmp, g->n);
+		for (size_t i = 0; i < g->n; i++)
+			a[i] ^= 0x80000000u;
+		sqlite3_free(tmp);
+		return SQLITE_OK;
+	}
+	uint64_t *a = g->v, *tmp = sqlite3_malloc64(g->n * sizeof *tmp);
+	if (!tmp)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < g->n; i++)
+		a[i] ^= 0x8000000000000000ULL;
+	radix_u64(a, tmp, g->n);
+	for (size_t i = 0; i < g->n; i++)
+		a[i] ^= 0x8000000000000000ULL;
+	sqlite3_free(tmp);
+	return SQLITE_OK;
+}
+
+/* Sort the groups by key and each group's values. SQLITE_OK or NOMEM. */
+int vset_prepare(struct vset *s)
+{
+	if (s->sorted)
+		return SQLITE_OK;
+	gtab_sort(&s->t);
+	for (size_t i = 0; i < s->t.nlist; i++)
+		if (vgroup_sort((struct vgroup *)s->t.list[i]) != SQLITE_OK)
+			return SQLITE_NOMEM;
+	s->sorted = 1;
+	return SQLITE_OK;
+}
+
+/* The value at rank r (0-based) of g's sorted values, NULLs first, as a result. */
+void vgroup_result_at(sqlite3_context *ctx, const struct vgroup *g, int64_t r)
+{
+	if (r < g->nnull || r - g->nnull >= (int64_t)g->n) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	size_t i = (size_t)(r - g->nnull);
+	if (g->mode == VM_I32)
+		sqlite3_result_int64(ctx, ((int32_t *)g->v)[i]);
+	else if (g->mode == VM_I64)
+		sqlite3_result_int64(ctx, ((int64_t *)g->v)[i]);
+	else if (((struct mval *)g->v)[i].isint)
+		sqlite3_result_int64(ctx, ((struct mval *)g->v)[i].i);
+	else
+		sqlite3_result_double(ctx, ((struct mval *)g->v)[i].d);
+}
+
+static int pct_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
+{
+	(void)argc;
+	a->free = vset_free;
+	if (!a->p && !(a->p = vset_new(2))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return SQLITE_NOMEM;
+	}
+	struct vgroup *g = (struct vgroup *)gtab_get(&((struct vset *)a->p)->t, k);
+	int rc = g ? vgroup_add_value(g, &k[2]) : SQLITE_NOMEM;
+	if (rc != SQLITE_OK)
+		agg_fail(ctx, a, rc, "kvio_pct_gather: v must be a number or NULL");
+	return rc;
+}
+
+static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, pct_row);
+}
+
+/* The final of every value-set aggregate: the set (empty without rows). */
+static void vset_final(sqlite3_context *ctx)
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct vset *s = a && a->p ? a->p : vset_new(2);
+	if (a)
+		a->p = NULL;
+	if (!s) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_pointer(ctx, s, "kvio_vset", vset_free);
+}
+
+/* Per-group state of kvio_runs_gather and kvio_gaps_gather. */
+struct seq {
+	struct ghead h;
+	int64_t last_t, n;   /* last t seen, rows so far */
+	struct vgroup *out;  /* where its values go (gaps: chosen by the first row's cls) */
+	int64_t pend[16];    /* gaps: held until the sequence has min_n rows */
+};
+
+struct seqagg {
+	struct gtab seqs;     /* struct seq by (k, seq) or (k) */
+	struct vset *set;     /* the output */
+	int64_t min_n, max_gap;
+};
+
+static void seqagg_free(void *p)
+{
+	struct seqagg *q = p;
+	gtab_free(&q->seqs, NULL);
+	vset_free(q->set);
+	sqlite3_free(q);
+}
+
+/* nkeys: of a sequence (1: k, 2: k and seq); the output is keyed by k, and
+ * by cls when with_cls. */
+static struct seqagg *seqagg_new(unsigned nkeys, int with_cls)
+{
+	struct seqagg *q = sqlite3_malloc(sizeof *q);
+	if (!q)
+		return NULL;
+	memset(q, 0, sizeof *q);
+	gtab_init(&q->seqs, sizeof(struct seq), nkeys);
+	if (!(q->set = vset_new(with_cls ? 2 : 1))) {
+		sqlite3_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+/* The output group (k, cls) of q's set (cls NULL: a set keyed by k alone). */
+static struct vgroup *seqagg_out(struct seqagg *q, const struct key *k, const struct key *cls)
+{
+	struct key a[2] = {*k, cls ? *cls : (struct key){.t = SQLITE_NULL}};
+	return (struct vgroup *)gtab_get(&q->set->t, a);
+}
+
+/* kvio_runs_gather(k, t, max_gap): rows of group k in t order split into runs
+ * wherever t - previous t > max_gap; each run's length into group (k, NULL). */
+static int runs_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
+{
+	(void)argc;
+	if (k[1].t != SQLITE_INTEGER || k[2].t != SQLITE_INTEGER) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_runs_gather: t and max_gap must be integers");
+		return SQLITE_MISMATCH;
+	}
+	struct seqagg *q = a->p;
+	a->free = seqagg_free;
+	if (!q && !(q = a->p = seqagg_new(1, 0))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return SQLITE_NOMEM;
+	}
+	q->max_gap = k[2].i;
+	int64_t t = k[1].i;
+	struct seq *s = (struct seq *)gtab_get(&q->seqs, k);
+	if (!s || (!s->out && !(s->out = seqagg_out(q, &k[0], NULL)))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return SQLITE_NOMEM;
+	}
+	if (s->n && t < s->last_t) {
+		agg_fail(ctx, a, SQLITE_ERROR, "kvio_runs_gather: rows of a group are not in t order");
+		return SQLITE_ERROR;
+	}
+	if (s->n && t - s->last_t > q->max_gap) {
+		if (vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK) {
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return SQLITE_NOMEM;
+		}
+		s->n = 0;
+	}
+	s->n++;
+	s->last_t = t;
+	return SQLITE_OK;
+}
+
+static void runs_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, runs_row);
+}
+
+/* Hand q's set out as the aggregate's result, after flush(q) (may be NULL). */
+static void seqagg_final(sqlite3_context *ctx, int (*flush)(struct seqagg *))
+{
+	struct agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (agg_done_failed(a))
+		return;
+	struct seqagg *q = a ? a->p : NULL;
+	if (!q) {
+		vset_final(ctx);
+		return;
+	}
+	a->p = NULL;
+	if (flush && flush(q) != SQLITE_OK) {
+		seqagg_free(q);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	struct vset *s = q->set;
+	q->set = NULL;
+	seqagg_free(q);
+	sqlite3_result_pointer(ctx, s, "kvio_vset", vset_free);
+}
+
+/* The last run of every group. */
+static int runs_flush(struct seqagg *q)
+{
+	for (size_t i = 0; i < q->seqs.nlist; i++) {
+		struct seq *s = (struct seq *)q->seqs.list[i];
+		if (s->n && vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK)
+			return SQLITE_NOMEM;
+	}
+	return SQLITE_OK;
+}
+
+static void runs_final(sqlite3_context *ctx)
+{
+	seqagg_final(ctx, runs_flush);
+}
+
+/* kvio_gaps_gather(k, seq, t, cls, min_n): within each sequence (k, seq), in
+ * t order, the differences t - previous t; a sequence's differences go to
+ * group (k, cls of its first row) once it has min_n rows (its members count). */
+static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
+{
+	(void)argc;
+	if (k[2].t != SQLITE_INTEGER || k[4].t != SQLITE_INTEGER || k[4].i < 1 || k[4].i > 17) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_gaps_gather: t must be an integer, min_n from 1 to 17");
+		return SQLITE_MISMATCH;
+	}
+	struct seqagg *q = a->p;
+	a->free = seqagg_free;
+	if (!q && !(q = a->p = seqagg_new(2, 1))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return SQLITE_NOMEM;
+	}
+	q->min_n = k[4].i;
+	int64_t t = k[2].i;
+	struct seq *s = (struct seq *)gtab_get(&q->seqs, k);
+	if (!s || (!s->out && !(s->out = seqagg_out(q, &k[0], &k[3])))) {
+		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+		return SQLITE_NOMEM;
+	}
+	if (s->n && t < s->last_t) {
+		agg_fail(ctx, a, SQLITE_ERROR, "kvio_gaps_gather: rows of a sequence are not in t order");
+		return SQLITE_ERROR;
+	}
+	int rc = SQLITE_OK;
+	if (s->n) {
+		int64_t gap = t - s->last_t;
+		if (s->n < q->min_n - 1)
+			s->pend[s->n - 1] = gap; /* rows 2 .. min_n - 1 */
+		else if (s->n == q->min_n - 1) { /* the min_n-th row: the sequence counts */
+			for (int64_t k = 0; rc == SQLITE_OK && k < s->n - 1; k++)
+				rc = vgroup_add(s->out, 1, s->pend[k], 0);
+			if (rc == SQLITE_OK)
+				rc = vgroup_add(s->out, 1, gap, 0);
+			s->out->members++;
+		} else {
+			rc = vgroup_add(s->out, 1, gap, 0);
+		}
+	} else if (q->min_n == 1) {
+		s->out->members++;
+	}
+	if (rc != SQLITE_OK) {
+		agg_fail(ctx, a, rc, NULL);
+		return rc;
+	}
+	s->n++;
+	s->last_t = t;
+	return SQLITE_OK;
+}
+
+static void gaps_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	agg_rows(ctx, argc, argv, gaps_row);
+}
+
+static void gaps_final(sqlite3_context *ctx)
+{
+	seqagg_final(ctx, NULL);
+}
+
+
+int op_pct_register(sqlite3 *db)
+{
+	static const struct op_agg aggs[] = {
+		{"kvio_pct_gather", 3, pct_step, vset_final},
+		{"kvio_runs_gather", 3, runs_step, runs_final},
+		{"kvio_gaps_gather", 5, gaps_step, gaps_final},
+	};
+	return op_register_aggs(db, aggs, sizeof aggs / sizeof aggs[0]);
+}
