@@ -20,9 +20,9 @@ LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c l
 DB_SRC     := db/schema.c db/chunk.c
 EXT_SRC    := db/ext.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
               db/op_key.c db/op_batch.c db/op_pct.c db/op_depth.c db/op_group.c db/op_tvf.c db/op_grid.c
-INGEST_SRC := ingest/jsonl.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
+INGEST_SRC := ingest/jsonl.c ingest/input.c ingest/records.c ingest/arm.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
               ingest/offset.c ingest/ingest.c
-REPORT_SRC := report/report.c report/run.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c
+REPORT_SRC := report/report.c report/label.c report/run.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c
 EXPORT_SRC := export/export.c
 CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))

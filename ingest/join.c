@@ -143,15 +143,6 @@ uint32_t arm_key_id(const struct arm *a, const char *key_hex)
 	return id < 0 ? 0 : VEC_AT(&a->key_tid, uint32_t, (size_t)id);
 }
 
-int jv_int(const struct jv *v, int64_t dflt, int64_t *out)
-{
-	switch (v->t) {
-	case JV_INT: case JV_BOOL: *out = v->i; return 1;
-	case JV_UINT: *out = (int64_t)v->u; return 1;
-	case JV_REAL: *out = (int64_t)v->d; return 1;
-	default: *out = dflt; return 0;
-	}
-}
 
 static int obj_order(const void *x, const void *y)
 {

@@ -177,9 +177,6 @@ void json_tp_ranks(struct label *L, const struct sel *s, const struct rctx *c)
 			  "chunks");
 }
 
-/* capture: the ingest's counters that the database has. */
-const char *const capture_keys[] = {"malformed_lines", "truncated_tail", "drops", "cq_overflow", "clock_anomalies",
-				    "cmp_unpaired", "cmp_after_horizon", "late_lines", "completion_probe", NULL};
 /* A two-element array of cells a and b (as seconds when scale is set), or
  * NULL when either is NULL. */
 static struct jnode *pair_json(const struct cell *a, const struct cell *b, int seconds)

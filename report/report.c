@@ -69,46 +69,6 @@ static int make_queue(const char *q[NANALYSES])
 	return n;
 }
 
-const struct rows *report_rows(const struct rctx *c, const char *file)
-{
-	for (int i = 0; i < c->rn->nfiles; i++)
-		if (!strcmp(c->rn->files[i], file))
-			return c->rn->res[i].done ? &c->rn->res[i].rows : NULL;
-	return NULL;
-}
-
-struct label *find_label(const struct rctx *c, const char *name)
-{
-	for (int i = 0; i < c->nl; i++)
-		if (name && !strcmp(c->ls[i].name, name))
-			return &c->ls[i];
-	return NULL;
-}
-
-/* Format fmt into a new line at the end of v. */
-static void vsay(struct vec *v, const char *fmt, va_list ap)
-{
-	char buf[2048];
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	*(char **)vec_push(v, sizeof(char *)) = xstrdup(buf);
-}
-
-void say(struct label *L, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsay(&L->text, fmt, ap);
-	va_end(ap);
-}
-
-void say_tail(struct label *L, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsay(&L->tail, fmt, ap);
-	va_end(ap);
-}
-
 /* The rows of r whose label column is name, into s (s->k is malloc'd). */
 static void select_label(struct sel *s, const struct rows *r, const char *name)
 {
