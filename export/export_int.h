@@ -1,0 +1,184 @@
+/* export_int.h — what the files of the .pftrace export share: the packet
+ * writer's state (pfwrite.c), what a --time-range/--trace-id window keeps and
+ * the flows (window.c), and the small field encoders of the hot path (inline:
+ * every command packet uses them). export.h is the folder's public face. */
+#ifndef KVIO_EXPORT_INT_H
+#define KVIO_EXPORT_INT_H
+#include "export.h"
+#include "kvio.pb-c.h"
+#include "../db/chunk.h"
+#include "../lib/strpool.h"
+#include "../lib/util.h"
+#include "../lib/window.h"
+#include <sqlite3.h>
+#include <stdint.h>
+#include <string.h>
+#include <zlib.h>
+
+struct outfile;
+
+#define SEQ_ID 1
+#define SEQ_INCREMENTAL_STATE_CLEARED 1
+#define SEQ_NEEDS_INCREMENTAL_STATE 2
+
+/* ---- output: plain or gzip, with a write buffer ----------------------------
+ * Bytes go to an outfile (lib/outfile.h), gzipped here with deflate when the
+ * output's name ends in .gz. A failed write is sticky in the outfile: the
+ * buffer is emptied all the same (so a reserve never runs past its end),
+ * nothing more is written, and the export loops stop at the next row. */
+struct out {
+	struct outfile *f;
+	int gz;
+	z_stream z;
+	unsigned char *buf, *zbuf;
+	size_t n, cap;
+	uint64_t bytes;
+};
+
+#define ZBUF_BYTES (256u << 10)
+
+/* ---- one event packet under construction ------------------------------------- */
+#define MAXANN 32
+
+struct ev {
+	Kvio__Pf__TracePacket p;
+	Kvio__Pf__TrackEvent te;
+	Kvio__Pf__InternedData idata;
+	Kvio__Pf__DebugAnnotation ann[MAXANN];
+	Kvio__Pf__DebugAnnotation *annp[MAXANN];
+	Kvio__Pf__EventName en;
+	Kvio__Pf__EventName *enp[1];
+	Kvio__Pf__DebugAnnotationName dn[MAXANN];
+	Kvio__Pf__DebugAnnotationName *dnp[MAXANN];
+	Kvio__Pf__InternedString is[MAXANN];
+	Kvio__Pf__InternedString *isp[MAXANN];
+	uint64_t flows[4], tflows[4];
+};
+
+struct exporter {
+	struct out o;
+	struct strpool names, ann_names, str_values;
+	struct ev e;
+	uint64_t packets;
+	uint64_t kept; /* command and object slices written */
+	uint64_t slices; /* slices written, commands included, capture_info not */
+	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
+	const struct kept *keep;       /* what win keeps (NULL without one) */
+};
+
+/* What a window keeps, found once before anything is written (a flow is
+ * written when both its ends are): the generic slices' ids, ascending, and the
+ * commands, chunk by chunk in id order, as a bit per command. */
+struct kept_chunk {
+	int64_t first;
+	uint32_t n, nkept;
+	uint64_t *bits; /* NULL: every command of the chunk (an inside chunk, not read) */
+};
+
+struct kept {
+	struct vec slices; /* int64_t */
+	struct vec chunks; /* struct kept_chunk */
+};
+
+/* ---- flows: slice id -> its flow ids (in, out) ------------------------------- */
+struct flowref {
+	int64_t slice;
+	uint64_t fid;
+	int out; /* 1: the slice is the flow's source */
+};
+
+struct flows {
+	struct flowref *r;
+	size_t n;
+};
+
+
+/* ---- the hot path: packets encoded directly -------------------------------
+ * Commands are the volume; their packets (and every END and counter packet)
+ * are encoded here without building protobuf-c messages. The field numbers are
+ * read from the protoc-c descriptors of lib/kvio.proto, which stays the one
+ * place they are written down; the tests decode every file with protoc against
+ * that .proto, and import it back. */
+struct fieldnums {
+	unsigned pk_ts, pk_seq, pk_te, pk_flags;
+	unsigned te_ann, te_type, te_name_iid, te_track, te_counter, te_dcounter, te_flow, te_tflow;
+	unsigned te_xvals, te_xuuids;
+	unsigned an_name_iid, an_bool, an_uint, an_int, an_str_iid, an_str;
+};
+extern struct fieldnums F; /* filled by fieldnums_init (pfwrite.c) */
+
+static inline unsigned char *pv(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static inline unsigned char *ptag(unsigned char *p, unsigned field, unsigned wire)
+{
+	return pv(p, (uint64_t)field << 3 | wire);
+}
+
+static inline unsigned char *pfv(unsigned char *p, unsigned field, uint64_t v)
+{
+	return pv(ptag(p, field, 0), v);
+}
+
+static inline unsigned char *pf64(unsigned char *p, unsigned field, uint64_t v)
+{
+	p = ptag(p, field, 1);
+	for (int i = 0; i < 8; i++)
+		*p++ = (unsigned char)(v >> (8 * i));
+	return p;
+}
+
+/* A debug annotation (name iid, then one varint value field) as a TrackEvent field. */
+static inline unsigned char *pann(unsigned char *p, uint64_t name_iid, unsigned value_field, uint64_t v)
+{
+	unsigned char b[24], *q = pfv(pfv(b, F.an_name_iid, name_iid), value_field, v);
+	p = pv(ptag(p, F.te_ann, 2), (uint64_t)(q - b));
+	memcpy(p, b, (size_t)(q - b));
+	return p + (q - b);
+}
+
+
+/* pfwrite.c */
+void out_flush(struct out *o, int finish);
+int out_failed(const struct out *o);
+void out_packet(struct out *o, const Kvio__Pf__TracePacket *p);
+void ev_reset(struct exporter *x, int type, int64_t ts, uint64_t track);
+void ev_name(struct exporter *x, const char *name);
+void ann_uint(struct exporter *x, const char *key, uint64_t v);
+void ann_int(struct exporter *x, const char *key, int64_t v);
+void ann_bool(struct exporter *x, const char *key, int v);
+void ann_double(struct exporter *x, const char *key, double v);
+void ann_str(struct exporter *x, const char *key, const char *v, int interned);
+void ev_emit(struct exporter *x);
+void fieldnums_init(void);
+void fast_packet(struct exporter *x, uint32_t seq, int64_t ts, unsigned flags, const unsigned char *te, size_t tn);
+void emit_end(struct exporter *x, uint32_t seq, int64_t ts, uint64_t track);
+void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double v);
+void say_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void db_failed(sqlite3 *db, const char *what);
+void chunk_damaged(int64_t first);
+
+/* window.c */
+int win_prepare(sqlite3 *db, const struct kvio_window *w, const char *sql, sqlite3_stmt **st);
+void kept_free(struct kept *k);
+int kept_chunk_has(const struct kept_chunk *c, uint32_t i);
+int window_kept(sqlite3 *db, const struct kvio_window *w, struct kept *k);
+int load_flows(sqlite3 *db, const struct kept *k, struct flows *f);
+void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, uint64_t *tfl, size_t *ntf);
+void ev_flows(struct exporter *x, const struct flows *f, int64_t id);
+
+/* slices.c: the tracks, the generic slices with their args and flows, the
+ * stored counters; cmds.c: the commands from their chunks. 0, or -1 after a
+ * failed read (said once). */
+int export_tracks(sqlite3 *db, struct exporter *x);
+int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl);
+int export_counters(sqlite3 *db, struct exporter *x);
+int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl);
+#endif
