@@ -30,15 +30,32 @@ q() {
 # C++ file make built, with the libraries it needs; after the other sources)
 JSONL="ingest/jsonl.c $BUILD/ingest/sjline.o -lsimdjson -lstdc++"
 
-# unit NAME SOURCES...: compile a C unit test with the project's warnings, run
-# it, and count its "ok - " / "FAIL - " lines
+# unit NAME PLAN SOURCES...: compile a C unit test with the project's warnings, run
+# it, and count its "ok - " / "FAIL - " lines. PLAN is the number of checks the
+# binary makes (one ok/FAIL line each; count them when adding one): a run with
+# fewer (or more) lines than PLAN is a FAIL, and so is a non-zero exit or a
+# signal (a crash mid-way loses the checks after it, and its unflushed lines: the
+# binary's stdout is line-buffered through stdbuf when there is one).
 unit() {
-	name=$1; shift
+	name=$1; plan=$2; shift 2
+	case $plan in
+	'' | *[!0-9]*) FAIL=$((FAIL + 1)); echo "FAIL - $name: no plan ('$plan': unit NAME PLAN SOURCES...)"; return ;;
+	esac
 	if ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -O1 -o "$T/$name" "$@" 2>"$T/$name.err"; then
-		"$T/$name" > "$T/$name.out"
+		lb=""; command -v stdbuf >/dev/null 2>&1 && lb="stdbuf -oL"
+		$lb "$T/$name" > "$T/$name.out"
+		rc=$?
 		cat "$T/$name.out"
-		PASS=$((PASS + $(grep -c '^ok - ' "$T/$name.out")))
-		FAIL=$((FAIL + $(grep -c '^FAIL - ' "$T/$name.out")))
+		n_ok=$(grep -c '^ok - ' "$T/$name.out"); n_fail=$(grep -c '^FAIL - ' "$T/$name.out")
+		PASS=$((PASS + n_ok)); FAIL=$((FAIL + n_fail))
+		if [ "$rc" -gt 128 ] && [ "$rc" -lt 192 ]; then
+			FAIL=$((FAIL + 1)); echo "FAIL - $name: killed by signal $((rc - 128)) (exit $rc) after $((n_ok + n_fail)) of its $plan checks"
+		elif [ "$rc" -ne 0 ]; then
+			FAIL=$((FAIL + 1)); echo "FAIL - $name: exit $rc (after $((n_ok + n_fail)) of its $plan checks, $n_fail FAIL)"
+		fi
+		if [ $((n_ok + n_fail)) -ne "$plan" ]; then
+			FAIL=$((FAIL + 1)); echo "FAIL - $name: ran $((n_ok + n_fail)) checks, its plan says $plan"
+		fi
 	else
 		cat "$T/$name.err"; FAIL=$((FAIL + 1)); echo "FAIL - $name: compile"
 	fi

@@ -1,7 +1,8 @@
 # C unit tests: the JSON line layer (tests/unit_jsonl.c), the u64 hash map (tests/unit_map.c), and
 # the report's float and string rendering (tests/jsonfmt.c against python3's repr and json.dumps).
-unit unit_jsonl tests/unit_jsonl.c lib/util.c lib/jsonesc.c $JSONL
-unit unit_map tests/unit_map.c lib/u64map.c lib/util.c
+# The number after a unit binary's name is its plan: the checks it makes (tests/lib.sh, unit()).
+unit unit_jsonl 71 tests/unit_jsonl.c lib/util.c lib/jsonesc.c $JSONL
+unit unit_map 3 tests/unit_map.c lib/u64map.c lib/util.c
 # JSON floats are written as python3's repr writes them (the reference's JSON is
 # Python's): 20,000 doubles of every magnitude and sign, exact through hex floats
 # from_python MODE WHAT N: jsonfmt MODE on $T/WHAT.in must print $T/WHAT.py, N lines

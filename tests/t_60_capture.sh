@@ -3,7 +3,8 @@
 # VM test (fixtures/vm: kvio-load runs of 4 objects, serialized with 512 KiB
 # objects = 4 x (1 header + 4 payload) stores + 4 x 4 loads = 36 commands;
 # batched with 4 MiB objects = 4 x (1 + 32) + 4 x 32 = 260 commands).
-unit unit_capture tests/unit_capture.c capture/monitor_out.c capture/probes.c lib/util.c $JSONL
+# (16: the checks unit_capture makes; tests/lib.sh, unit())
+unit unit_capture 16 tests/unit_capture.c capture/monitor_out.c capture/probes.c lib/util.c $JSONL
 ok "monitor --help exits 0" "$BUILD/nvme_uring_cmd_monitor" --help
 "$BUILD/nvme_uring_cmd_monitor" --lba-size x 2>/dev/null; eq "monitor: bad --lba-size exits 2" 2 $?
 "$BUILD/nvme_uring_cmd_monitor" --dur -1 2>/dev/null; eq "monitor: bad --dur exits 2" 2 $?
