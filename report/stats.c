@@ -29,6 +29,7 @@ void st_rng_seed(struct st_rng *r, uint64_t seed)
 	r->spare = 0;
 }
 
+/* Rotate left by k, 0 < k < 64. */
 static uint64_t rotl(uint64_t x, int k)
 {
 	return (x << k) | (x >> (64 - k));
@@ -163,6 +164,7 @@ static uint64_t dkey(double d)
 	return (b >> 63) ? ~b : b | 0x8000000000000000ull;
 }
 
+/* The double of a dkey key. */
 static double dunkey(uint64_t k)
 {
 	uint64_t b = (k >> 63) ? k & 0x7fffffffffffffffull : ~k;
@@ -405,6 +407,7 @@ double st_mwu_min_p(size_t n1, size_t n2)
 
 /* ------------------------------------------------------------ bootstrap */
 
+/* qsort order of doubles (no NaN). */
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -440,7 +443,19 @@ static double stat_sorted(const double *v, size_t n, struct st_stat st)
 	return s / (double)n;
 }
 
-/* statistic st of one resample (n draws with replacement) of v; buf holds n. */
+/* The resample's order statistic of rank r1 (1-based) among n draws from v
+ * (sorted): draws are v[floor(n V_i)], V_i uniform, and floor(n .) keeps the
+ * order, so it is v[floor(n V_(r1))] with V_(r1) ~ Beta(r1, n - r1 + 1). */
+static double beta_order_stat(const double *v, size_t n, size_t r1, struct st_rng *r)
+{
+	double u = st_rng_beta(r, (double)r1, (double)(n - r1 + 1));
+	size_t i = (size_t)(u * (double)n);
+	return v[i < n ? i : n - 1];
+}
+
+/* statistic st of one resample (n draws with replacement) of v, sorted; buf
+ * holds n. A quantile of more than 64 values goes through the Beta order
+ * statistic (the same distribution) instead of an O(n^2) insertion sort. */
 static double stat_resample(const double *v, size_t n, struct st_stat st,
 			    struct st_rng *r, double *buf)
 {
@@ -450,6 +465,8 @@ static double stat_resample(const double *v, size_t n, struct st_stat st,
 			s += v[st_rng_below(r, n)];
 		return s / (double)n;
 	}
+	if (n > 64)
+		return beta_order_stat(v, n, st_rank(st.q, n) + 1, r);
 	for (size_t i = 0; i < n; i++) {
 		double x = v[st_rng_below(r, n)];
 		size_t j = i;
@@ -460,6 +477,7 @@ static double stat_resample(const double *v, size_t n, struct st_stat st,
 	return st_quantile_sorted(buf, n, st.q);
 }
 
+/* Fill bo's defaults (B, level); -1 when the sizes, B, level or q are out of range. */
 static int boot_args(size_t nb, size_t nn, struct st_stat st, struct st_boot *bo)
 {
 	if (bo->B == 0)
@@ -473,8 +491,8 @@ static int boot_args(size_t nb, size_t nn, struct st_stat st, struct st_boot *bo
 	return st.kind == ST_QUANTILE || st.kind == ST_MEAN ? 0 : -1;
 }
 
-/* Across runs: B resamples of the runs; point values on sorted copies. The
- * insertion sort makes a quantile O(n^2) per resample: meant for runs. */
+/* Across runs: B resamples of the runs; point values on sorted copies. A
+ * mean costs O(n) per resample: meant for runs, not commands. */
 int st_boot_runs(const double *base, size_t nb, const double *new_, size_t nn,
 		 struct st_stat st, struct st_boot bo, struct st_ci *out)
 {
@@ -507,16 +525,6 @@ int st_boot_runs(const double *base, size_t nb, const double *new_, size_t nn,
 }
 
 /* ------------------------------------------------- bootstrap within a run */
-
-/* The resample's order statistic of rank r1 (1-based) among n draws from v
- * (sorted): draws are v[floor(n V_i)], V_i uniform, and floor(n .) keeps the
- * order, so it is v[floor(n V_(r1))] with V_(r1) ~ Beta(r1, n - r1 + 1). */
-static double beta_order_stat(const double *v, size_t n, size_t r1, struct st_rng *r)
-{
-	double u = st_rng_beta(r, (double)r1, (double)(n - r1 + 1));
-	size_t i = (size_t)(u * (double)n);
-	return v[i < n ? i : n - 1];
-}
 
 #define ST_TAIL_MAX 4096   /* extreme values resampled exactly, at most */
 #define ST_TAIL_TOL 0.005  /* allowed O(1/n) error of the bulk's normal, in sd units */
@@ -755,6 +763,7 @@ struct st_judgement st_judge(struct st_judge_in in)
 	return j;
 }
 
+/* "faster", "slower" or "no change". */
 const char *st_verdict_name(enum st_verdict v)
 {
 	return v == ST_FASTER ? "faster" : v == ST_SLOWER ? "slower" : "no change";

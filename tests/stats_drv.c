@@ -109,8 +109,10 @@ int main(void)
 		int B;
 		unsigned long long seed;
 		size_t n;
-		if (sscanf(hdr, "time %zu %llu", &n, &seed) == 2)
+		if (sscanf(hdr, "time %zu %llu", &n, &seed) == 2) {
+			free(hdr);
 			return timing(n, seed);
+		}
 		if (sscanf(hdr, "%15s", kind) != 1)
 			continue;
 		long na = read_values(&a, &ca), nb = read_values(&b, &cb);
