@@ -203,6 +203,75 @@ static void tid_clip(struct cmd_cur *c, int64_t lo, int64_t hi)
 	c->skip = 1;
 }
 
+/* trace_id > v (p '>'), >= v (']'), < v ('<') or <= v ('['): > INT64_MAX and
+ * < INT64_MIN keep no row. */
+static void want_tid(struct cmd_cur *c, char p, int64_t v)
+{
+	if (p == '>')
+		tid_clip(c, v == INT64_MAX ? INT64_MAX : v + 1, v == INT64_MAX ? INT64_MIN : INT64_MAX);
+	else if (p == ']')
+		tid_clip(c, v, INT64_MAX);
+	else if (p == '<')
+		tid_clip(c, v == INT64_MIN ? INT64_MAX : INT64_MIN, v == INT64_MIN ? INT64_MIN : v - 1);
+	else
+		tid_clip(c, INT64_MIN, v);
+}
+
+/* upid = x, as SQL compares x with an INTEGER column: a number, or text that reads as one. */
+static void want_upid(struct cmd_cur *c, sqlite3_value *x)
+{
+	int t = sqlite3_value_numeric_type(x);
+	c->upid = -1; /* no row */
+	if (t == SQLITE_INTEGER)
+		c->upid = 1, c->upid_want = sqlite3_value_int64(x);
+	else if (t == SQLITE_FLOAT && real_int64(sqlite3_value_double(x), &c->upid_want))
+		c->upid = 1;
+	c->skip = 1;
+}
+
+/* batch = x (p 'b': the plan hands out batches; 'B': rows): 0 rows, 1 batches,
+ * 2 batches in (upid, ts, id) order; NULL no row; else SQLITE_TOOBIG (said by vt_filter). */
+static int want_batch(struct cmd_cur *c, char p, sqlite3_value *x)
+{
+	int t = sqlite3_value_type(x);
+	int64_t b = t == SQLITE_INTEGER ? sqlite3_value_int64(x) : -1;
+	if (t == SQLITE_NULL) { /* = NULL, IS NULL: the column is never NULL */
+		c->hi = INT64_MIN; /* no row */
+		return SQLITE_OK;
+	}
+	if (b < 0 || b > 2)
+		return SQLITE_TOOBIG;
+	c->batch_req = (int)b;
+	c->sorted = b == 2; /* (upid, ts, id) order wanted, batches or rows */
+	if (b >= 1 && p == 'b') {
+		c->batch = (int)b;
+		c->skip = 1; /* a batch is a selection */
+	}
+	return SQLITE_OK;
+}
+
+/* name = x (p 'n') or name IN (list x) ('N'): those names wanted. */
+static int want_names(struct cmd_cur *c, const struct store *s, char p, sqlite3_value *x)
+{
+	if (!c->names) {
+		c->nnames = s->nnames;
+		c->names = sqlite3_malloc64(c->nnames ? c->nnames : 1);
+		if (!c->names)
+			return SQLITE_NOMEM;
+		memset(c->names, 0, c->nnames ? c->nnames : 1);
+	}
+	c->skip = 1;
+	if (p == 'n') {
+		want_name(c, s, x);
+		return SQLITE_OK;
+	}
+	sqlite3_value *e;
+	int rc;
+	for (rc = sqlite3_vtab_in_first(x, &e); rc == SQLITE_OK && e; rc = sqlite3_vtab_in_next(x, &e))
+		want_name(c, s, e);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /* Apply plan letter p with argument x (NULL for T, U). */
 int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_value *x, int64_t *lo)
 {
@@ -229,68 +298,13 @@ int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_value *x, 
 		break;
 	}
 	case 'T': c->tagged = 1; c->skip = 1; break;
-	case '>': case ']': case '<': case '[': { /* > INT64_MAX and < INT64_MIN: an empty range */
-		int64_t v = sqlite3_value_int64(x);
-		if (p == '>')
-			tid_clip(c, v == INT64_MAX ? INT64_MAX : v + 1, v == INT64_MAX ? INT64_MIN : INT64_MAX);
-		else if (p == ']')
-			tid_clip(c, v, INT64_MAX);
-		else if (p == '<')
-			tid_clip(c, v == INT64_MIN ? INT64_MAX : INT64_MIN, v == INT64_MIN ? INT64_MIN : v - 1);
-		else
-			tid_clip(c, INT64_MIN, v);
-		break;
-	}
+	case '>': case ']': case '<': case '[': want_tid(c, p, sqlite3_value_int64(x)); break;
 	case 'U': c->tagged = -1; c->skip = 1; break;
 	case 'r': c->real = want_real(x); c->skip = 1; break;
 	case 'o': c->role = 1; c->role_flag = want_role(x); c->skip = 1; break;
-	case 'u': { /* as SQL compares x with an INTEGER column: a number, or text that reads as one */
-		int t = sqlite3_value_numeric_type(x);
-		c->upid = -1; /* no row */
-		if (t == SQLITE_INTEGER)
-			c->upid = 1, c->upid_want = sqlite3_value_int64(x);
-		else if (t == SQLITE_FLOAT && real_int64(sqlite3_value_double(x), &c->upid_want))
-			c->upid = 1;
-		c->skip = 1;
-		break;
-	}
-	case 'b': case 'B': {
-		int t = sqlite3_value_type(x);
-		int64_t b = t == SQLITE_INTEGER ? sqlite3_value_int64(x) : -1;
-		if (t == SQLITE_NULL) { /* = NULL, IS NULL: the column is never NULL */
-			c->hi = INT64_MIN; /* no row */
-			break;
-		}
-		if (b < 0 || b > 2)
-			return SQLITE_TOOBIG; /* said by vt_filter */
-		c->batch_req = (int)b;
-		c->sorted = b == 2; /* (upid, ts, id) order wanted, batches or rows */
-		if (b >= 1 && p == 'b') {
-			c->batch = (int)b;
-			c->skip = 1; /* a batch is a selection */
-		}
-		break;
-	}
-	case 'n': case 'N':
-		if (!c->names) {
-			c->nnames = s->nnames;
-			c->names = sqlite3_malloc64(c->nnames ? c->nnames : 1);
-			if (!c->names)
-				return SQLITE_NOMEM;
-			memset(c->names, 0, c->nnames ? c->nnames : 1);
-		}
-		c->skip = 1;
-		if (p == 'n') {
-			want_name(c, s, x);
-		} else {
-			sqlite3_value *e;
-			int rc;
-			for (rc = sqlite3_vtab_in_first(x, &e); rc == SQLITE_OK && e; rc = sqlite3_vtab_in_next(x, &e))
-				want_name(c, s, e);
-			if (rc != SQLITE_OK && rc != SQLITE_DONE)
-				return rc;
-		}
-		break;
+	case 'u': want_upid(c, x); break;
+	case 'b': case 'B': return want_batch(c, p, x);
+	case 'n': case 'N': return want_names(c, s, p, x);
 	}
 	return SQLITE_OK;
 }

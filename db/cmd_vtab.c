@@ -105,11 +105,11 @@ static int int_rhs(sqlite3_index_info *ii, int i)
  * constraint, LIMIT or other constraint the scan does not omit, usable or not
  * (one that is not usable joins another table on a column). Elsewhere the
  * same query reads rows (B), which the operators take as well. */
-static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+/* The id constraints (=, or a >/>= and a </<= bound) into plan at *np, their
+ * arguments numbered from *arg; returns the rows they leave of rows. */
+static double plan_ids(sqlite3_index_info *ii, char *plan, int *np, int *arg, double rows)
 {
-	char plan[32];
-	int np = 0, eq = -1, lo = -1, hi = -1, arg = 1;
-	double rows = 1e6;
+	int eq = -1, lo = -1, hi = -1;
 	for (int i = 0; i < ii->nConstraint; i++) {
 		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
 		if (!c->usable || (c->iColumn != C_ID && c->iColumn != -1))
@@ -121,60 +121,84 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 		}
 	}
 	if (eq >= 0) {
-		plan[np++] = 'e';
-		ii->aConstraintUsage[eq].argvIndex = arg++;
-		rows = 1;
+		plan[(*np)++] = 'e';
+		ii->aConstraintUsage[eq].argvIndex = (*arg)++;
 		ii->idxFlags = SQLITE_INDEX_SCAN_UNIQUE;
-	} else {
-		if (lo >= 0) {
-			plan[np++] = 'l';
-			ii->aConstraintUsage[lo].argvIndex = arg++;
-			rows /= 4;
-		}
-		if (hi >= 0) {
-			plan[np++] = 'h';
-			ii->aConstraintUsage[hi].argvIndex = arg++;
-			rows /= 4;
-		}
+		return 1;
 	}
+	if (lo >= 0) {
+		plan[(*np)++] = 'l';
+		ii->aConstraintUsage[lo].argvIndex = (*arg)++;
+		rows /= 4;
+	}
+	if (hi >= 0) {
+		plan[(*np)++] = 'h';
+		ii->aConstraintUsage[hi].argvIndex = (*arg)++;
+		rows /= 4;
+	}
+	return rows;
+}
+
+/* The plan letter of usable constraint i on a column other than id, or 0 when
+ * the scan leaves it to SQLite (the letters: vt_best_index). */
+static int plan_letter(sqlite3_index_info *ii, int i)
+{
+	const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
+	int col = c->iColumn, op = c->op, eq = op == SQLITE_INDEX_CONSTRAINT_EQ;
+	if (col == C_BATCH)
+		return (op == SQLITE_INDEX_CONSTRAINT_IS || eq) && !sqlite3_vtab_in(ii, i, -1) ? 'b' : 0; /* or B: vt_best_index */
+	if (col >= C_WLO) /* only IS: NULL = no bound (win_x = ... SQLite checks: never true) */
+		return op != SQLITE_INDEX_CONSTRAINT_IS ? 0 : col == C_WPOOL ? 'p' : '0' + (col - C_WLO);
+	if (col == C_NAME && eq) {
+		int in = sqlite3_vtab_in(ii, i, -1);
+		if (!rhs_known(ii, i, in))
+			return 0;
+		if (in)
+			sqlite3_vtab_in(ii, i, 1); /* the whole list in one xFilter */
+		return in ? 'N' : 'n';
+	}
+	if ((col == C_REAL || col == C_ROLE) && eq && !sqlite3_vtab_in(ii, i, -1) && rhs_known(ii, i, 0))
+		return col == C_REAL ? 'r' : 'o';
+	if (col == C_UPID && eq && !sqlite3_vtab_in(ii, i, -1))
+		return 'u'; /* a value known at xFilter: a literal, or another table's column (a join) */
+	if (col != C_TRACE_ID)
+		return 0;
+	if (op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
+		return 'T';
+	if (op == SQLITE_INDEX_CONSTRAINT_ISNULL)
+		return 'U';
+	if (!int_rhs(ii, i)) /* trace_id >, >=, <, <= an integer literal (tid > 0: tagged, checked here only) */
+		return 0;
+	return op == SQLITE_INDEX_CONSTRAINT_GT ? '>' : op == SQLITE_INDEX_CONSTRAINT_GE ? ']' :
+	       op == SQLITE_INDEX_CONSTRAINT_LT ? '<' : op == SQLITE_INDEX_CONSTRAINT_LE ? '[' : 0;
+}
+
+/* Whether the plan can hand out batches: every constraint is the scan's (one
+ * not usable here is another table's, joined on a column), nothing is sorted,
+ * and no trace_id IS [NOT] NULL (SQLite checks it again, on the row). */
+static int plan_batches(const sqlite3_index_info *ii, const char *plan)
+{
+	if (ii->nOrderBy != 0 || strchr(plan, 'T') || strchr(plan, 'U'))
+		return 0;
+	for (int i = 0; i < ii->nConstraint; i++)
+		if (!ii->aConstraintUsage[i].omit)
+			return 0;
+	return 1;
+}
+
+static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
+{
+	char plan[32];
+	int np = 0, arg = 1;
+	double rows = plan_ids(ii, plan, &np, &arg, 1e6);
 	int seen[NCOL] = {0}, bpos = -1;
 	for (int i = 0; i < ii->nConstraint && np < (int)sizeof plan - 1; i++) {
 		const struct sqlite3_index_constraint *c = &ii->aConstraint[i];
-		int col = c->iColumn, op = c->op, is = op == SQLITE_INDEX_CONSTRAINT_IS, letter = 0;
-		if (!c->usable || col < 0 || seen[col])
+		int col = c->iColumn, letter;
+		if (!c->usable || col < 0 || col == C_ID || seen[col] || !(letter = plan_letter(ii, i)))
 			continue;
-		if (col == C_BATCH) {
-			if ((is || op == SQLITE_INDEX_CONSTRAINT_EQ) && !sqlite3_vtab_in(ii, i, -1)) {
-				bpos = np;
-				letter = 'b'; /* or B: decided below */
-			}
-		} else if (col >= C_WLO && is) /* only IS: NULL = no bound (win_x = ... SQLite checks: never true) */
-			letter = col == C_WPOOL ? 'p' : '0' + (col - C_WLO);
-		else if (col == C_NAME && op == SQLITE_INDEX_CONSTRAINT_EQ) {
-			int in = sqlite3_vtab_in(ii, i, -1);
-			if (rhs_known(ii, i, in)) {
-				letter = in ? 'N' : 'n';
-				if (in)
-					sqlite3_vtab_in(ii, i, 1); /* the whole list in one xFilter */
-			}
-		} else if (col == C_REAL && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1) &&
-			   rhs_known(ii, i, 0))
-			letter = 'r';
-		else if (col == C_ROLE && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1) &&
-			 rhs_known(ii, i, 0))
-			letter = 'o';
-		else if (col == C_UPID && op == SQLITE_INDEX_CONSTRAINT_EQ && !sqlite3_vtab_in(ii, i, -1))
-			letter = 'u'; /* a value known at xFilter: a literal, or another table's column (a join) */
-		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL)
-			letter = 'T';
-		else if (col == C_TRACE_ID && int_rhs(ii, i) &&
-			 (letter = op == SQLITE_INDEX_CONSTRAINT_GT ? '>' : op == SQLITE_INDEX_CONSTRAINT_GE ? ']' :
-				   op == SQLITE_INDEX_CONSTRAINT_LT ? '<' : op == SQLITE_INDEX_CONSTRAINT_LE ? '[' : 0))
-			; /* trace_id >, >=, <, <= an integer literal (tid > 0: tagged, checked here only) */
-		else if (col == C_TRACE_ID && op == SQLITE_INDEX_CONSTRAINT_ISNULL)
-			letter = 'U';
-		if (!letter)
-			continue;
+		if (letter == 'b')
+			bpos = np;
 		seen[col] = 1;
 		plan[np++] = (char)letter;
 		if (letter != 'T' && letter != 'U')
@@ -184,15 +208,8 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *ii)
 			rows /= 2;
 	}
 	plan[np] = 0;
-	if (bpos >= 0) { /* batches only when every constraint is the scan's and nothing is sorted; */
-		int all = ii->nOrderBy == 0; /* one not usable here is another table's, joined on a column */
-		for (int i = 0; all && i < ii->nConstraint; i++)
-			if (!ii->aConstraintUsage[i].omit)
-				all = 0;
-		if (strchr(plan, 'T') || strchr(plan, 'U'))
-			all = 0; /* trace_id IS [NOT] NULL: SQLite checks it again, on the row */
-		plan[bpos] = all ? 'b' : 'B';
-	}
+	if (bpos >= 0)
+		plan[bpos] = plan_batches(ii, plan) ? 'b' : 'B';
 	ii->estimatedCost = rows;
 	ii->estimatedRows = (sqlite3_int64)rows;
 	if (order_consumed(((struct cmd_vtab *)tab)->s, ii))

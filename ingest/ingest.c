@@ -91,6 +91,46 @@ static const char *in_path(const char *opt, const char *v)
 	return "/dev/stdin";
 }
 
+/* --merge LABEL=SEM,EBPF[,SERVING] (a file '' or '-': none) as one more arm,
+ * split in place (spec points into argv, whose strings the program may
+ * modify). 1, or -1 after a usage error. */
+static int merge_spec(struct ingest_args *a, char *spec)
+{
+	if (a->narms >= MAX_ARMS) {
+		kvio_err("--merge: at most %d arms", MAX_ARMS);
+		return -1;
+	}
+	char *eq = strchr(spec, '=');
+	if (!eq || eq == spec) {
+		kvio_err("--merge '%s': expected LABEL=SEM,EBPF[,SERVING]", spec);
+		return -1;
+	}
+	*eq = 0;
+	struct arm_spec *s = &a->arms[a->narms++];
+	s->label = spec;
+	char *parts[3] = {0};
+	char *p = eq + 1;
+	for (int k = 0; k < 3 && p; k++) {
+		char *c = strchr(p, ',');
+		if (c)
+			*c = 0;
+		parts[k] = (*p && strcmp(p, "-")) ? p : NULL;
+		p = c ? c + 1 : NULL;
+	}
+	if (p) {
+		kvio_err("--merge %s=...: more than three files", spec);
+		return -1;
+	}
+	s->sem = parts[0];
+	s->ebpf = parts[1];
+	s->serving = parts[2];
+	if (!s->sem && !s->ebpf && !s->serving) {
+		kvio_err("--merge %s=...: no file given", spec);
+		return -1;
+	}
+	return 1;
+}
+
 int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i], *v;
@@ -140,40 +180,7 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 	}
 	if (opt_is(arg, "--merge")) {
 		VAL("--merge");
-		if (a->narms >= MAX_ARMS) {
-			kvio_err("--merge: at most %d arms", MAX_ARMS);
-			return -1;
-		}
-		/* split in place: v points into argv, whose strings the program may modify */
-		char *spec = (char *)v, *eq = strchr(spec, '=');
-		if (!eq || eq == spec) {
-			kvio_err("--merge '%s': expected LABEL=SEM,EBPF[,SERVING]", spec);
-			return -1;
-		}
-		*eq = 0;
-		struct arm_spec *s = &a->arms[a->narms++];
-		s->label = spec;
-		char *parts[3] = {0};
-		char *p = eq + 1;
-		for (int k = 0; k < 3 && p; k++) {
-			char *c = strchr(p, ',');
-			if (c)
-				*c = 0;
-			parts[k] = (*p && strcmp(p, "-")) ? p : NULL;
-			p = c ? c + 1 : NULL;
-		}
-		if (p) {
-			kvio_err("--merge %s=...: more than three files", spec);
-			return -1;
-		}
-		s->sem = parts[0];
-		s->ebpf = parts[1];
-		s->serving = parts[2];
-		if (!s->sem && !s->ebpf && !s->serving) {
-			kvio_err("--merge %s=...: no file given", spec);
-			return -1;
-		}
-		return 1;
+		return merge_spec(a, (char *)v);
 	}
 #undef VAL
 	return 0;

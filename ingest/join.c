@@ -223,20 +223,13 @@ void arm_prepare(struct arm *a)
 
 /* ---- after it -------------------------------------------------------------- */
 
-void arm_finish(struct arm *a, const struct ingest_opts *o)
+/* Object spans: min(ts_start, first command) -> op end (moved to the last
+ * command when it is earlier: a clock anomaly), rebased by base; what the
+ * window keeps, and its lanes. Returns the store spans. */
+static size_t finish_objects(struct arm *a, const struct ingest_opts *o, int64_t base)
 {
 	struct obj *objs = a->objs.v;
 	size_t no = a->objs.n;
-	if (!a->base_set) { /* no device command: the semantic/serving times alone */
-		a->base_ns = o->no_rebase || a->min_ts == INT64_MAX ? 0 : a->min_ts;
-		a->base_set = 1;
-	}
-	if (a->min_ts == INT64_MAX)
-		a->min_ts = 0;
-	int64_t base = a->base_ns;
-
-	/* object spans: min(ts_start, first command) -> op end (moved to the last
-	 * command when it is earlier: a clock anomaly) */
 	size_t nspan = 0, n_store_spans = 0;
 	int64_t *sb = xmalloc((no ? no : 1) * sizeof *sb), *se = xmalloc((no ? no : 1) * sizeof *se);
 	uint32_t *spos = xmalloc((no ? no : 1) * sizeof *spos), *slane = xmalloc((no ? no : 1) * sizeof *slane);
@@ -282,12 +275,12 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	for (size_t k = 0; k < nspan; k++)
 		objs[spos[k]].lane = slane[k];
 	free(sb); free(se); free(spos); free(slane);
-	/* without any command the stores have nothing to classify: the warnings
-	 * below say what is wrong (no device file, or one without commands) */
-	if (n_store_spans && a->header_cmds == 0 && a->n_cmd_lines && o->join != JOIN_KEY) /* KV: no headers */
-		arm_warn(a, "0 header commands classified across %zu stores: check --lba-bytes", n_store_spans);
+	return n_store_spans;
+}
 
-	/* serving spans */
+/* Serving spans rebased by base (at least 1 ns long), what the window keeps, their lanes. */
+static void finish_serving(struct arm *a, const struct ingest_opts *o, int64_t base)
+{
 	struct serving *sv = a->serving.v;
 	size_t ns = a->serving.n;
 	int64_t *vb = xmalloc((ns ? ns : 1) * sizeof *vb), *ve = xmalloc((ns ? ns : 1) * sizeof *ve);
@@ -310,6 +303,16 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 		if (sv[i].kept)
 			sv[i].lane = vl[k++];
 	free(vb); free(ve); free(vl);
+}
+
+/* The data warnings of a joined arm (n_store_spans: its store objects with a span). */
+static void finish_warnings(struct arm *a, const struct ingest_opts *o, size_t n_store_spans)
+{
+	size_t no = a->objs.n;
+	/* without any command the stores have nothing to classify: the warnings
+	 * below say what is wrong (no device file, or one without commands) */
+	if (n_store_spans && a->header_cmds == 0 && a->n_cmd_lines && o->join != JOIN_KEY) /* KV: no headers */
+		arm_warn(a, "0 header commands classified across %zu stores: check --lba-bytes", n_store_spans);
 
 	if (strcmp(a->ebpf_f.path, "-") && !a->n_cmd_lines)
 		arm_warn(a, "%s has no nvme_cmd lines: was the tracer attached (its stderr says which probes were on)?",
@@ -353,4 +356,19 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 		arm_warn(a, "%llu device record(s) came more than one read block of the file (4 MiB; KVIO_BLOCK_BYTES) "
 			    "or more than the reorder pool (KVIO_POOL_MAX records) after later-stamped ones: they were "
 			    "joined out of time order", (unsigned long long)a->late_lines);
+}
+
+void arm_finish(struct arm *a, const struct ingest_opts *o)
+{
+	if (!a->base_set) { /* no device command: the semantic/serving times alone */
+		a->base_ns = o->no_rebase || a->min_ts == INT64_MAX ? 0 : a->min_ts;
+		a->base_set = 1;
+	}
+	if (a->min_ts == INT64_MAX)
+		a->min_ts = 0;
+	int64_t base = a->base_ns;
+
+	size_t n_store_spans = finish_objects(a, o, base);
+	finish_serving(a, o, base);
+	finish_warnings(a, o, n_store_spans);
 }

@@ -125,6 +125,117 @@ static void note_thread(struct reader *r, struct jline *j)
 	*(struct thread_name *)vec_push(&a->threads, sizeof t) = t;
 }
 
+/* An nvme_cmd line's op_name, interned ("cmd" without one); -1 on a bad escape. */
+static int cmd_name(struct reader *r, struct jline *j, uint16_t *name)
+{
+	struct arm *a = r->a;
+	int t = JL_FIND(j, "op_name");
+	if (t < 0 || !jl_is_str(j, t)) {
+		*name = arm_intern(a, "cmd", 3);
+		return 0;
+	}
+	const char *raw = j->s + j->tok[t].start;
+	size_t l = (size_t)(j->tok[t].end - j->tok[t].start);
+	if (!memchr(raw, '\\', l)) { /* no escape: the text is the name (copied once, when new) */
+		*name = arm_intern(a, raw, l);
+		return 0;
+	}
+	const char *u = tok_str(a, j, t, &r->sc, &l);
+	if (!u)
+		return -1;
+	*name = arm_intern(a, u, l);
+	return 0;
+}
+
+/* An nvme_cmd line's KV args (key_hex, key_len, value_len), when it has one:
+ * kept in the arm's kv list, c flagged CF_KV. -1 on a bad key_hex escape. */
+static int cmd_kvargs(struct reader *r, struct jline *j, struct cmd *c)
+{
+	struct arm *a = r->a;
+	int tk = JL_FIND(j, "key_hex"), tl = JL_FIND(j, "key_len"), tv = JL_FIND(j, "value_len");
+	if (tk < 0 && tl < 0 && tv < 0)
+		return 0;
+	struct cmd_kv kv = {0};
+	if (tk >= 0 && jl_is_str(j, tk) && !(kv.key_hex = tok_str(a, j, tk, &r->sc, NULL)))
+		return -1;
+	if (tl >= 0 && !jl_i64(j, tl, &kv.key_len))
+		kv.has_key_len = 1;
+	if (tv >= 0 && !jl_i64(j, tv, &kv.value_len))
+		kv.has_value_len = 1;
+	c->kv = (uint32_t)a->kv.n;
+	*(struct cmd_kv *)vec_push(&a->kv, sizeof kv) = kv;
+	c->flags |= CF_KV;
+	return 0;
+}
+
+/* Command c's role (and under --join-by-offset its trace_id, from its byte
+ * range: nlb and io_bytes the line's, 0 when absent). */
+static void cmd_role(struct reader *r, struct cmd *c, uint32_t nlb, uint32_t io_bytes)
+{
+	struct arm *a = r->a;
+	const char *nm = VEC_AT(&a->names, const char *, c->name);
+	int has_key = (c->flags & CF_KV) && VEC_AT(&a->kv, struct cmd_kv, c->kv).key_hex &&
+		      *VEC_AT(&a->kv, struct cmd_kv, c->kv).key_hex;
+	if (r->o->join == JOIN_OFFSET) { /* its object by byte range and time: its trace_id, then its role */
+		int wr = !strcmp(nm, "write"), rd = !wr && !strcmp(nm, "read");
+		arm_offset_attribute(r->offx, &r->memo, a, c, wr ? 1 : rd ? 2 : 0, nlb, io_bytes, r->o->lba_bytes);
+		c->role = !c->trace_id && !(c->flags & CF_KV) ? ROLE_UNTAGGED /* a KV command is never untagged here */
+			  : wr || !strcmp(nm, "store")     ? ROLE_WRITES
+			  : rd || !strcmp(nm, "retrieve")  ? ROLE_READS
+							   : ROLE_OTHER;
+	} else if (c->trace_id == 0 && !has_key)
+		c->role = ROLE_UNTAGGED;
+	else if (!strcmp(nm, "write") || !strcmp(nm, "store"))
+		c->role = ROLE_WRITES;
+	else if (!strcmp(nm, "read") || !strcmp(nm, "retrieve"))
+		c->role = ROLE_READS;
+	else
+		c->role = ROLE_OTHER;
+}
+
+/* An nvme_cmd line as a command of the arm: NULL, or why it is malformed. */
+static const char *cmd_line(struct reader *r, struct jline *j)
+{
+	struct cmd c = {0};
+	int t = JL_FIND(j, "ts");
+	if (t < 0)
+		return "nvme_cmd without ts";
+	if (jl_i64(j, t, &c.ts) || c.ts < 0)
+		return "nvme_cmd ts is not a non-negative number";
+	t = JL_FIND(j, "user_data");
+	if (t >= 0 && jl_u64(j, t, &c.user_data))
+		return "nvme_cmd user_data is not an unsigned 64-bit integer";
+	c.trace_id = (uint32_t)(c.user_data >> 32);
+	t = JL_FIND(j, "slba");
+	if (t >= 0 && !jl_is_null(j, t)) {
+		if (jl_u64(j, t, &c.slba))
+			return "nvme_cmd slba is not an unsigned integer";
+		c.flags |= CF_SLBA;
+	}
+	t = JL_FIND(j, "data_len");
+	if (t >= 0) {
+		uint64_t v;
+		if (jl_u64(j, t, &v) || v > UINT32_MAX)
+			return "nvme_cmd data_len is not an unsigned 32-bit integer";
+		c.data_len = (uint32_t)v;
+	}
+	uint64_t v32; /* nlb and bytes: the offset join's geometry (unusable values are absent) */
+	uint32_t nlb = 0, io_bytes = 0;
+	if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "nlb")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
+		nlb = (uint32_t)v32;
+	if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "bytes")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
+		io_bytes = (uint32_t)v32;
+	if (cmd_name(r, j, &c.name))
+		return "nvme_cmd op_name has a bad escape";
+	if (cmd_kvargs(r, j, &c))
+		return "nvme_cmd key_hex has a bad escape";
+	cmd_role(r, &c, nlb, io_bytes);
+	c.obj = -1;
+	*(struct cmd *)vec_push(&r->a->cmds, sizeof c) = c;
+	note_thread(r, j);
+	return NULL;
+}
+
 /* Returns NULL when used, else the reason the record is malformed; *other set
  * when the line is valid but of another kind. */
 static const char *ebpf_line(struct reader *r, int *other)
@@ -132,87 +243,8 @@ static const char *ebpf_line(struct reader *r, int *other)
 	struct jline *j = &r->j;
 	struct arm *a = r->a;
 	int et = JL_FIND(j, "event_type");
-	if (JL_STREQ(j, et, "nvme_cmd")) {
-		struct cmd c = {0};
-		int t = JL_FIND(j, "ts");
-		if (t < 0)
-			return "nvme_cmd without ts";
-		if (jl_i64(j, t, &c.ts) || c.ts < 0)
-			return "nvme_cmd ts is not a non-negative number";
-		t = JL_FIND(j, "user_data");
-		if (t >= 0 && jl_u64(j, t, &c.user_data))
-			return "nvme_cmd user_data is not an unsigned 64-bit integer";
-		c.trace_id = (uint32_t)(c.user_data >> 32);
-		t = JL_FIND(j, "slba");
-		if (t >= 0 && !jl_is_null(j, t)) {
-			if (jl_u64(j, t, &c.slba))
-				return "nvme_cmd slba is not an unsigned integer";
-			c.flags |= CF_SLBA;
-		}
-		t = JL_FIND(j, "data_len");
-		if (t >= 0) {
-			uint64_t v;
-			if (jl_u64(j, t, &v) || v > UINT32_MAX)
-				return "nvme_cmd data_len is not an unsigned 32-bit integer";
-			c.data_len = (uint32_t)v;
-		}
-		uint64_t v32; /* nlb and bytes: the offset join's geometry (unusable values are absent) */
-		uint32_t nlb = 0, io_bytes = 0;
-		if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "nlb")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
-			nlb = (uint32_t)v32;
-		if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "bytes")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
-			io_bytes = (uint32_t)v32;
-		t = JL_FIND(j, "op_name");
-		if (t >= 0 && jl_is_str(j, t)) {
-			const char *raw = j->s + j->tok[t].start;
-			size_t l = (size_t)(j->tok[t].end - j->tok[t].start);
-			if (!memchr(raw, '\\', l)) { /* no escape: the text is the name (copied once, when new) */
-				c.name = arm_intern(a, raw, l);
-			} else {
-				const char *s = tok_str(a, j, t, &r->sc, &l);
-				if (!s)
-					return "nvme_cmd op_name has a bad escape";
-				c.name = arm_intern(a, s, l);
-			}
-		} else {
-			c.name = arm_intern(a, "cmd", 3);
-		}
-		const char *nm = VEC_AT(&a->names, const char *, c.name);
-		int tk = JL_FIND(j, "key_hex"), tl = JL_FIND(j, "key_len"), tv = JL_FIND(j, "value_len");
-		if (tk >= 0 || tl >= 0 || tv >= 0) {
-			struct cmd_kv kv = {0};
-			if (tk >= 0 && jl_is_str(j, tk) && !(kv.key_hex = tok_str(a, j, tk, &r->sc, NULL)))
-				return "nvme_cmd key_hex has a bad escape";
-			if (tl >= 0 && !jl_i64(j, tl, &kv.key_len))
-				kv.has_key_len = 1;
-			if (tv >= 0 && !jl_i64(j, tv, &kv.value_len))
-				kv.has_value_len = 1;
-			c.kv = (uint32_t)a->kv.n;
-			*(struct cmd_kv *)vec_push(&a->kv, sizeof kv) = kv;
-			c.flags |= CF_KV;
-		}
-		int has_key = (c.flags & CF_KV) && VEC_AT(&a->kv, struct cmd_kv, c.kv).key_hex &&
-			      *VEC_AT(&a->kv, struct cmd_kv, c.kv).key_hex;
-		if (r->o->join == JOIN_OFFSET) { /* its object by byte range and time: its trace_id, then its role */
-			int wr = !strcmp(nm, "write"), rd = !wr && !strcmp(nm, "read");
-			arm_offset_attribute(r->offx, &r->memo, a, &c, wr ? 1 : rd ? 2 : 0, nlb, io_bytes, r->o->lba_bytes);
-			c.role = !c.trace_id && !(c.flags & CF_KV) ? ROLE_UNTAGGED /* a KV command is never untagged here */
-				 : wr || !strcmp(nm, "store")     ? ROLE_WRITES
-				 : rd || !strcmp(nm, "retrieve")  ? ROLE_READS
-								  : ROLE_OTHER;
-		} else if (c.trace_id == 0 && !has_key)
-			c.role = ROLE_UNTAGGED;
-		else if (!strcmp(nm, "write") || !strcmp(nm, "store"))
-			c.role = ROLE_WRITES;
-		else if (!strcmp(nm, "read") || !strcmp(nm, "retrieve"))
-			c.role = ROLE_READS;
-		else
-			c.role = ROLE_OTHER;
-		c.obj = -1;
-		*(struct cmd *)vec_push(&a->cmds, sizeof c) = c;
-		note_thread(r, j);
-		return NULL;
-	}
+	if (JL_STREQ(j, et, "nvme_cmd"))
+		return cmd_line(r, j);
 	if (JL_STREQ(j, et, "nvme_cmp")) {
 		struct cmp p = {0};
 		int t = JL_FIND(j, "ts");

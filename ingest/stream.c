@@ -354,6 +354,67 @@ static void bucket_add(struct arm_out *t, int64_t ts, uint32_t bytes)
 	}
 }
 
+/* Command entry r's row for the database (ts already rebased): its args,
+ * its role flags (a store's header or payload, counted), its KV args. */
+static void cmd_row_of(struct stream *s, struct rent *r, int64_t ts, struct cmd_row *row)
+{
+	struct arm *a = s->a;
+	struct cmd *c = &r->c;
+	*row = (struct cmd_row){
+		.ts = ts,
+		.dur = c->dur,
+		.slba = (c->flags & CF_SLBA) ? (int64_t)c->slba : 0,
+		.data_len = c->data_len,
+		.trace_id = c->trace_id,
+		.name = VEC_AT(&a->names, const char *, c->name),
+		/* the slba counter point of a read/write (see the counter view) */
+		.slba_track = c->name == s->wname ? s->t->ctr_wslba : c->name == s->rname ? s->t->ctr_rslba : 0,
+	};
+	if (c->flags & CF_SLBA) row->flags |= CHF_SLBA;
+	if (c->flags & CF_REAL) row->flags |= CHF_REAL;
+	if (is_store_cmd(s, r)) {
+		const struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
+		int64_t slot;
+		jv_int(&ob->slot_offset, -1, &slot);
+		if (row->slba * a->lba_bytes == slot) {
+			row->flags |= CHF_HEADER;
+			a->header_cmds++;
+		} else {
+			row->flags |= CHF_PAYLOAD;
+		}
+	}
+	if (c->flags & CF_KV) {
+		row->flags |= CHF_KV;
+		row->key_hex = r->kv->key_hex;
+		row->has_key_len = r->kv->has_key_len;
+		row->key_len = r->kv->key_len;
+		row->has_value_len = r->kv->has_value_len;
+		row->value_len = r->kv->value_len;
+	}
+}
+
+/* Command entry r (sequence seq) leaves the stream: given up unpaired, it
+ * leaves its user_data's stack; its block's strings go with its last command. */
+static void cmd_retire(struct stream *s, struct rent *r, uint64_t seq)
+{
+	struct cmd *c = &r->c;
+	if (!r->paired) { /* leave its user_data's stack (it is the bottom) */
+		uint32_t v;
+		if (map_get(&s->ud, c->user_data, &v) && ud_seq(s, v) == seq)
+			map_del(&s->ud, c->user_data);
+		if (!s->eof && s->gone.n < GONE_MAX) { /* given up: remember, to name a late completion */
+			int fresh;
+			uint32_t *n = map_slot(&s->gone, c->user_data, &fresh);
+			*n = fresh ? 1 : *n + 1;
+		}
+	}
+	struct blk *b = &VEC_AT(&s->blocks, struct blk, r->block);
+	if (--b->live == 0) {
+		arena_free(&b->strs);
+		vec_free(&b->kv);
+	}
+}
+
 static void write_one(struct stream *s, uint64_t seq)
 {
 	struct arm *a = s->a;
@@ -365,37 +426,8 @@ static void write_one(struct stream *s, uint64_t seq)
 	}
 	int64_t base = a->base_ns, ts = c->ts - base;
 	c->dur = final_dur(s, r);
-	struct cmd_row row = {
-		.ts = ts,
-		.dur = c->dur,
-		.slba = (c->flags & CF_SLBA) ? (int64_t)c->slba : 0,
-		.data_len = c->data_len,
-		.trace_id = c->trace_id,
-		.name = VEC_AT(&a->names, const char *, c->name),
-		/* the slba counter point of a read/write (see the counter view) */
-		.slba_track = c->name == s->wname ? s->t->ctr_wslba : c->name == s->rname ? s->t->ctr_rslba : 0,
-	};
-	if (c->flags & CF_SLBA) row.flags |= CHF_SLBA;
-	if (c->flags & CF_REAL) row.flags |= CHF_REAL;
-	if (is_store_cmd(s, r)) {
-		const struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
-		int64_t slot;
-		jv_int(&ob->slot_offset, -1, &slot);
-		if (row.slba * a->lba_bytes == slot) {
-			row.flags |= CHF_HEADER;
-			a->header_cmds++;
-		} else {
-			row.flags |= CHF_PAYLOAD;
-		}
-	}
-	if (c->flags & CF_KV) {
-		row.flags |= CHF_KV;
-		row.key_hex = r->kv->key_hex;
-		row.has_key_len = r->kv->has_key_len;
-		row.key_len = r->kv->key_len;
-		row.has_value_len = r->kv->has_value_len;
-		row.value_len = r->kv->value_len;
-	}
+	struct cmd_row row;
+	cmd_row_of(s, r, ts, &row);
 	if (c->trace_id == 0)
 		a->untagged_bytes += c->data_len;
 	else
@@ -421,21 +453,7 @@ static void write_one(struct stream *s, uint64_t seq)
 	}
 	if (tid_kept)
 		bucket_add(s->t, ts, c->data_len);
-	if (!r->paired) { /* leave its user_data's stack (it is the bottom) */
-		uint32_t v;
-		if (map_get(&s->ud, c->user_data, &v) && ud_seq(s, v) == seq)
-			map_del(&s->ud, c->user_data);
-		if (!s->eof && s->gone.n < GONE_MAX) { /* given up: remember, to name a late completion */
-			int fresh;
-			uint32_t *n = map_slot(&s->gone, c->user_data, &fresh);
-			*n = fresh ? 1 : *n + 1;
-		}
-	}
-	struct blk *b = &VEC_AT(&s->blocks, struct blk, r->block);
-	if (--b->live == 0) {
-		arena_free(&b->strs);
-		vec_free(&b->kv);
-	}
+	cmd_retire(s, r, seq);
 }
 
 /* Write the oldest commands while they are ready. Commands submitted at the

@@ -204,6 +204,62 @@ static int tp_decode(const char *key, struct tp_id *t)
 	return 1;
 }
 
+/* The fields of an LMCache key as the reference reads them (model@fmt@rank@sha...):
+ * rank (digits only), fmt, and chunk (the first 12 code points of the 4th field). */
+static void key_fields(struct dbw *w, int64_t id, const char *key)
+{
+	const char *f[5] = {0};
+	size_t fl[5] = {0};
+	int nf = 0;
+	const char *p = key;
+	for (;;) {
+		const char *at = strchr(p, '@');
+		if (nf < 5) {
+			f[nf] = p;
+			fl[nf] = at ? (size_t)(at - p) : strlen(p);
+		}
+		nf++;
+		if (!at)
+			break;
+		p = at + 1;
+	}
+	if (nf < 4)
+		return;
+	int digits = fl[2] > 0 && fl[2] < 19;
+	for (size_t k = 0; digits && k < fl[2]; k++)
+		digits = f[2][k] >= '0' && f[2][k] <= '9';
+	if (digits)
+		dbw_arg_i(w, id, "rank", strtoll(f[2], NULL, 10));
+	char buf[256];
+	size_t n = fl[1] < sizeof buf - 1 ? fl[1] : sizeof buf - 1;
+	memcpy(buf, f[1], n);
+	buf[n] = 0;
+	dbw_arg_s(w, id, "fmt", buf);
+	size_t k = 0, cps = 0; /* first 12 characters (code points) of the 4th field */
+	while (k < fl[3] && cps < 12) {
+		k++;
+		while (k < fl[3] && ((unsigned char)f[3][k] & 0xc0) == 0x80)
+			k++;
+		cps++;
+	}
+	memcpy(buf, f[3], k);
+	buf[k] = 0;
+	dbw_arg_s(w, id, "chunk", buf);
+}
+
+/* The last ncp characters (code points) of s. */
+static const char *key_tail(const char *s, size_t ncp)
+{
+	size_t k = strlen(s), cps = 0;
+	while (k > 0 && cps < ncp) {
+		k--;
+		while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+			k--;
+		cps++;
+	}
+	return s + k;
+}
+
 /* Python's "%.1f MiB" of bytes/1048576 and the other object args. */
 static void object_slice(struct dbw *w, const struct obj *ob,
 			 int64_t track, int64_t id)
@@ -241,47 +297,8 @@ static void object_slice(struct dbw *w, const struct obj *ob,
 	else if (ob->slot_offset.t == JV_REAL)
 		slot = (int64_t)ob->slot_offset.d;
 	dbw_arg_i(w, id, "slot_offset", slot);
-	/* key fields as the reference reads them: model@fmt@rank@sha... */
-	if (ob->key) {
-		const char *f[5] = {0};
-		size_t fl[5] = {0};
-		int nf = 0;
-		const char *p = ob->key;
-		for (;;) {
-			const char *at = strchr(p, '@');
-			if (nf < 5) {
-				f[nf] = p;
-				fl[nf] = at ? (size_t)(at - p) : strlen(p);
-			}
-			nf++;
-			if (!at)
-				break;
-			p = at + 1;
-		}
-		if (nf >= 4) {
-			int digits = fl[2] > 0 && fl[2] < 19;
-			for (size_t k = 0; digits && k < fl[2]; k++)
-				digits = f[2][k] >= '0' && f[2][k] <= '9';
-			if (digits)
-				dbw_arg_i(w, id, "rank", strtoll(f[2], NULL, 10));
-			char buf[256];
-			size_t n = fl[1] < sizeof buf - 1 ? fl[1] : sizeof buf - 1;
-			memcpy(buf, f[1], n);
-			buf[n] = 0;
-			dbw_arg_s(w, id, "fmt", buf);
-			/* first 12 characters (code points) of the 4th field */
-			size_t k = 0, cps = 0;
-			while (k < fl[3] && cps < 12) {
-				k++;
-				while (k < fl[3] && ((unsigned char)f[3][k] & 0xc0) == 0x80)
-					k++;
-				cps++;
-			}
-			memcpy(buf, f[3], k);
-			buf[k] = 0;
-			dbw_arg_s(w, id, "chunk", buf);
-		}
-	}
+	if (ob->key)
+		key_fields(w, id, ob->key);
 	struct tp_id tp;
 	if (ob->key && tp_decode(ob->key, &tp)) {
 		dbw_arg_i(w, id, "tp_rank", tp.rank);
@@ -294,19 +311,7 @@ static void object_slice(struct dbw *w, const struct obj *ob,
 	arg_jv(w, id, "error", &ob->error);
 	arg_jv(w, id, "instance", &ob->instance);
 	arg_jv(w, id, "producer_pid", &ob->pid);
-	if (ob->key) {
-		/* last 24 characters (code points) */
-		size_t len = strlen(ob->key), k = len, cps = 0;
-		while (k > 0 && cps < 24) {
-			k--;
-			while (k > 0 && ((unsigned char)ob->key[k] & 0xc0) == 0x80)
-				k--;
-			cps++;
-		}
-		dbw_arg_s(w, id, "key", ob->key + k);
-	} else {
-		dbw_arg_s(w, id, "key", "");
-	}
+	dbw_arg_s(w, id, "key", ob->key ? key_tail(ob->key, 24) : "");
 	if (ob->occurrence >= 0)
 		dbw_arg_i(w, id, "occurrence", ob->occurrence);
 	dbw_obj_end(w);
@@ -356,13 +361,9 @@ int64_t write_lane_track(struct dbw *w, struct arm_out *t, int role, uint32_t la
 	return VEC_AT(v, int64_t, lane);
 }
 
-void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, struct arm_out *t)
+/* A role with one lane: its single track, no group. */
+static void fold_single_lanes(struct dbw *w, struct arm_out *t)
 {
-	char name[512];
-	const char *L = a->label;
-	int64_t base = a->base_ns;
-
-	/* a role with one lane: its single track, no group */
 	for (int r = 0; r < NROLES; r++) {
 		if (t->role_lane[r].n != 1 || w->rc != SQLITE_OK)
 			continue;
@@ -380,8 +381,13 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 		dbw_step(w, st);
 		sqlite3_finalize(st);
 	}
+}
 
-	/* capture_info instant */
+/* The capture_info instant: the arm, its inputs, its clock, its kvio_meta line. */
+static void capture_info(struct dbw *w, const struct arm *a, const struct ingest_opts *o, const struct arm_out *t)
+{
+	const char *L = a->label;
+	int64_t base = a->base_ns;
 	int64_t id = dbw_slice(w, 0, 0, t->meta_trk, "capture_info");
 	dbw_arg_s(w, id, "label", L);
 	dbw_arg_i(w, id, "base_ns", a->min_ts);
@@ -401,34 +407,45 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 		arg_jv(w, id, "header_bytes", &a->meta_header_bytes);
 		arg_jv(w, id, "max_data_transfer_size", &a->meta_mdts);
 	}
+}
 
-	/* serving spans */
-	if (a->emitted_serving) {
-		snprintf(name, sizeof name, "Serving %s", L);
-		int64_t sv_upid = dbw_process(w, 1002 + 3 * t->ai, name);
-		int64_t sv_proc = dbw_track(w, NULL, -1, sv_upid, NULL, -1, 0);
-		int64_t *lanes = xmalloc(a->nlanes_srv * sizeof *lanes);
-		for (int l = 0; l < a->nlanes_srv; l++) {
-			snprintf(name, sizeof name, "requests.%03d", l);
-			lanes[l] = dbw_track(w, name, sv_proc, sv_upid, NULL, 10 + l, 0);
-		}
-		const struct serving *sv = a->serving.v;
-		for (size_t i = 0; i < a->serving.n; i++) {
-			if (!sv[i].kept)
-				continue;
-			const char *nm = sv[i].op.t == JV_STR && sv[i].op.s[0] ? sv[i].op.s
-				       : sv[i].name.t == JV_STR && sv[i].name.s[0] ? sv[i].name.s : "request";
-			id = dbw_slice(w, sv[i].start, sv[i].end - sv[i].start, lanes[sv[i].lane], nm);
-			arg_jv(w, id, "op", &sv[i].op);
-			arg_jv(w, id, "tokens", &sv[i].tokens);
-			arg_jv(w, id, "request_id", &sv[i].request_id);
-			dbw_arg_d(w, id, "ms", (sv[i].end - sv[i].start) / 1e6);
-		}
-		free(lanes);
+/* The serving spans the window keeps, on their lanes of the arm's Serving process. */
+static void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t)
+{
+	char name[512];
+	const char *L = a->label;
+	int64_t id;
+	if (!a->emitted_serving)
+		return;
+	snprintf(name, sizeof name, "Serving %s", L);
+	int64_t sv_upid = dbw_process(w, 1002 + 3 * t->ai, name);
+	int64_t sv_proc = dbw_track(w, NULL, -1, sv_upid, NULL, -1, 0);
+	int64_t *lanes = xmalloc(a->nlanes_srv * sizeof *lanes);
+	for (int l = 0; l < a->nlanes_srv; l++) {
+		snprintf(name, sizeof name, "requests.%03d", l);
+		lanes[l] = dbw_track(w, name, sv_proc, sv_upid, NULL, 10 + l, 0);
 	}
+	const struct serving *sv = a->serving.v;
+	for (size_t i = 0; i < a->serving.n; i++) {
+		if (!sv[i].kept)
+			continue;
+		const char *nm = sv[i].op.t == JV_STR && sv[i].op.s[0] ? sv[i].op.s
+			       : sv[i].name.t == JV_STR && sv[i].name.s[0] ? sv[i].name.s : "request";
+		id = dbw_slice(w, sv[i].start, sv[i].end - sv[i].start, lanes[sv[i].lane], nm);
+		arg_jv(w, id, "op", &sv[i].op);
+		arg_jv(w, id, "tokens", &sv[i].tokens);
+		arg_jv(w, id, "request_id", &sv[i].request_id);
+		dbw_arg_d(w, id, "ms", (sv[i].end - sv[i].start) / 1e6);
+	}
+	free(lanes);
+}
 
-	/* object spans and instants, flows object -> first command -> last command */
-	struct obj *objs = a->objs.v;
+/* Object spans and instants, flows object -> first command -> last command,
+ * and the objects-in-flight counter. */
+static void write_objects(struct dbw *w, const struct arm *a, const struct ingest_opts *o, const struct arm_out *t)
+{
+	char name[512];
+	const struct obj *objs = a->objs.v;
 	size_t no = a->objs.n;
 	int64_t obj_base = dbw_reserve(w, (int64_t)no);
 	int64_t *olane = NULL;
@@ -475,7 +492,14 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 		counter_in(w, &o->win, dl[i].ts, t->obj_ctr, (double)cur);
 	}
 	free(dl);
+}
 
+void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, struct arm_out *t)
+{
+	fold_single_lanes(w, t);
+	capture_info(w, a, o, t);
+	write_serving(w, a, t);
+	write_objects(w, a, o, t);
 	if (t->ms.n)
 		overview(w, &o->win, &t->ms, t->nv_root);
 	rate_counter(w, &o->win, &t->ms, t->ctr_cmds, 1, 0);
