@@ -141,7 +141,9 @@ static void fill(unsigned char *p, uint64_t n, uint64_t seed)
 		p[i] = (unsigned char)((i * 131 + seed * 7919) >> 3);
 }
 
-int main(int argc, char **argv)
+/* The options into o. -1 to go on, else the exit status (0 after --help,
+ * 2 after a usage error, said). */
+static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"dev", 1, 0, 'D'}, {"sem", 1, 0, 'S'}, {"objects", 1, 0, 'n'}, {"object-bytes", 1, 0, 'b'},
@@ -183,6 +185,49 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kvio-load: sizes must be multiples of --lba-size %u (ranks <= 255)\n", o.lba);
 		return 2;
 	}
+	return -1;
+}
+
+/* Object obj (rank r of object k) stored (write) or loaded at its slot as
+ * trace_id, its semantic record written to sem; a load is verified against
+ * what its store wrote (*verify_ok cleared on a mismatch). -1 on an IO error. */
+static int one_object(FILE *sem, int write, uint32_t trace_id, unsigned k, unsigned r, unsigned char *wbuf,
+		      unsigned char *rbuf, uint64_t slot_bytes, int pid, int *verify_ok)
+{
+	unsigned obj = k * o.ranks + r;
+	uint64_t slot_off = (uint64_t)(obj % o.slots) * slot_bytes;
+	char key[128];
+	if (o.ranks > 1)
+		snprintf(key, sizeof key, "kvio-load@0x%08x@%016llx", o.ranks << 24 | r << 16 | o.ranks << 8 | r,
+			 (unsigned long long)k * 0x9e3779b97f4a7c15ull);
+	else
+		snprintf(key, sizeof key, "kvio@kvio-load@1@0@%016llx",
+			 (unsigned long long)k * 0x9e3779b97f4a7c15ull);
+	if (write)
+		fill(wbuf, slot_bytes, obj);
+	double t0 = mono_s();
+	if (object_io(write, trace_id, slot_off, write ? wbuf : rbuf, o.object_bytes) < 0)
+		return -1;
+	double t1 = mono_s();
+	if (!write) {
+		fill(wbuf, slot_bytes, obj);
+		if (o.slots >= o.objects * o.ranks &&
+		    memcmp(rbuf + o.header, wbuf + o.header, o.object_bytes))
+			*verify_ok = 0;
+	}
+	fprintf(sem, "{\"trace_id\":%u,\"op\":\"%s\",\"key\":\"%s\",\"object_id\":%u,\"part\":\"kv\","
+		     "\"bytes\":%llu,\"slot_offset\":%llu,\"ts_start\":%.9f,\"ts\":%.9f,\"pid\":%d,"
+		     "\"instance\":\"kvio-load\"}\n",
+		trace_id, write ? "store" : "load", key, obj, (unsigned long long)o.object_bytes,
+		(unsigned long long)slot_off, t0, t1, pid);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int prc = parse_args(argc, argv);
+	if (prc >= 0)
+		return prc;
 	if (!o.slots)
 		o.slots = o.objects * o.ranks;
 	fd = open(o.dev, O_RDWR);
@@ -221,39 +266,11 @@ int main(int argc, char **argv)
 		(double)time(NULL));
 	uint32_t trace_id = 1;
 	int verify_ok = 1;
-	for (int phase = 0; phase < 2; phase++) {
-		int write = phase == 0;
+	for (int phase = 0; phase < 2; phase++) /* the stores, then the loads */
 		for (unsigned k = 0; k < o.objects; k++)
-			for (unsigned r = 0; r < o.ranks; r++) {
-				unsigned obj = k * o.ranks + r;
-				uint64_t slot_off = (uint64_t)(obj % o.slots) * slot_bytes;
-				char key[128];
-				if (o.ranks > 1)
-					snprintf(key, sizeof key, "kvio-load@0x%08x@%016llx", o.ranks << 24 | r << 16 | o.ranks << 8 | r,
-						 (unsigned long long)k * 0x9e3779b97f4a7c15ull);
-				else
-					snprintf(key, sizeof key, "kvio@kvio-load@1@0@%016llx",
-						 (unsigned long long)k * 0x9e3779b97f4a7c15ull);
-				if (write)
-					fill(wbuf, slot_bytes, obj);
-				double t0 = mono_s();
-				if (object_io(write, trace_id, slot_off, write ? wbuf : rbuf, o.object_bytes) < 0)
+			for (unsigned r = 0; r < o.ranks; r++)
+				if (one_object(sem, phase == 0, trace_id++, k, r, wbuf, rbuf, slot_bytes, pid, &verify_ok) < 0)
 					return 1;
-				double t1 = mono_s();
-				if (!write) {
-					fill(wbuf, slot_bytes, obj);
-					if (o.slots >= o.objects * o.ranks &&
-					    memcmp(rbuf + o.header, wbuf + o.header, o.object_bytes))
-						verify_ok = 0;
-				}
-				fprintf(sem, "{\"trace_id\":%u,\"op\":\"%s\",\"key\":\"%s\",\"object_id\":%u,\"part\":\"kv\","
-					     "\"bytes\":%llu,\"slot_offset\":%llu,\"ts_start\":%.9f,\"ts\":%.9f,\"pid\":%d,"
-					     "\"instance\":\"kvio-load\"}\n",
-					trace_id, write ? "store" : "load", key, obj, (unsigned long long)o.object_bytes,
-					(unsigned long long)slot_off, t0, t1, pid);
-				trace_id++;
-			}
-	}
 	if (fclose(sem) != 0) {
 		fprintf(stderr, "kvio-load: %s: write error\n", o.sem);
 		return 1;

@@ -187,7 +187,9 @@ static void print_stats(struct nvme_uring_cmd_monitor_bpf *s, const struct probe
 	}
 }
 
-int main(int argc, char **argv)
+/* The options into env. -1 to go on, else the exit status (0 after --help,
+ * 2 after a usage error, said). */
+static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"jsonl", required_argument, 0, 'j'}, {"lba-size", required_argument, 0, 'l'},
@@ -233,7 +235,42 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nvme_uring_cmd_monitor: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
+	return -1;
+}
 
+/* Poll rb until a signal, --dur or an error: a clock anchor every 10 s, the
+ * output flushed every second. 0, or 1 after a polling error (said). */
+static int poll_loop(struct ring_buffer *rb)
+{
+	int err = 0;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), last_anchor = t0, last_flush = t0;
+	while (!exiting) {
+		int n = ring_buffer__poll(rb, 100);
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "nvme_uring_cmd_monitor: polling the ring buffer: %s\n", strerror(-n));
+			err = 1;
+			break;
+		}
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		if (now - last_anchor >= 10000000000ull) {
+			anchor();
+			last_anchor = now;
+		}
+		if (now - last_flush >= 1000000000ull) {
+			flush_out();
+			last_flush = now;
+		}
+		if (env.duration && now - t0 >= (uint64_t)env.duration * 1000000000ull)
+			break;
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	int prc = parse_args(argc, argv);
+	if (prc >= 0)
+		return prc;
 	struct nvme_uring_cmd_monitor_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
 	int err = 0;
@@ -278,26 +315,7 @@ int main(int argc, char **argv)
 		env.kv ? ", kv" : "");
 	anchor();
 	fflush(out);
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), last_anchor = t0, last_flush = t0;
-	while (!exiting) {
-		int n = ring_buffer__poll(rb, 100);
-		if (n < 0 && n != -EINTR) {
-			fprintf(stderr, "nvme_uring_cmd_monitor: polling the ring buffer: %s\n", strerror(-n));
-			err = 1;
-			break;
-		}
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		if (now - last_anchor >= 10000000000ull) {
-			anchor();
-			last_anchor = now;
-		}
-		if (now - last_flush >= 1000000000ull) {
-			flush_out();
-			last_flush = now;
-		}
-		if (env.duration && now - t0 >= (uint64_t)env.duration * 1000000000ull)
-			break;
-	}
+	err = poll_loop(rb);
 	/* what is still in the ring buffer, then the drop count */
 	ring_buffer__consume(rb);
 	{

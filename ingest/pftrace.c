@@ -101,41 +101,39 @@ static uint32_t str_id(struct imp *m, const char *s)
 	return s ? strpool_id(&m->p, s, strlen(s), NULL) : 0;
 }
 
-static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
+/* A TrackDescriptor: kept by uuid (a re-emitted descriptor: the first one stands). */
+static void track_descriptor(struct imp *m, const Kvio__Pf__TrackDescriptor *d)
 {
-	m->packets++;
-	if (pk->track_descriptor) {
-		const Kvio__Pf__TrackDescriptor *d = pk->track_descriptor;
-		struct tdesc t;
-		memset(&t, 0, sizeof t);
-		t.uuid = d->uuid;
-		t.has_parent = d->has_parent_uuid;
-		t.parent = d->parent_uuid;
-		t.name = str_id(m, d->name);
-		if (d->process) {
-			t.has_proc = 1;
-			t.pid = d->process->pid;
-			t.pname = str_id(m, d->process->process_name);
-		}
-		if (d->counter) {
-			t.is_counter = 1;
-			t.unit = str_id(m, d->counter->unit_name);
-		}
-		t.has_order = d->has_sibling_order_rank;
-		t.order = d->sibling_order_rank;
-		t.explicit_order = d->has_child_ordering &&
-				   d->child_ordering == KVIO__PF__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
-		int fresh;
-		uint32_t *v = map_slot(&m->tdi, t.uuid, &fresh);
-		if (fresh) {
-			*v = (uint32_t)m->td.n;
-			*(struct tdesc *)vec_push(&m->td, sizeof t) = t;
-		} /* a re-emitted descriptor: the first one stands */
+	struct tdesc t;
+	memset(&t, 0, sizeof t);
+	t.uuid = d->uuid;
+	t.has_parent = d->has_parent_uuid;
+	t.parent = d->parent_uuid;
+	t.name = str_id(m, d->name);
+	if (d->process) {
+		t.has_proc = 1;
+		t.pid = d->process->pid;
+		t.pname = str_id(m, d->process->process_name);
 	}
-	uint32_t sid = pk->has_trusted_packet_sequence_id ? pk->trusted_packet_sequence_id : 0;
-	struct seqstate *sq = seq_of(m, sid);
-	if (pk->has_sequence_flags && (pk->sequence_flags & 1))
-		seq_clear(sq);
+	if (d->counter) {
+		t.is_counter = 1;
+		t.unit = str_id(m, d->counter->unit_name);
+	}
+	t.has_order = d->has_sibling_order_rank;
+	t.order = d->sibling_order_rank;
+	t.explicit_order = d->has_child_ordering &&
+			   d->child_ordering == KVIO__PF__TRACK_DESCRIPTOR__CHILD_TRACKS_ORDERING__EXPLICIT;
+	int fresh;
+	uint32_t *v = map_slot(&m->tdi, t.uuid, &fresh);
+	if (fresh) {
+		*v = (uint32_t)m->td.n;
+		*(struct tdesc *)vec_push(&m->td, sizeof t) = t;
+	} /* a re-emitted descriptor: the first one stands */
+}
+
+/* A packet's interned names and strings, and its TrackEvent defaults, into sequence sq. */
+static void seq_state(struct imp *m, struct seqstate *sq, const Kvio__Pf__TracePacket *pk)
+{
 	if (pk->interned_data) {
 		const Kvio__Pf__InternedData *d = pk->interned_data;
 		int fresh;
@@ -158,15 +156,12 @@ static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
 		for (size_t i = 0; i < d->n_extra_counter_track_uuids; i++)
 			*(uint64_t *)vec_push(&sq->def_xuuids, sizeof(uint64_t)) = d->extra_counter_track_uuids[i];
 	}
-	const Kvio__Pf__TrackEvent *te = pk->track_event;
-	if (!te)
-		return;
-	struct iev e;
-	memset(&e, 0, sizeof e);
-	e.ts = (int64_t)pk->timestamp;
-	e.track = te->has_track_uuid ? te->track_uuid : sq->has_def_track ? sq->def_track : 0;
-	/* extra counter values: counter points at the event's time, on the
-	 * event's extra counter tracks, else the sequence's default ones */
+}
+
+/* The extra counter values of event te at ts: counter points on the event's
+ * extra counter tracks, else the sequence's default ones. */
+static void extra_counters(struct imp *m, const struct seqstate *sq, const Kvio__Pf__TrackEvent *te, int64_t ts)
+{
 	for (size_t i = 0; i < te->n_extra_counter_values; i++) {
 		uint64_t trk = te->n_extra_counter_track_uuids ? (i < te->n_extra_counter_track_uuids
 								   ? te->extra_counter_track_uuids[i] : 0)
@@ -177,13 +172,62 @@ static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
 		}
 		struct iev c;
 		memset(&c, 0, sizeof c);
-		c.ts = e.ts;
+		c.ts = ts;
 		c.track = trk;
 		c.order = (uint32_t)m->ev.n;
 		c.type = KVIO__PF__TRACK_EVENT__TYPE__TYPE_COUNTER;
 		c.ci = te->extra_counter_values[i];
 		*(struct iev *)vec_push(&m->ev, sizeof c) = c;
 	}
+}
+
+/* Debug annotation a of an event as an arg ("debug." + its name, its typed value). */
+static void annotation(struct imp *m, const struct seqstate *sq, const Kvio__Pf__DebugAnnotation *a)
+{
+	uint32_t nm = 0;
+	if (a->name)
+		nm = str_id(m, a->name);
+	else if (!map_get(&sq->ann, a->name_iid, &nm)) {
+		m->unknown_iid++;
+		return;
+	}
+	char key[256];
+	snprintf(key, sizeof key, "debug.%s", strpool_str(&m->p, nm));
+	struct iarg g;
+	memset(&g, 0, sizeof g);
+	g.key = str_id(m, key);
+	if (a->has_bool_value) { g.vt = V_BOOL; g.i = a->bool_value; }
+	else if (a->has_uint_value) { g.vt = V_UINT; g.i = (int64_t)a->uint_value; }
+	else if (a->has_int_value) { g.vt = V_INT; g.i = a->int_value; }
+	else if (a->has_double_value) { g.vt = V_REAL; g.d = a->double_value; }
+	else if (a->string_value) { g.vt = V_STR; g.s = str_id(m, a->string_value); }
+	else if (a->has_string_value_iid) {
+		g.vt = V_STR;
+		if (!map_get(&sq->strs, a->string_value_iid, &g.s))
+			m->unknown_iid++;
+	} else
+		return; /* nested or pointer values: not kvio's */
+	*(struct iarg *)vec_push(&m->args, sizeof g) = g;
+}
+
+static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
+{
+	m->packets++;
+	if (pk->track_descriptor)
+		track_descriptor(m, pk->track_descriptor);
+	uint32_t sid = pk->has_trusted_packet_sequence_id ? pk->trusted_packet_sequence_id : 0;
+	struct seqstate *sq = seq_of(m, sid);
+	if (pk->has_sequence_flags && (pk->sequence_flags & 1))
+		seq_clear(sq);
+	seq_state(m, sq, pk);
+	const Kvio__Pf__TrackEvent *te = pk->track_event;
+	if (!te)
+		return;
+	struct iev e;
+	memset(&e, 0, sizeof e);
+	e.ts = (int64_t)pk->timestamp;
+	e.track = te->has_track_uuid ? te->track_uuid : sq->has_def_track ? sq->def_track : 0;
+	extra_counters(m, sq, te, e.ts);
 	e.order = (uint32_t)m->ev.n;
 	e.type = (uint8_t)te->type;
 	if (te->name)
@@ -191,33 +235,8 @@ static void packet(struct imp *m, const Kvio__Pf__TracePacket *pk)
 	else if (te->has_name_iid && !map_get(&sq->names, te->name_iid, &e.name))
 		m->unknown_iid++;
 	e.arg0 = (uint32_t)m->args.n;
-	for (size_t i = 0; i < te->n_debug_annotations; i++) {
-		const Kvio__Pf__DebugAnnotation *a = te->debug_annotations[i];
-		uint32_t nm = 0;
-		if (a->name)
-			nm = str_id(m, a->name);
-		else if (!map_get(&sq->ann, a->name_iid, &nm)) {
-			m->unknown_iid++;
-			continue;
-		}
-		char key[256];
-		snprintf(key, sizeof key, "debug.%s", strpool_str(&m->p, nm));
-		struct iarg g;
-		memset(&g, 0, sizeof g);
-		g.key = str_id(m, key);
-		if (a->has_bool_value) { g.vt = V_BOOL; g.i = a->bool_value; }
-		else if (a->has_uint_value) { g.vt = V_UINT; g.i = (int64_t)a->uint_value; }
-		else if (a->has_int_value) { g.vt = V_INT; g.i = a->int_value; }
-		else if (a->has_double_value) { g.vt = V_REAL; g.d = a->double_value; }
-		else if (a->string_value) { g.vt = V_STR; g.s = str_id(m, a->string_value); }
-		else if (a->has_string_value_iid) {
-			g.vt = V_STR;
-			if (!map_get(&sq->strs, a->string_value_iid, &g.s))
-				m->unknown_iid++;
-		} else
-			continue; /* nested or pointer values: not kvio's */
-		*(struct iarg *)vec_push(&m->args, sizeof g) = g;
-	}
+	for (size_t i = 0; i < te->n_debug_annotations; i++)
+		annotation(m, sq, te->debug_annotations[i]);
 	e.nargs = (uint32_t)(m->args.n - e.arg0);
 	e.flow0 = (uint32_t)m->flowv.n;
 	for (size_t i = 0; i < te->n_flow_ids; i++)
@@ -411,6 +430,179 @@ struct pend_flow {
 	uint32_t slice; /* index into slices */
 };
 
+/* The events paired into slices, per track (BEGIN/END nest; an instant is
+ * a slice of dur 0; a BEGIN that never ends keeps dur -1, as in
+ * trace_processor), and the flows between them. */
+struct pairing {
+	struct islice *sl; /* slices, in the events' (sorted) order */
+	size_t ns;
+	struct vec flows;  /* items: int64[3] = out, in (slice indices), flow id */
+	uint64_t unmatched_end, unended;
+};
+
+/* Event i (a BEGIN or an instant) opens slice p->ns on its track, and joins the
+ * flows it names. */
+static void open_slice(struct imp *m, struct pairing *p, struct u64map *open_top, uint32_t *below,
+		       struct u64map *flow_last, size_t i)
+{
+	const struct iev *e = &VEC_AT(&m->ev, struct iev, i);
+	struct islice *sl = p->sl;
+	size_t ns = p->ns;
+	int fresh;
+	uint32_t *top = map_slot(open_top, e->track, &fresh);
+	if (fresh)
+		*top = 0;
+	int depth = *top ? sl[*top - 1].depth + 1 : 0; /* one more than the open slice below */
+	int begin = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
+	sl[ns] = (struct islice){(uint32_t)i, begin ? -1 : 0, depth, 0, 0};
+	p->unended += begin;
+	if (begin) {
+		below[ns] = *top;
+		*top = (uint32_t)ns + 1;
+	}
+	for (uint32_t f = 0; f < e->nflow + e->ntflow; f++) { /* flows through this slice */
+		uint64_t fid = VEC_AT(&m->flowv, uint64_t, e->flow0 + f);
+		/* value: slice index + 1 of the flow's latest event; 0 = ended */
+		uint32_t *last = map_slot(flow_last, fid, &fresh);
+		if (!fresh && *last) {
+			int64_t *fr = vec_push(&p->flows, 3 * sizeof(int64_t));
+			fr[0] = *last - 1;
+			fr[1] = (int64_t)ns;
+			fr[2] = (int64_t)fid;
+		}
+		*last = f < e->nflow ? (uint32_t)ns + 1 : 0;
+	}
+	p->ns++;
+}
+
+/* Pair m's events (sorted here in time order) into p's slices. */
+static void pair_slices(struct imp *m, struct pairing *p)
+{
+	struct iev *ev = m->ev.v;
+	size_t ne = m->ev.n;
+	if (ne)
+		qsort(ev, ne, sizeof *ev, ev_order);
+	p->sl = xmalloc((ne ? ne : 1) * sizeof *p->sl);
+	struct u64map open_top = {0}; /* track uuid -> top of its open-slice stack (slice index + 1) */
+	uint32_t *below = xmalloc((ne ? ne : 1) * sizeof *below);
+	struct u64map flow_last = {0}; /* flow id -> its latest slice */
+	for (size_t i = 0; i < ne; i++) {
+		struct iev *e = &ev[i];
+		int fresh;
+		if (e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN ||
+		    e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_INSTANT) {
+			open_slice(m, p, &open_top, below, &flow_last, i);
+		} else if (e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
+			uint32_t *top = map_slot(&open_top, e->track, &fresh);
+			if (fresh || !*top) {
+				if (fresh)
+					*top = 0;
+				p->unmatched_end++;
+				continue;
+			}
+			uint32_t s = *top - 1;
+			*top = below[s];
+			p->sl[s].dur = e->ts - ev[p->sl[s].ev].ts;
+			p->unended--;
+		}
+	}
+	free(below);
+	map_free(&open_top);
+	map_free(&flow_last);
+}
+
+/* The database track id of event e's track (0: none). */
+static int64_t ev_track(const struct imp *m, const struct iev *e)
+{
+	uint32_t tk = 0;
+	return map_get(&m->tdi, e->track, &tk) ? VEC_AT(&m->td, struct tdesc, tk).id : 0;
+}
+
+/* The command slices first (consecutive ids, for chunks): the depth-0 ended
+ * BEGINs on command tracks whose args read as a command's. */
+static void write_cmds(struct dbw *w, struct imp *m, struct pairing *p)
+{
+	const struct iev *ev = m->ev.v;
+	size_t ncmd = 0;
+	for (size_t s = 0; s < p->ns; s++) {
+		const struct iev *e = &ev[p->sl[s].ev];
+		uint32_t tk;
+		const char *tname = NULL;
+		if (map_get(&m->tdi, e->track, &tk)) {
+			const struct tdesc *t = &VEC_AT(&m->td, struct tdesc, tk);
+			tname = t->name ? strpool_str(&m->p, t->name) : NULL;
+		}
+		struct cmd_row r;
+		p->sl[s].is_cmd = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && p->sl[s].depth == 0 &&
+				  p->sl[s].dur >= 0 && cmd_track(tname) && as_cmd(m, e, &r);
+		if (p->sl[s].is_cmd)
+			ncmd++;
+	}
+	int64_t c = dbw_reserve(w, (int64_t)ncmd);
+	for (size_t s = 0; s < p->ns; s++) {
+		if (!p->sl[s].is_cmd)
+			continue;
+		const struct iev *e = &ev[p->sl[s].ev];
+		struct cmd_row r;
+		as_cmd(m, e, &r);
+		r.ts = e->ts;
+		r.dur = p->sl[s].dur;
+		r.track = ev_track(m, e);
+		r.name = e->name ? strpool_str(&m->p, e->name) : NULL;
+		p->sl[s].id = c;
+		dbw_cmd(w, c++, &r);
+	}
+	dbw_flush_chunk(w);
+}
+
+/* The other slices with their args, the counters, the flows, and what was read. */
+static void write_rest(struct dbw *w, struct imp *m, struct pairing *p, const char *path)
+{
+	const struct iev *ev = m->ev.v;
+	struct islice *sl = p->sl;
+	for (size_t s = 0; s < p->ns && w->rc == SQLITE_OK; s++) {
+		if (sl[s].is_cmd)
+			continue;
+		const struct iev *e = &ev[sl[s].ev];
+		sl[s].id = dbw_reserve(w, 1);
+		dbw_slice_id(w, sl[s].id, e->ts, sl[s].dur, ev_track(m, e), e->name ? strpool_str(&m->p, e->name) : "");
+		if (sl[s].depth)
+			dbw_set_depth(w, sl[s].id, sl[s].depth);
+		write_args(w, m, e, sl[s].id);
+	}
+	for (size_t i = 0; i < m->ev.n && w->rc == SQLITE_OK; i++) {
+		const struct iev *e = &ev[i];
+		uint32_t tk;
+		if (e->type != KVIO__PF__TRACK_EVENT__TYPE__TYPE_COUNTER || !map_get(&m->tdi, e->track, &tk))
+			continue;
+		dbw_counter(w, e->ts, VEC_AT(&m->td, struct tdesc, tk).id, e->is_double ? e->cd : (double)e->ci);
+	}
+	for (size_t i = 0; i < p->flows.n && w->rc == SQLITE_OK; i++) { /* items of 3 int64 */
+		const int64_t *fr = (const int64_t *)p->flows.v + 3 * i;
+		dbw_flow(w, sl[fr[0]].id, sl[fr[1]].id, fr[2]);
+	}
+	dbw_stat(w, path, "pftrace_packets", (int64_t)m->packets);
+	dbw_stat(w, path, "pftrace_bad_packets", (int64_t)m->bad_packets);
+	dbw_stat(w, path, "pftrace_unknown_iids", (int64_t)m->unknown_iid);
+	dbw_stat(w, path, "pftrace_extra_counter_without_track", (int64_t)m->bad_counters);
+	dbw_stat(w, path, "pftrace_unmatched_end", (int64_t)p->unmatched_end);
+	dbw_stat(w, path, "pftrace_unended", (int64_t)p->unended);
+}
+
+static void imp_free(struct imp *m)
+{
+	for (size_t i = 0; i < m->seqs.n; i++)
+		seq_clear(&VEC_AT(&m->seqs, struct seqstate, i));
+	vec_free(&m->seqs);
+	map_free(&m->seqi);
+	vec_free(&m->td);
+	map_free(&m->tdi);
+	vec_free(&m->ev);
+	vec_free(&m->args);
+	vec_free(&m->flowv);
+	strpool_free(&m->p);
+}
+
 int pftrace_import(const char *path, sqlite3 *db)
 {
 	struct imp m;
@@ -423,167 +615,24 @@ int pftrace_import(const char *path, sqlite3 *db)
 	}
 	struct dbw w;
 	int wrc = SQLITE_OK;
-	struct islice *sl = NULL;
-	uint32_t *ev_slice = NULL;
-	struct vec flows = {0}; /* items: int64[3] = out, in (slice indices), flow id */
+	struct pairing p = {0};
 	if (!rc && (wrc = dbw_begin(&w, db)) == SQLITE_OK) {
 		for (size_t k = 0; k < m.td.n; k++)
 			write_track(&w, &m, k, 0);
-		/* events in time order; slices paired per track */
-		struct iev *ev = m.ev.v;
-		size_t ne = m.ev.n;
-		if (ne)
-			qsort(ev, ne, sizeof *ev, ev_order);
-		sl = xmalloc((ne ? ne : 1) * sizeof *sl);
-		ev_slice = xmalloc((ne ? ne : 1) * sizeof *ev_slice);
-		size_t ns = 0;
-		struct u64map open_top = {0}; /* track uuid -> top of its open-slice stack (slice index + 1) */
-		uint32_t *below = xmalloc((ne ? ne : 1) * sizeof *below);
-		struct u64map flow_last = {0}; /* flow id -> its latest slice */
-		uint64_t unmatched_end = 0, unended = 0;
-		for (size_t i = 0; i < ne; i++) {
-			struct iev *e = &ev[i];
-			ev_slice[i] = UINT32_MAX;
-			int fresh;
-			if (e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN ||
-			    e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_INSTANT) {
-				uint32_t *top = map_slot(&open_top, e->track, &fresh);
-				if (fresh)
-					*top = 0;
-				int depth = *top ? sl[*top - 1].depth + 1 : 0; /* one more than the open slice below */
-				/* a BEGIN that never ends keeps dur -1, as in trace_processor */
-				int begin = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-				sl[ns] = (struct islice){(uint32_t)i, begin ? -1 : 0, depth, 0, 0};
-				unended += begin;
-				ev_slice[i] = (uint32_t)ns;
-				if (e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN) {
-					below[ns] = *top;
-					*top = (uint32_t)ns + 1;
-				}
-				/* flows through this slice */
-				for (uint32_t f = 0; f < e->nflow + e->ntflow; f++) {
-					uint64_t fid = VEC_AT(&m.flowv, uint64_t, e->flow0 + f);
-					/* value: slice index + 1 of the flow's latest event; 0 = ended */
-					uint32_t *last = map_slot(&flow_last, fid, &fresh);
-					if (!fresh && *last) {
-						int64_t *fr = vec_push(&flows, 3 * sizeof(int64_t));
-						fr[0] = *last - 1;
-						fr[1] = (int64_t)ns;
-						fr[2] = (int64_t)fid;
-					}
-					*last = f < e->nflow ? (uint32_t)ns + 1 : 0;
-				}
-				ns++;
-			} else if (e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_END) {
-				uint32_t *top = map_slot(&open_top, e->track, &fresh);
-				if (fresh || !*top) {
-					if (fresh)
-						*top = 0;
-					unmatched_end++;
-					continue;
-				}
-				uint32_t s = *top - 1;
-				*top = below[s];
-				sl[s].dur = e->ts - ev[sl[s].ev].ts;
-				unended--;
-			}
-		}
-		free(below);
-		map_free(&open_top);
-		map_free(&flow_last);
-		if (unmatched_end)
+		pair_slices(&m, &p);
+		if (p.unmatched_end)
 			kvio_err("%s: %llu SLICE_END events without a matching begin (ignored)", path,
-				 (unsigned long long)unmatched_end);
-		if (unended)
+				 (unsigned long long)p.unmatched_end);
+		if (p.unended)
 			kvio_err("%s: %llu SLICE_BEGIN events never end (dur -1, as trace_processor shows them)", path,
-				 (unsigned long long)unended);
-		/* ids: commands first (consecutive, for chunks), then the rest */
-		size_t ncmd = 0;
-		for (size_t s = 0; s < ns; s++) {
-			const struct iev *e = &ev[sl[s].ev];
-			uint32_t tk;
-			const char *tname = NULL;
-			if (map_get(&m.tdi, e->track, &tk)) {
-				const struct tdesc *t = &VEC_AT(&m.td, struct tdesc, tk);
-				tname = t->name ? strpool_str(&m.p, t->name) : NULL;
-			}
-			struct cmd_row r;
-			sl[s].is_cmd = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && sl[s].depth == 0 &&
-				       sl[s].dur >= 0 &&
-				       cmd_track(tname) && as_cmd(&m, e, &r);
-			if (sl[s].is_cmd)
-				ncmd++;
-		}
-		int64_t c = dbw_reserve(&w, (int64_t)ncmd);
-		for (size_t s = 0; s < ns; s++) {
-			const struct iev *e = &ev[sl[s].ev];
-			uint32_t tk = 0;
-			int64_t track = 0;
-			if (map_get(&m.tdi, e->track, &tk))
-				track = VEC_AT(&m.td, struct tdesc, tk).id;
-			const char *name = e->name ? strpool_str(&m.p, e->name) : NULL;
-			if (sl[s].is_cmd) {
-				struct cmd_row r;
-				as_cmd(&m, e, &r);
-				r.ts = e->ts;
-				r.dur = sl[s].dur;
-				r.track = track;
-				r.name = name;
-				sl[s].id = c;
-				dbw_cmd(&w, c++, &r);
-			}
-		}
-		dbw_flush_chunk(&w);
-		for (size_t s = 0; s < ns && w.rc == SQLITE_OK; s++) {
-			if (sl[s].is_cmd)
-				continue;
-			const struct iev *e = &ev[sl[s].ev];
-			uint32_t tk = 0;
-			int64_t track = 0;
-			if (map_get(&m.tdi, e->track, &tk))
-				track = VEC_AT(&m.td, struct tdesc, tk).id;
-			sl[s].id = dbw_reserve(&w, 1);
-			dbw_slice_id(&w, sl[s].id, e->ts, sl[s].dur, track, e->name ? strpool_str(&m.p, e->name) : "");
-			if (sl[s].depth)
-				dbw_set_depth(&w, sl[s].id, sl[s].depth);
-			write_args(&w, &m, e, sl[s].id);
-		}
-		/* counters */
-		for (size_t i = 0; i < ne && w.rc == SQLITE_OK; i++) {
-			const struct iev *e = &ev[i];
-			if (e->type != KVIO__PF__TRACK_EVENT__TYPE__TYPE_COUNTER)
-				continue;
-			uint32_t tk;
-			if (!map_get(&m.tdi, e->track, &tk))
-				continue;
-			dbw_counter(&w, e->ts, VEC_AT(&m.td, struct tdesc, tk).id, e->is_double ? e->cd : (double)e->ci);
-		}
-		for (size_t i = 0; i < flows.n && w.rc == SQLITE_OK; i++) { /* items of 3 int64 */
-			const int64_t *fr = (const int64_t *)flows.v + 3 * i;
-			dbw_flow(&w, sl[fr[0]].id, sl[fr[1]].id, fr[2]);
-		}
-		/* what was read, for the bookkeeping tables */
-		dbw_stat(&w, path, "pftrace_packets", (int64_t)m.packets);
-		dbw_stat(&w, path, "pftrace_bad_packets", (int64_t)m.bad_packets);
-		dbw_stat(&w, path, "pftrace_unknown_iids", (int64_t)m.unknown_iid);
-		dbw_stat(&w, path, "pftrace_extra_counter_without_track", (int64_t)m.bad_counters);
-		dbw_stat(&w, path, "pftrace_unmatched_end", (int64_t)unmatched_end);
-		dbw_stat(&w, path, "pftrace_unended", (int64_t)unended);
+				 (unsigned long long)p.unended);
+		write_cmds(&w, &m, &p);
+		write_rest(&w, &m, &p, path);
 		wrc = dbw_end(&w, 0);
 	}
-	free(sl);
-	free(ev_slice);
-	vec_free(&flows);
-	for (size_t i = 0; i < m.seqs.n; i++)
-		seq_clear(&VEC_AT(&m.seqs, struct seqstate, i));
-	vec_free(&m.seqs);
-	map_free(&m.seqi);
-	vec_free(&m.td);
-	map_free(&m.tdi);
-	vec_free(&m.ev);
-	vec_free(&m.args);
-	vec_free(&m.flowv);
-	strpool_free(&m.p);
+	free(p.sl);
+	vec_free(&p.flows);
+	imp_free(&m);
 	if (m.bad_packets)
 		kvio_err("%s: %llu packets could not be decoded (skipped)", path, (unsigned long long)m.bad_packets);
 	return rc || wrc != SQLITE_OK ? 2 : 0;

@@ -191,11 +191,19 @@ static int arg_u64(const char *opt, const char *s, uint64_t *v)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+struct gen_args {
+	const char *sem, *ebpf, *serving;
+	uint64_t target, ranks, seed;
+	int serialized;
+};
+
+/* The options into g (--seed also seeds rng, --kv, --no-completions and
+ * --faults set their globals). -1 to go on, else the exit status (0 after
+ * --help, 2 after a usage error, said). */
+static int parse_args(int argc, char **argv, struct gen_args *g)
 {
-	const char *sem = NULL, *ebpf = NULL, *serving = NULL;
-	uint64_t target = 100000, ranks_arg = 1, seed = 0;
-	int serialized = 1;
+	*g = (struct gen_args){.target = 100000, .ranks = 1, .serialized = 1};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -224,28 +232,68 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		i++;
-		if (!strcmp(a, "--sem")) sem = v;
-		else if (!strcmp(a, "--ebpf")) ebpf = v;
-		else if (!strcmp(a, "--serving")) serving = v;
-		else if (!strcmp(a, "--lines")) { if (arg_u64(a, v, &target)) return 2; }
-		else if (!strcmp(a, "--ranks")) { if (arg_u64(a, v, &ranks_arg)) return 2; }
-		else if (!strcmp(a, "--seed")) { if (arg_u64(a, v, &seed)) return 2; rng ^= seed * 0x2545f4914f6cdd1dull; }
+		if (!strcmp(a, "--sem")) g->sem = v;
+		else if (!strcmp(a, "--ebpf")) g->ebpf = v;
+		else if (!strcmp(a, "--serving")) g->serving = v;
+		else if (!strcmp(a, "--lines")) { if (arg_u64(a, v, &g->target)) return 2; }
+		else if (!strcmp(a, "--ranks")) { if (arg_u64(a, v, &g->ranks)) return 2; }
+		else if (!strcmp(a, "--seed")) { if (arg_u64(a, v, &g->seed)) return 2; rng ^= g->seed * 0x2545f4914f6cdd1dull; }
 		else if (!strcmp(a, "--faults")) { if (arg_u64(a, v, &faults_every)) return 2; }
-		else if (!strcmp(v, "serialized") || !strcmp(v, "batched")) serialized = !strcmp(v, "serialized");
+		else if (!strcmp(v, "serialized") || !strcmp(v, "batched")) g->serialized = !strcmp(v, "serialized");
 		else {
 			fprintf(stderr, "kvio-gen: --mode: '%s' is neither serialized nor batched\n", v);
 			return 2;
 		}
 	}
-	if (!sem || !ebpf) {
+	if (!g->sem || !g->ebpf) {
 		fprintf(stderr, "kvio-gen: need --sem FILE and --ebpf FILE (see --help)\n");
 		return 2;
 	}
-	if (ranks_arg < 1 || ranks_arg > 8) {
-		fprintf(stderr, "kvio-gen: --ranks: %llu is not in 1..8\n", (unsigned long long)ranks_arg);
+	if (g->ranks < 1 || g->ranks > 8) {
+		fprintf(stderr, "kvio-gen: --ranks: %llu is not in 1..8\n", (unsigned long long)g->ranks);
 		return 2;
 	}
-	int ranks = (int)ranks_arg;
+	return -1;
+}
+
+/* Rank r of object obj (chunk `chunk`, bytes long) stored (write) or loaded as
+ * trace_id tid from t0: its device commands, and its semantic record on fs.
+ * Returns the time its op ended. */
+static int64_t one_rank(FILE *fs, int64_t t0, uint32_t tid, int write, uint64_t obj, uint64_t chunk, int r,
+			int ranks, int64_t bytes, int serialized)
+{
+	int64_t slot = ((obj + r) % NSLOTS) * SLOT_BYTES;
+	int64_t ts_start = t0 + r * jitter(30000, 20000);
+	int64_t pre = jitter(150000, 50000);
+	int failed = (obj + r) % 97 == 13 && !write;
+	snprintf(cur_key, sizeof cur_key, "%016" PRIx64 "%016" PRIx64, (uint64_t)chunk, (uint64_t)r + 1);
+	int64_t end = object_io(ts_start + pre, tid, write, slot, bytes, serialized && !write);
+	char key[160];
+	if (ranks > 1)
+		snprintf(key, sizeof key, "llama-8b@0x%08x@0@%016" PRIx64 "%016" PRIx64,
+			 ranks << 24 | r << 16 | ranks << 8 | r, (uint64_t)(chunk * 0x9e3779b97f4a7c15ull), chunk);
+	else
+		snprintf(key, sizeof key, "vllm@llama-8b@1@0@%016" PRIx64 "%016" PRIx64,
+			 (uint64_t)(chunk * 0x9e3779b97f4a7c15ull), chunk);
+	fprintf(fs, "{\"trace_id\":%u,\"op\":\"%s\",\"key\":\"%s\",\"object_id\":%" PRIu64
+		    ",\"part\":\"kv\",\"bytes\":%" PRId64 ",\"slot_offset\":%" PRId64
+		    ",\"ts_start\":%.9f,\"ts\":%.9f,\"pid\":4242,\"instance\":\"i0\"%s%s%s%s}\n",
+		tid, write ? "store" : "load", key, obj + r, bytes, slot, ts_start / 1e9,
+		end / 1e9, failed ? ",\"error\":\"EIO\"" : "", kv_mode ? ",\"key_hex\":\"" : "",
+		kv_mode ? cur_key : "", kv_mode ? "\"" : "");
+	return end;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen_args g;
+	int prc = parse_args(argc, argv, &g);
+	if (prc >= 0)
+		return prc;
+	const char *sem = g.sem, *ebpf = g.ebpf, *serving = g.serving;
+	uint64_t target = g.target;
+	int serialized = g.serialized;
+	int ranks = (int)g.ranks;
 	FILE *fs = fopen(sem, "w");
 	fe = fopen(ebpf, "w");
 	FILE *fv = serving ? fopen(serving, "w") : NULL;
@@ -276,26 +324,8 @@ int main(int argc, char **argv)
 			int64_t rank_end[8];
 			int64_t t0 = t;
 			for (int r = 0; r < ranks; r++) {
-				int64_t slot = ((obj + r) % NSLOTS) * SLOT_BYTES;
-				int64_t ts_start = t0 + r * jitter(30000, 20000);
-				int64_t pre = jitter(150000, 50000);
-				int failed = (obj + r) % 97 == 13 && !write;
-				snprintf(cur_key, sizeof cur_key, "%016" PRIx64 "%016" PRIx64, (uint64_t)chunk, (uint64_t)r + 1);
-				int64_t end = object_io(ts_start + pre, tid, write, slot, bytes, serialized && !write);
+				int64_t end = one_rank(fs, t0, tid, write, obj, chunk, r, ranks, bytes, serialized);
 				rank_end[r] = end;
-				char key[160];
-				if (ranks > 1)
-					snprintf(key, sizeof key, "llama-8b@0x%08x@0@%016" PRIx64 "%016" PRIx64,
-						 ranks << 24 | r << 16 | ranks << 8 | r, (uint64_t)(chunk * 0x9e3779b97f4a7c15ull), chunk);
-				else
-					snprintf(key, sizeof key, "vllm@llama-8b@1@0@%016" PRIx64 "%016" PRIx64,
-						 (uint64_t)(chunk * 0x9e3779b97f4a7c15ull), chunk);
-				fprintf(fs, "{\"trace_id\":%u,\"op\":\"%s\",\"key\":\"%s\",\"object_id\":%" PRIu64
-					    ",\"part\":\"kv\",\"bytes\":%" PRId64 ",\"slot_offset\":%" PRId64
-					    ",\"ts_start\":%.9f,\"ts\":%.9f,\"pid\":4242,\"instance\":\"i0\"%s%s%s%s}\n",
-					tid, write ? "store" : "load", key, obj + r, bytes, slot, ts_start / 1e9,
-					end / 1e9, failed ? ",\"error\":\"EIO\"" : "", kv_mode ? ",\"key_hex\":\"" : "",
-					kv_mode ? cur_key : "", kv_mode ? "\"" : "");
 				tid++;
 				if (ranks == 1)
 					t = end + jitter(100000, 30000);

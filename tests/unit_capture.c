@@ -27,7 +27,8 @@ static int fake_try(const struct probe_plan *p, void *ctx, int *failed)
 	return 0;
 }
 
-int main(void)
+/* The JSONL lines the tracer writes, byte for byte, and read back by kvio's parser. */
+static void line_checks(void)
 {
 	char line[MONITOR_LINE_MAX];
 	struct cmd_event c;
@@ -74,8 +75,11 @@ int main(void)
 	CHECK_STR("drops line", "{\"event_type\":\"drops\",\"dropped\":3}\n", line);
 	fmt_anchor(line, 1, 2);
 	CHECK_STR("clock_anchor line", "{\"event_type\":\"clock_anchor\",\"monotonic_ns\":1,\"realtime_ns\":2}\n", line);
+}
 
-	/* degrade logic */
+/* The probes' degrade logic and their availability from kallsyms. */
+static void probe_checks(void)
+{
 	int all[NPROBES] = {1, 1, 1, 1, 1};
 	struct probe_plan plan;
 	struct fake f;
@@ -122,5 +126,11 @@ int main(void)
 	probe_available("/tmp/kvio-unit-kallsyms", av);
 	CHECK("kallsyms: exact names only", av[P_SUBMIT] && !av[P_HEAD] && !av[P_ENDIO] && !av[P_OVF_OLD] && av[P_OVF_NEW]);
 	remove("/tmp/kvio-unit-kallsyms");
+}
+
+int main(void)
+{
+	line_checks();
+	probe_checks();
 	return fails != 0;
 }

@@ -34,12 +34,13 @@ static int both_n(const char *s, size_t n, int *fast)
 }
 static int both(const char *s, int *fast) { return both_n(s, strlen(s), fast); }
 
-int main(void)
+/* Exact integers, keys, escapes, the number grammar. */
+static void parser_checks(void)
 {
 	uint64_t u = 0;
 	int64_t i = 0;
 	char buf[256];
-
+	(void)u; (void)i; (void)buf;
 	CHECK("u64 max parses exactly",
 	      parse("{\"user_data\":18446744073709551615}") == JL_OK &&
 	      !jl_u64(&j, JL_FIND(&j, "user_data"), &u) && u == UINT64_MAX);
@@ -77,6 +78,15 @@ int main(void)
 	CHECK("two objects on a line are refused", parse("{\"a\":1}{\"b\":2}") == JL_SYNTAX);
 	CHECK("array is JSON but not an object", parse("[1,2]") == JL_NOTOBJ);
 	CHECK("number is JSON but not an object", parse("42") == JL_NOTOBJ);
+}
+
+/* Nesting, UTF-8, wide lines. */
+static void more_parser_checks(void)
+{
+	uint64_t u = 0;
+	int64_t i = 0;
+	char buf[256];
+	(void)u; (void)i; (void)buf;
 	CHECK("blank line", parse("   ") == JL_BLANK);
 	CHECK("invalid UTF-8 refused", parse("{\"a\":\"\xff\"}") == JL_UTF8);
 	CHECK("overlong UTF-8 refused", parse("{\"a\":\"\xc0\xaf\"}") == JL_UTF8);
@@ -114,111 +124,147 @@ int main(void)
 		CHECK("a line of 400 values parses (token array grows)",
 		      parse(wide) == JL_OK && !jl_i64(&j, JL_FIND(&j, "ts"), &i) && i == 9);
 	}
+}
+
+/* The fast path (simdjson) against the full parser. */
+static void fast_path_checks(void)
+{
+	uint64_t u = 0;
+	int64_t i = 0;
+	char buf[256];
+	(void)u; (void)i; (void)buf;
+	/* the fast path (simdjson, tests/../ingest/sjline.cc) against the full
+	 * parser: every expectation below is written by hand */
+	int f;
+	const char *dev = "{\"event_type\":\"nvme_cmd\",\"pid\":4242,\"tid\":4304,\"user_data\":4294967296,"
+			  "\"op_name\":\"write\",\"slba\":0,\"data_len\":4096,\"cmd_op\":\"0xc0484e80\","
+			  "\"comm\":\"python3\",\"ts\":5000000180280}";
+	CHECK("fast: a device line takes the fast path, same tokens",
+	      both(dev, &f) == JL_OK && f && j.ntok == 21 && !jl_u64(&j, JL_FIND(&j, "user_data"), &u) &&
+	      u == 4294967296ull && !jl_i64(&j, JL_FIND(&j, "ts"), &i) && i == 5000000180280ll &&
+	      JL_STREQ(&j, JL_FIND(&j, "comm"), "python3") && j.tok[JL_FIND(&j, "comm")].start == 143);
+	CHECK("fast: spaces around tokens, same tokens",
+	      both(" { \"a\" : 1 ,\t\"b\" :\"x y\" } ", &f) == JL_OK && f && j.ntok == 5 &&
+	      j.tok[2].start == 8 && j.tok[2].end == 9 && j.tok[4].start == 18 && j.tok[4].end == 21);
+	CHECK("fast: 2^64-1 exact", both("{\"user_data\":18446744073709551615}", &f) == JL_OK && f &&
+	      !jl_u64(&j, JL_FIND(&j, "user_data"), &u) && u == UINT64_MAX);
+	CHECK("fast: 2^64 is JSON, not a u64 (the record is malformed, counted)",
+	      both("{\"user_data\":18446744073709551616}", &f) == JL_OK && f &&
+	      jl_u64(&j, JL_FIND(&j, "user_data"), &u) != 0);
+	CHECK("fast: -1 is not a u64, is an i64",
+	      both("{\"user_data\":-1}", &f) == JL_OK && f && jl_u64(&j, JL_FIND(&j, "user_data"), &u) != 0 &&
+	      !jl_i64(&j, JL_FIND(&j, "user_data"), &i) && i == -1);
+	CHECK("fast: a 40-digit number is JSON, neither a u64 nor an i64",
+	      both("{\"user_data\":1234567890123456789012345678901234567890}", &f) == JL_OK && f &&
+	      jl_u64(&j, 1 + 1, &u) != 0 && jl_i64(&j, 2, &i) != 0);
+	/* floats in integer fields: truncated toward zero, as Python's int() (as before) */
+	CHECK("fast: 1.0 reads as 1", both("{\"ts\":1.0}", &f) == JL_OK && f &&
+	      !jl_u64(&j, 2, &u) && u == 1 && !jl_i64(&j, 2, &i) && i == 1);
+	CHECK("fast: 1e3 reads as 1000", both("{\"ts\":1e3}", &f) == JL_OK && f &&
+	      !jl_u64(&j, 2, &u) && u == 1000);
+	CHECK("fast: 01 is not JSON", both("{\"ts\":01}", &f) == JL_SYNTAX);
+	CHECK("fast: +1 is not JSON", both("{\"ts\":+1}", &f) == JL_SYNTAX);
+	CHECK("fast: 1. is not JSON", both("{\"ts\":1.}", &f) == JL_SYNTAX);
+	CHECK("fast: -0 and 0 are", both("{\"a\":-0,\"b\":0}", &f) == JL_OK && f);
+	CHECK("fast: trailing garbage refused", both("{\"a\":1} x", &f) == JL_SYNTAX);
+	CHECK("fast: a second closing brace refused", both("{\"a\":1}}", &f) == JL_SYNTAX);
+	CHECK("fast: a trailing comma after the object refused", both("{\"a\":1},", &f) == JL_SYNTAX);
+	CHECK("fast: two objects on a line refused", both("{\"a\":1}{\"b\":2}", &f) == JL_SYNTAX);
+	CHECK("fast: unclosed object refused", both("{\"a\":1", &f) == JL_SYNTAX);
+}
+
+/* The fast path: the grammar at the edges (commas, UTF-8, NULs, escapes, unread values). */
+static void fast_path_grammar(void)
+{
+	uint64_t u = 0;
+	int64_t i = 0;
+	char buf[256];
+	int f;
+	(void)u; (void)i; (void)buf;
+	/* jsmn lets a missing comma between members pass; simdjson refuses the
+	 * line, the full parser decides: accepted, as before */
+	CHECK("fast: missing comma: as the full parser says", both("{\"a\":1 \"b\":2}", &f) == JL_OK && !f);
+	CHECK("fast: missing colon refused", both("{\"a\" 1}", &f) == JL_SYNTAX);
+	CHECK("fast: invalid UTF-8 in a value refused", both("{\"a\":\"\xff\",\"b\":1}", &f) == JL_UTF8);
+	CHECK("fast: invalid UTF-8 in a key refused", both("{\"\xc0\xaf\":1}", &f) == JL_UTF8);
+	CHECK("fast: a UTF-16 surrogate in UTF-8 refused", both("{\"a\":\"\xed\xa0\x80\"}", &f) == JL_UTF8);
+	CHECK("fast: valid UTF-8 takes the fast path", both("{\"a\":\"caf\xc3\xa9\"}", &f) == JL_OK && f);
+	CHECK("fast: a NUL in a string refused", both_n("{\"a\":\"x\0y\"}", 11, &f) == JL_UTF8);
+	CHECK("fast: a NUL between tokens refused", both_n("{\"a\":1,\0\"b\":2}", 15, &f) == JL_UTF8);
+	CHECK("fast: a TAB in a string is kept (as before)", both("{\"a\":\"x\ty\"}", &f) == JL_OK);
+	CHECK("fast: a CR between tokens refused", both("{\"a\":1,\r\"b\":2}", &f) == JL_UTF8);
+	CHECK("fast: escapes go to the full parser, same tokens",
+	      both("{\"a\\\"b\":\"c\\\"d\\u00e9\"}", &f) == JL_OK && !f && j.ntok == 3);
+	CHECK("fast: a bad escape refused", both("{\"a\":\"\\x\"}", &f) == JL_SYNTAX);
+	CHECK("fast: duplicate keys, the last wins", both("{\"a\":1,\"b\":5,\"a\":2}", &f) == JL_OK && f &&
+	      !jl_i64(&j, JL_FIND(&j, "a"), &i) && i == 2 && !jl_i64(&j, JL_FIND(&j, "b"), &i) && i == 5);
+	CHECK("fast: empty object", both("{}", &f) == JL_OK && f && j.ntok == 1);
+	CHECK("fast: an absent key is -1", both("{\"ab\":1}", &f) == JL_OK && JL_FIND(&j, "ba") < 0 &&
+	      JL_FIND(&j, "a") < 0 && JL_FIND(&j, "") < 0);
+	/* the values of keys kvio never reads are checked all the same: such a
+	 * line is malformed, counted as before (simdjson alone would skip them) */
+	CHECK("fast: a bare word under an unread key refused",
+	      both("{\"ts\":1,\"junk\":tru}", &f) == JL_SYNTAX);
+	CHECK("fast: a bad number under an unread key refused",
+	      both("{\"ts\":1,\"junk\":1.2.3}", &f) == JL_SYNTAX);
+	CHECK("fast: -- under an unread key refused", both("{\"ts\":1,\"junk\":--1}", &f) == JL_SYNTAX);
+	CHECK("fast: a bad literal under an unread key refused",
+	      both("{\"ts\":1,\"junk\":nul}", &f) == JL_SYNTAX);
+	CHECK("fast: a bad value inside an unread array refused (the full parser sees nested values)",
+	      both("{\"ts\":1,\"junk\":[1,tru]}", &f) == JL_SYNTAX && !f);
+	CHECK("fast: a bad value inside an unread object refused",
+	      both("{\"ts\":1,\"junk\":{\"x\":01}}", &f) == JL_SYNTAX && !f);
+	CHECK("fast: nested values go to the full parser", both("{\"a\":[1,{\"b\":2}],\"ts\":3}", &f) == JL_OK &&
+	      !f && !jl_i64(&j, JL_FIND(&j, "ts"), &i) && i == 3);
+	CHECK("fast: not an object", both("[1]", &f) == JL_NOTOBJ && both("2", &f) == JL_NOTOBJ);
+	CHECK("fast: a key that is not a string refused", both("{1:2}", &f) == JL_SYNTAX);
+}
+
+/* The fast path in place (the next line as padding) and at a buffer's end. */
+static void fast_path_buffers(void)
+{
+	uint64_t u = 0;
+	int64_t i = 0;
+	char buf[256];
+	int f;
+	(void)u; (void)i; (void)buf;
 	{
-		/* the fast path (simdjson, tests/../ingest/sjline.cc) against the full
-		 * parser: every expectation below is written by hand */
-		int f;
-		const char *dev = "{\"event_type\":\"nvme_cmd\",\"pid\":4242,\"tid\":4304,\"user_data\":4294967296,"
-				  "\"op_name\":\"write\",\"slba\":0,\"data_len\":4096,\"cmd_op\":\"0xc0484e80\","
-				  "\"comm\":\"python3\",\"ts\":5000000180280}";
-		CHECK("fast: a device line takes the fast path, same tokens",
-		      both(dev, &f) == JL_OK && f && j.ntok == 21 && !jl_u64(&j, JL_FIND(&j, "user_data"), &u) &&
-		      u == 4294967296ull && !jl_i64(&j, JL_FIND(&j, "ts"), &i) && i == 5000000180280ll &&
-		      JL_STREQ(&j, JL_FIND(&j, "comm"), "python3") && j.tok[JL_FIND(&j, "comm")].start == 143);
-		CHECK("fast: spaces around tokens, same tokens",
-		      both(" { \"a\" : 1 ,\t\"b\" :\"x y\" } ", &f) == JL_OK && f && j.ntok == 5 &&
-		      j.tok[2].start == 8 && j.tok[2].end == 9 && j.tok[4].start == 18 && j.tok[4].end == 21);
-		CHECK("fast: 2^64-1 exact", both("{\"user_data\":18446744073709551615}", &f) == JL_OK && f &&
-		      !jl_u64(&j, JL_FIND(&j, "user_data"), &u) && u == UINT64_MAX);
-		CHECK("fast: 2^64 is JSON, not a u64 (the record is malformed, counted)",
-		      both("{\"user_data\":18446744073709551616}", &f) == JL_OK && f &&
-		      jl_u64(&j, JL_FIND(&j, "user_data"), &u) != 0);
-		CHECK("fast: -1 is not a u64, is an i64",
-		      both("{\"user_data\":-1}", &f) == JL_OK && f && jl_u64(&j, JL_FIND(&j, "user_data"), &u) != 0 &&
-		      !jl_i64(&j, JL_FIND(&j, "user_data"), &i) && i == -1);
-		CHECK("fast: a 40-digit number is JSON, neither a u64 nor an i64",
-		      both("{\"user_data\":1234567890123456789012345678901234567890}", &f) == JL_OK && f &&
-		      jl_u64(&j, 1 + 1, &u) != 0 && jl_i64(&j, 2, &i) != 0);
-		/* floats in integer fields: truncated toward zero, as Python's int() (as before) */
-		CHECK("fast: 1.0 reads as 1", both("{\"ts\":1.0}", &f) == JL_OK && f &&
-		      !jl_u64(&j, 2, &u) && u == 1 && !jl_i64(&j, 2, &i) && i == 1);
-		CHECK("fast: 1e3 reads as 1000", both("{\"ts\":1e3}", &f) == JL_OK && f &&
-		      !jl_u64(&j, 2, &u) && u == 1000);
-		CHECK("fast: 01 is not JSON", both("{\"ts\":01}", &f) == JL_SYNTAX);
-		CHECK("fast: +1 is not JSON", both("{\"ts\":+1}", &f) == JL_SYNTAX);
-		CHECK("fast: 1. is not JSON", both("{\"ts\":1.}", &f) == JL_SYNTAX);
-		CHECK("fast: -0 and 0 are", both("{\"a\":-0,\"b\":0}", &f) == JL_OK && f);
-		CHECK("fast: trailing garbage refused", both("{\"a\":1} x", &f) == JL_SYNTAX);
-		CHECK("fast: a second closing brace refused", both("{\"a\":1}}", &f) == JL_SYNTAX);
-		CHECK("fast: a trailing comma after the object refused", both("{\"a\":1},", &f) == JL_SYNTAX);
-		CHECK("fast: two objects on a line refused", both("{\"a\":1}{\"b\":2}", &f) == JL_SYNTAX);
-		CHECK("fast: unclosed object refused", both("{\"a\":1", &f) == JL_SYNTAX);
-		/* jsmn lets a missing comma between members pass; simdjson refuses the
-		 * line, the full parser decides: accepted, as before */
-		CHECK("fast: missing comma: as the full parser says", both("{\"a\":1 \"b\":2}", &f) == JL_OK && !f);
-		CHECK("fast: missing colon refused", both("{\"a\" 1}", &f) == JL_SYNTAX);
-		CHECK("fast: invalid UTF-8 in a value refused", both("{\"a\":\"\xff\",\"b\":1}", &f) == JL_UTF8);
-		CHECK("fast: invalid UTF-8 in a key refused", both("{\"\xc0\xaf\":1}", &f) == JL_UTF8);
-		CHECK("fast: a UTF-16 surrogate in UTF-8 refused", both("{\"a\":\"\xed\xa0\x80\"}", &f) == JL_UTF8);
-		CHECK("fast: valid UTF-8 takes the fast path", both("{\"a\":\"caf\xc3\xa9\"}", &f) == JL_OK && f);
-		CHECK("fast: a NUL in a string refused", both_n("{\"a\":\"x\0y\"}", 11, &f) == JL_UTF8);
-		CHECK("fast: a NUL between tokens refused", both_n("{\"a\":1,\0\"b\":2}", 15, &f) == JL_UTF8);
-		CHECK("fast: a TAB in a string is kept (as before)", both("{\"a\":\"x\ty\"}", &f) == JL_OK);
-		CHECK("fast: a CR between tokens refused", both("{\"a\":1,\r\"b\":2}", &f) == JL_UTF8);
-		CHECK("fast: escapes go to the full parser, same tokens",
-		      both("{\"a\\\"b\":\"c\\\"d\\u00e9\"}", &f) == JL_OK && !f && j.ntok == 3);
-		CHECK("fast: a bad escape refused", both("{\"a\":\"\\x\"}", &f) == JL_SYNTAX);
-		CHECK("fast: duplicate keys, the last wins", both("{\"a\":1,\"b\":5,\"a\":2}", &f) == JL_OK && f &&
-		      !jl_i64(&j, JL_FIND(&j, "a"), &i) && i == 2 && !jl_i64(&j, JL_FIND(&j, "b"), &i) && i == 5);
-		CHECK("fast: empty object", both("{}", &f) == JL_OK && f && j.ntok == 1);
-		CHECK("fast: an absent key is -1", both("{\"ab\":1}", &f) == JL_OK && JL_FIND(&j, "ba") < 0 &&
-		      JL_FIND(&j, "a") < 0 && JL_FIND(&j, "") < 0);
-		/* the values of keys kvio never reads are checked all the same: such a
-		 * line is malformed, counted as before (simdjson alone would skip them) */
-		CHECK("fast: a bare word under an unread key refused",
-		      both("{\"ts\":1,\"junk\":tru}", &f) == JL_SYNTAX);
-		CHECK("fast: a bad number under an unread key refused",
-		      both("{\"ts\":1,\"junk\":1.2.3}", &f) == JL_SYNTAX);
-		CHECK("fast: -- under an unread key refused", both("{\"ts\":1,\"junk\":--1}", &f) == JL_SYNTAX);
-		CHECK("fast: a bad literal under an unread key refused",
-		      both("{\"ts\":1,\"junk\":nul}", &f) == JL_SYNTAX);
-		CHECK("fast: a bad value inside an unread array refused (the full parser sees nested values)",
-		      both("{\"ts\":1,\"junk\":[1,tru]}", &f) == JL_SYNTAX && !f);
-		CHECK("fast: a bad value inside an unread object refused",
-		      both("{\"ts\":1,\"junk\":{\"x\":01}}", &f) == JL_SYNTAX && !f);
-		CHECK("fast: nested values go to the full parser", both("{\"a\":[1,{\"b\":2}],\"ts\":3}", &f) == JL_OK &&
-		      !f && !jl_i64(&j, JL_FIND(&j, "ts"), &i) && i == 3);
-		CHECK("fast: not an object", both("[1]", &f) == JL_NOTOBJ && both("2", &f) == JL_NOTOBJ);
-		CHECK("fast: a key that is not a string refused", both("{1:2}", &f) == JL_SYNTAX);
-		{
-			/* 200 members: more tokens than the first token array holds, and more
-			 * keys than the hash table indexes (the rest are found by a scan) */
-			static char wide[4096];
-			size_t k = (size_t)sprintf(wide, "{\"k0\":0");
-			for (int d = 1; d < 200; d++)
-				k += (size_t)sprintf(wide + k, ",\"k%d\":%d", d, d);
-			sprintf(wide + k, "}");
-			CHECK("fast: 200 members", both(wide, &f) == JL_OK && f && j.ntok == 401 &&
-			      !jl_i64(&j, JL_FIND(&j, "k3"), &i) && i == 3 && !jl_i64(&j, JL_FIND(&j, "k199"), &i) &&
-			      i == 199 && JL_FIND(&j, "k200") < 0);
-		}
-		{
-			/* a line parsed in place: the bytes after it (the next line) are its
-			 * padding; the same line at the very end of a buffer is copied */
-			static char buf[256];
-			const char *l1 = "{\"a\":12}\n{\"b\":\"", *tail = "0123456789012345678901234567890123456789"
-				"01234567890123456789012345678901234567890123456789\"}\n";
-			snprintf(buf, sizeof buf, "%s%s", l1, tail);
-			static struct jline p;
-			p.pad_end = buf + strlen(buf);
-			CHECK("fast: in place, the next line as padding", jl_parse(&p, buf, 8) == JL_OK && p.fast &&
-			      !jl_i64(&p, 2, &i) && i == 12 && p.pad == NULL);
-			size_t n = strlen(buf) - 1, s0 = 9;
-			CHECK("fast: at the buffer's end, a copy", jl_parse(&p, buf + s0, n - s0) == JL_OK && p.fast &&
-			      p.pad != NULL && p.tok[2].start == 6 && p.tok[2].end == 96);
-			jl_free(&p);
-		}
+		/* 200 members: more tokens than the first token array holds, and more
+		 * keys than the hash table indexes (the rest are found by a scan) */
+		static char wide[4096];
+		size_t k = (size_t)sprintf(wide, "{\"k0\":0");
+		for (int d = 1; d < 200; d++)
+			k += (size_t)sprintf(wide + k, ",\"k%d\":%d", d, d);
+		sprintf(wide + k, "}");
+		CHECK("fast: 200 members", both(wide, &f) == JL_OK && f && j.ntok == 401 &&
+		      !jl_i64(&j, JL_FIND(&j, "k3"), &i) && i == 3 && !jl_i64(&j, JL_FIND(&j, "k199"), &i) &&
+		      i == 199 && JL_FIND(&j, "k200") < 0);
 	}
+	{
+		/* a line parsed in place: the bytes after it (the next line) are its
+		 * padding; the same line at the very end of a buffer is copied */
+		static char buf[256];
+		const char *l1 = "{\"a\":12}\n{\"b\":\"", *tail = "0123456789012345678901234567890123456789"
+			"01234567890123456789012345678901234567890123456789\"}\n";
+		snprintf(buf, sizeof buf, "%s%s", l1, tail);
+		static struct jline p;
+		p.pad_end = buf + strlen(buf);
+		CHECK("fast: in place, the next line as padding", jl_parse(&p, buf, 8) == JL_OK && p.fast &&
+		      !jl_i64(&p, 2, &i) && i == 12 && p.pad == NULL);
+		size_t n = strlen(buf) - 1, s0 = 9;
+		CHECK("fast: at the buffer's end, a copy", jl_parse(&p, buf + s0, n - s0) == JL_OK && p.fast &&
+		      p.pad != NULL && p.tok[2].start == 6 && p.tok[2].end == 96);
+		jl_free(&p);
+	}
+}
+
+int main(void)
+{
+	parser_checks();
+	more_parser_checks();
+	fast_path_checks();
+	fast_path_grammar();
+	fast_path_buffers();
 	jl_free(&j);
 	return fails != 0;
 }
