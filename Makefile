@@ -8,7 +8,7 @@ CFLAGS  ?= -O2 -g
 # must not break `make` or `make install`. CPPFLAGS and LDFLAGS are honoured.
 WERROR  ?=
 WFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -D_GNU_SOURCE
-LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread -lsimdjson -lstdc++
+LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread -lsimdjson -lstdc++ -lxxhash
 PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build
@@ -17,8 +17,8 @@ LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c l
 # db/: the database itself. DB_SRC as the commands open and write it; EXT_SRC the
 # SQLite extension (kvio_cmd, extract_arg, the operators), built twice: into
 # kvio (SQLITE_CORE) and as the loadable build/kvio.so
-DB_SRC     := db/schema.c db/chunk.c
-EXT_SRC    := db/ext.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
+DB_SRC     := db/schema.c
+EXT_SRC    := db/ext.c db/chunk.c db/dir.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
               db/op_key.c db/op_batch.c db/op_pct.c db/op_depth.c db/op_group.c db/op_tvf.c db/op_grid.c
 INGEST_SRC := ingest/jsonl.c ingest/input.c ingest/records.c ingest/arm.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
               ingest/offset.c ingest/ingest.c
@@ -99,9 +99,9 @@ $(addprefix $(B)/,$(CMDS)): $(B)/kvio
 	ln -sf kvio $@
 
 # the loadable extension: only sqlite3_kvio_init is exported
-$(B)/kvio.so: $(EXT_SRC) db/chunk.c $(HDRS)
+$(B)/kvio.so: $(EXT_SRC) $(HDRS)
 	@mkdir -p $(B)
-	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $(EXT_SRC) db/chunk.c -lm
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $(EXT_SRC) -lxxhash -lm
 
 # capture/: the BPF object (clang -target bpf), its skeleton (bpftool), the tracer
 $(B)/capture/nvme_uring_cmd_monitor.bpf.o: capture/nvme_uring_cmd_monitor.bpf.c $(CAPTURE_HDR)

@@ -80,7 +80,7 @@ static int cmd_arg_col(const unsigned char *key, int n)
 static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, sqlite3_stmt *objst, int64_t id,
 		   const unsigned char *key, int klen)
 {
-	long k = store_find(s, id);
+	long k = dir_find(&s->d, id);
 	if (k >= 0) {
 		int col = cmd_arg_col(key, klen);
 		if (col < 0)
@@ -90,7 +90,7 @@ static void lookup(sqlite3_context *ctx, struct store *s, sqlite3_stmt *argst, s
 			chunk_error(ctx, s, "extract_arg");
 			return;
 		}
-		col_value(ctx, s, v, s->first[k], (uint32_t)(id - s->first[k]), col);
+		col_value(ctx, s, v, s->d.first[k], (uint32_t)(id - s->d.first[k]), col);
 		return;
 	}
 	int o = obj_lookup(ctx, s, objst, id, key, klen);

@@ -55,9 +55,9 @@ static int cur_select(struct cmd_cur *c, struct store *s, uint32_t i0)
 	const struct chunk_view *v = cur_view(c, s);
 	if (!v)
 		return -1;
-	uint32_t n = s->n[c->k];
-	if (n && c->hi < s->first[c->k] + (int64_t)n - 1) /* ids past hi are not wanted */
-		n = c->hi < s->first[c->k] ? 0 : (uint32_t)(c->hi - s->first[c->k] + 1);
+	uint32_t n = s->d.n[c->k];
+	if (n && c->hi < s->d.first[c->k] + (int64_t)n - 1) /* ids past hi are not wanted */
+		n = c->hi < s->d.first[c->k] ? 0 : (uint32_t)(c->hi - s->d.first[c->k] + 1);
 	if (c->selcap < n) {
 		uint32_t *p = sqlite3_realloc64(c->sel, (sqlite3_uint64)n * sizeof *p);
 		if (!p) {
@@ -85,14 +85,14 @@ static int cur_select(struct cmd_cur *c, struct store *s, uint32_t i0)
 void cur_settle(struct cmd_cur *c, struct store *s)
 {
 	for (;;) {
-		while (c->k < s->nchunks && c->i >= s->n[c->k]) {
+		while (c->k < s->d.nchunks && c->i >= s->d.n[c->k]) {
 			c->k++;
 			c->i = 0;
 		}
-		c->eof = c->k >= s->nchunks || s->first[c->k] + c->i > c->hi;
+		c->eof = c->k >= s->d.nchunks || s->d.first[c->k] + c->i > c->hi;
 		if (c->eof || !c->skip)
 			return;
-		if (s->ext && cur_misses(c, &s->ext[c->k])) {
+		if (s->d.ext && cur_misses(c, &s->d.ext[c->k])) {
 			c->k++;
 			c->i = 0;
 			continue;
@@ -103,11 +103,11 @@ void cur_settle(struct cmd_cur *c, struct store *s)
 				return; /* an unreadable chunk: vt_column says so */
 			if (r > 0) { /* no room for a selection: row by row */
 				const struct chunk_view *v = cur_view(c, s);
-				uint32_t n = s->n[c->k];
-				while (c->i < n && s->first[c->k] + c->i <= c->hi && !cur_wanted(c, s, v, c->i))
+				uint32_t n = s->d.n[c->k];
+				while (c->i < n && s->d.first[c->k] + c->i <= c->hi && !cur_wanted(c, s, v, c->i))
 					c->i++;
 				if (c->i < n) {
-					c->eof = s->first[c->k] + c->i > c->hi;
+					c->eof = s->d.first[c->k] + c->i > c->hi;
 					return;
 				}
 				continue;
@@ -119,7 +119,7 @@ void cur_settle(struct cmd_cur *c, struct store *s)
 			c->i = c->sel[c->psel]; /* an id <= hi: not eof */
 			return;
 		}
-		c->i = s->n[c->k]; /* no more wanted rows in this chunk */
+		c->i = s->d.n[c->k]; /* no more wanted rows in this chunk */
 	}
 }
 
@@ -131,8 +131,8 @@ static void want_name(struct cmd_cur *c, const struct store *s, sqlite3_value *x
 		return; /* equal to no name */
 	const char *want = (const char *)sqlite3_value_text(x);
 	int len = sqlite3_value_bytes(x);
-	for (size_t k = 0; want && k < s->nnames && k < c->nnames; k++)
-		if (s->names[k] && (int)strlen(s->names[k]) == len && !memcmp(s->names[k], want, (size_t)len))
+	for (size_t k = 0; want && k < s->d.nnames && k < c->nnames; k++)
+		if (s->d.names[k] && (int)strlen(s->d.names[k]) == len && !memcmp(s->d.names[k], want, (size_t)len))
 			c->names[k] = 1;
 }
 
@@ -254,7 +254,7 @@ static int want_batch(struct cmd_cur *c, char p, sqlite3_value *x)
 static int want_names(struct cmd_cur *c, const struct store *s, char p, sqlite3_value *x)
 {
 	if (!c->names) {
-		c->nnames = s->nnames;
+		c->nnames = s->d.nnames;
 		c->names = sqlite3_malloc64(c->nnames ? c->nnames : 1);
 		if (!c->names)
 			return SQLITE_NOMEM;

@@ -312,7 +312,7 @@ static int cur_sort(struct cmd_cur *c, struct store *s)
 			c->perm = np;
 			cap = nc;
 		}
-		c->perm[c->nperm++] = (struct prow){store_upid(s, v->track[c->i]), v->ts[c->i], s->first[c->k] + c->i,
+		c->perm[c->nperm++] = (struct prow){store_upid(s, v->track[c->i]), v->ts[c->i], s->d.first[c->k] + c->i,
 						    (uint32_t)c->k, c->i};
 		vt_next(&c->base);
 	}
@@ -379,20 +379,20 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	/* first chunk that can hold lo */
 	size_t k = 0;
 	if (lo != INT64_MIN) {
-		long f = store_find(s, lo);
+		long f = dir_find(&s->d, lo);
 		if (f >= 0) {
 			c->k = (size_t)f;
-			c->i = (uint32_t)(lo - s->first[f]);
+			c->i = (uint32_t)(lo - s->d.first[f]);
 			cur_settle(c, s);
 			return cur_sort(c, s);
 		}
-		while (k < s->nchunks && s->first[k] + (int64_t)s->n[k] <= lo)
+		while (k < s->d.nchunks && s->d.first[k] + (int64_t)s->d.n[k] <= lo)
 			k++;
 	}
 	c->k = k;
 	c->i = 0;
-	if (k < s->nchunks && s->first[k] < lo)
-		c->i = (uint32_t)(lo - s->first[k]);
+	if (k < s->d.nchunks && s->d.first[k] < lo)
+		c->i = (uint32_t)(lo - s->d.first[k]);
 	cur_settle(c, s);
 	return cur_sort(c, s);
 }
@@ -412,7 +412,7 @@ static int vt_next(sqlite3_vtab_cursor *cur)
 		return SQLITE_OK;
 	}
 	if (c->batch) { /* past the batch: the chunk's selection, or the one row */
-		c->i = c->selok && c->selk == c->k ? cur_store(cur)->n[c->k] : c->i + 1;
+		c->i = c->selok && c->selk == c->k ? cur_store(cur)->d.n[c->k] : c->i + 1;
 		cur_settle(c, cur_store(cur));
 		return SQLITE_OK;
 	}
@@ -449,7 +449,7 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 			return SQLITE_OK;
 		}
 		if (col == C_ID) {
-			sqlite3_result_int64(ctx, s->first[c->k] + c->i);
+			sqlite3_result_int64(ctx, s->d.first[c->k] + c->i);
 			return SQLITE_OK;
 		}
 		if (col >= C_WLO) { /* the window's bound, as given (win_pool: NULL); batch: 1 in batches */
@@ -462,14 +462,14 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		if (!(v = cur_view(c, s)))
 			return chunk_error(ctx, s, "kvio_cmd");
 	}
-	col_value(ctx, s, v, s->first[c->k], c->i, col);
+	col_value(ctx, s, v, s->d.first[c->k], c->i, col);
 	return SQLITE_OK;
 }
 
 static int vt_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 {
 	struct cmd_cur *c = (struct cmd_cur *)cur;
-	*rowid = cur_store(cur)->first[c->k] + c->i;
+	*rowid = cur_store(cur)->d.first[c->k] + c->i;
 	return SQLITE_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
 #include "chunk.h"
+#include "dir.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,6 @@ struct cached {
 
 #define NOBJCOL 18
 
-/* A chunk's extent (kvio_cmd_range): a window that misses it skips the chunk unread. */
-struct extent {
-	int64_t ts_min, end_max, tid_min, tid_max; /* tid_max 0: no tagged command */
-};
 
 struct store {
 	sqlite3 *db;
@@ -46,39 +43,36 @@ struct store {
 	sqlite3_value *obj_row[NOBJCOL];
 	int loaded;
 	unsigned ver;        /* data version the directory was read at */
-	int64_t *first;      /* chunk first ids, ascending */
-	uint32_t *n;
-	size_t nchunks;
-	char **names;        /* kvio_cmd_name, by id */
-	size_t nnames;
+	struct dbdir d;      /* the chunks, their extents, names, tracks (dir.h), checked */
+	uint8_t *checked;    /* per chunk: its bytes were checked (chunk_check) since the directory was read */
 	struct cached cache[NCACHE];
 	unsigned clock;      /* LRU age of the cache slots */
 	unsigned gen;        /* bumped when a slot is refilled: a cursor's chunk pointer is then stale */
 	char ***retired;     /* name tables of earlier data versions, and their sizes */
 	size_t *retired_n, nretired;
-	int64_t *track_upid; /* kvio_track.upid by track id (-1: none) */
-	size_t ntracks;
 	int order_known;     /* ordered below was computed at this data version */
 	int ordered;         /* id order is (upid, ts) order: ORDER BY upid, ts, id needs no sort */
-	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: a bad blob) */
-	struct extent *ext;  /* per chunk, from kvio_cmd_range (NULL: no such table) */
+	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: damage, said in why) */
+	char *why;           /* the last damage found (sqlite3_malloc'd), for the error message */
 };
 
 /* store.c */
 struct store *store_new(sqlite3 *db, const char *schema);
 void store_free(void *p);
 int store_refresh(struct store *s);
-long store_find(const struct store *s, int64_t id);
 const struct chunk_view *store_chunk(struct store *s, size_t k);
 int store_ordered(struct store *s);
 void obj_row_clear(struct store *s);
 int chunk_error(sqlite3_context *ctx, struct store *s, const char *who);
+/* The last damage store_refresh or store_chunk found, as one sentence. */
+const char *store_why(const struct store *s);
+
 void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id, int col);
 
 /* The upid of track id, or -1. */
 static inline int64_t store_upid(const struct store *s, uint32_t track)
 {
-	return track < s->ntracks ? s->track_upid[track] : -1;
+	return track < s->d.ntracks ? s->d.track_upid[track] : -1;
 }
 
 /* ---- one command column as a value ------------------------------------- */
@@ -211,9 +205,9 @@ static inline __attribute__((always_inline)) struct key col_key(const struct sto
 	case C_DUR: k.i = v->dur[i]; break;
 	case C_TRACK: k.i = v->track[i]; break;
 	case C_NAME:
-		if (v->name[i] < s->nnames && s->names[v->name[i]]) {
+		if (v->name[i] < s->d.nnames && s->d.names[v->name[i]]) {
 			k.t = SQLITE_TEXT;
-			k.s = s->names[v->name[i]]; /* kept until store_free */
+			k.s = s->d.names[v->name[i]]; /* kept until store_free */
 			k.len = (int)strlen(k.s);
 		} else
 			k.t = SQLITE_NULL;
@@ -251,7 +245,7 @@ static inline __attribute__((always_inline)) struct key col_key(const struct sto
 			k.t = SQLITE_NULL;
 		break;
 	case C_NAME_ID: /* name's kvio_cmd_name.id (NULL exactly when name is) */
-		if (v->name[i] < s->nnames && s->names[v->name[i]])
+		if (v->name[i] < s->d.nnames && s->d.names[v->name[i]])
 			k.i = v->name[i];
 		else
 			k.t = SQLITE_NULL;

@@ -152,7 +152,7 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 		rows = c->sel + c->psel;
 		n = c->nsel - c->psel;
 	}
-	int64_t first = s->first[c->k];
+	int64_t first = s->d.first[c->k];
 	for (uint32_t r = 0; r < n; r++) {
 		for (int m = 0; m < nb; m++) {
 			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);

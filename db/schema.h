@@ -6,7 +6,7 @@
 /* Physical tables, then the trace_processor-named views over them. */
 extern const char kvio_schema_sql[];
 /* Schema version stored in metadata('kvio_schema_version'). */
-#define KVIO_DB_VERSION 2
+#define KVIO_DB_VERSION 3
 
 /* Open path for writing a fresh database: page size, journal off, schema. */
 int db_create(const char *path, sqlite3 **out);

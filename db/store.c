@@ -33,28 +33,20 @@ static void store_drop(struct store *s)
 		s->cache[i].cap = 0;
 		s->cache[i].id = INT64_MIN;
 	}
-	if (s->names) { /* a value of a running statement may point at a name: freed at store_free */
+	if (s->d.names) { /* a value of a running statement may point at a name: freed at store_free */
 		char ***r = sqlite3_realloc64(s->retired, (s->nretired + 1) * sizeof *r);
 		if (r) {
 			s->retired = r;
-			r[s->nretired] = s->names;
+			r[s->nretired] = s->d.names;
 			s->retired_n = sqlite3_realloc64(s->retired_n, (s->nretired + 1) * sizeof *s->retired_n);
 			if (s->retired_n)
-				s->retired_n[s->nretired++] = s->nnames;
+				s->retired_n[s->nretired++] = s->d.nnames;
 		}
 	}
-	sqlite3_free(s->track_upid);
-	s->track_upid = NULL;
-	s->ntracks = 0;
+	dir_free(&s->d, 1);
+	sqlite3_free(s->checked);
+	s->checked = NULL;
 	s->order_known = 0;
-	sqlite3_free(s->first);
-	sqlite3_free(s->n);
-	sqlite3_free(s->ext);
-	s->ext = NULL;
-	s->names = NULL;
-	s->first = NULL;
-	s->n = NULL;
-	s->nnames = s->nchunks = 0;
 	s->loaded = 0;
 }
 
@@ -80,159 +72,49 @@ void store_free(void *p)
 	sqlite3_free(s->retired);
 	sqlite3_free(s->retired_n);
 	obj_row_clear(s);
+	sqlite3_free(s->why);
 	sqlite3_free(s->schema);
 	sqlite3_free(s->qschema);
 	sqlite3_free(s);
 }
 
-/* Read kvio_track's upid of every track into s->track_upid. */
-static int store_tracks(struct store *s)
+/* s->why = the damage sentence (one line, after "database damaged or not
+ * written by kvio: "); returns SQLITE_CORRUPT. */
+static int store_damaged(struct store *s, char *why)
 {
-	sqlite3_stmt *st;
-	int rc = store_prep(s, "SELECT id, upid FROM %s.kvio_track WHERE id >= 0 AND id < 16777216 ORDER BY id", &st);
-	if (rc != SQLITE_OK)
-		return rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		size_t id = (size_t)sqlite3_column_int64(st, 0);
-		if (id >= s->ntracks) {
-			size_t n = id + 64;
-			int64_t *u = sqlite3_realloc64(s->track_upid, n * sizeof *u);
-			if (!u) {
-				sqlite3_finalize(st);
-				return SQLITE_NOMEM;
-			}
-			for (size_t i = s->ntracks; i < n; i++)
-				u[i] = -1;
-			s->track_upid = u;
-			s->ntracks = n;
-		}
-		s->track_upid[id] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	sqlite3_free(s->why);
+	s->why = why;
+	return SQLITE_CORRUPT;
 }
 
-/* Each chunk's extent from kvio_cmd_range, when the table is there and has
- * a row for every chunk (else s->ext stays NULL: every chunk is read). */
-static int store_extents(struct store *s)
-{
-	sqlite3_stmt *st;
-	if (!s->nchunks || sqlite3_table_column_metadata(s->db, s->schema, "kvio_cmd_range", "tid_max", NULL, NULL, NULL,
-							 NULL, NULL) != SQLITE_OK)
-		return SQLITE_OK;
-	int rc = store_prep(s, "SELECT id, ts_min, end_max, coalesce(tid_min, 0), coalesce(tid_max, 0)"
-			    " FROM %s.kvio_cmd_range ORDER BY id", &st);
-	if (rc != SQLITE_OK)
-		return rc;
-	struct extent *e = sqlite3_malloc64(s->nchunks * sizeof *e);
-	size_t k = 0;
-	while (e && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (k < s->nchunks && sqlite3_column_int64(st, 0) == s->first[k]) {
-			e[k].ts_min = sqlite3_column_int64(st, 1);
-			e[k].end_max = sqlite3_column_int64(st, 2);
-			e[k].tid_min = sqlite3_column_int64(st, 3);
-			e[k].tid_max = sqlite3_column_int64(st, 4);
-			k++;
-		}
-	}
-	sqlite3_finalize(st);
-	if (!e)
-		return SQLITE_NOMEM;
-	if (rc != SQLITE_DONE || k != s->nchunks) { /* not one row per chunk: read them all */
-		sqlite3_free(e);
-		return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
-	}
-	s->ext = e;
-	return SQLITE_OK;
-}
-
-
-/* Read the chunk directory and the name table if the database changed since.
- * Returns SQLITE_OK, or an error code when the tables are not there. */
+/* Read the directory (dir.h: chunks, extents, names, tracks, checked) if the
+ * database changed since. SQLITE_OK; SQLITE_CORRUPT with s->why; else the
+ * code of the read (the tables are not there, an interrupt). */
 int store_refresh(struct store *s)
 {
 	unsigned ver = data_version(s);
 	if (s->loaded && ver == s->ver)
 		return SQLITE_OK;
 	store_drop(s);
-	sqlite3_stmt *st;
-	int rc = store_prep(s, "SELECT id, n FROM %s.kvio_cmd_chunk ORDER BY id", &st);
+	char *why = NULL;
+	int rc = dir_load(s->db, s->qschema, &s->d, &why);
+	if (rc == SQLITE_CORRUPT)
+		return store_damaged(s, why);
+	if (rc == SQLITE_OK && !(s->checked = sqlite3_malloc64(s->d.nchunks ? s->d.nchunks : 1)))
+		rc = SQLITE_NOMEM;
 	if (rc != SQLITE_OK)
 		return rc;
-	size_t cap = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (s->nchunks == cap) {
-			cap = cap ? cap * 2 : 64;
-			int64_t *f = sqlite3_realloc64(s->first, cap * sizeof *f);
-			uint32_t *n = sqlite3_realloc64(s->n, cap * sizeof *n);
-			if (f) s->first = f;
-			if (n) s->n = n;
-			if (!f || !n) {
-				sqlite3_finalize(st);
-				return SQLITE_NOMEM;
-			}
-		}
-		s->first[s->nchunks] = sqlite3_column_int64(st, 0);
-		s->n[s->nchunks++] = (uint32_t)sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return rc;
-	rc = store_prep(s, "SELECT id, name FROM %s.kvio_cmd_name ORDER BY id", &st);
-	if (rc != SQLITE_OK)
-		return rc;
-	cap = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (id < 0 || id > 65535)
-			continue;
-		if ((size_t)id >= cap) {
-			size_t nc = (size_t)id + 16;
-			char **nn = sqlite3_realloc64(s->names, nc * sizeof *nn);
-			if (!nn) {
-				sqlite3_finalize(st);
-				return SQLITE_NOMEM;
-			}
-			memset(nn + cap, 0, (nc - cap) * sizeof *nn);
-			s->names = nn;
-			cap = nc;
-		}
-		const char *t = (const char *)sqlite3_column_text(st, 1);
-		s->names[id] = sqlite3_mprintf("%s", t ? t : "");
-		if ((size_t)id + 1 > s->nnames)
-			s->nnames = (size_t)id + 1;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return rc;
-	if ((rc = store_tracks(s)) != SQLITE_OK || (rc = store_extents(s)) != SQLITE_OK)
-		return rc;
+	memset(s->checked, 0, s->d.nchunks ? s->d.nchunks : 1);
 	s->ver = ver;
 	s->loaded = 1;
 	return SQLITE_OK;
 }
 
-/* Index of the chunk holding command id, or -1. */
-long store_find(const struct store *s, int64_t id)
-{
-	size_t lo = 0, hi = s->nchunks;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->first[mid] <= id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -1;
-	lo--;
-	return id < s->first[lo] + (int64_t)s->n[lo] ? (long)lo : -1;
-}
 
 /* The decoded chunk k, read into the cache if needed; NULL on error. */
 const struct chunk_view *store_chunk(struct store *s, size_t k)
 {
-	int64_t id = s->first[k];
+	int64_t id = s->d.first[k];
 	struct cached *victim = &s->cache[0];
 	s->chunk_rc = SQLITE_OK;
 	for (int i = 0; i < NCACHE; i++) {
@@ -245,55 +127,37 @@ const struct chunk_view *store_chunk(struct store *s, size_t k)
 	}
 	s->gen++; /* the victim's chunk changes under the cursors that hold it */
 	victim->id = INT64_MIN;
-	/* read straight into the slot's buffer (no statement's copy of the blob) */
-	sqlite3_blob *b = NULL;
-	int rc = sqlite3_blob_open(s->db, s->schema, "kvio_cmd_chunk", "data", id, 0, &b);
+	char why[256];
+	int rc = chunk_read(s->db, s->schema, &s->d, k, !s->checked[k], &victim->blob, &victim->cap, &victim->v, why,
+			    sizeof why);
 	if (rc != SQLITE_OK) {
-		/* no such row (the directory names a chunk that is gone) or no blob in
-		 * it: corrupt; else the read's own code, SQLITE_INTERRUPT when an early
-		 * exit stopped it */
-		s->chunk_rc = rc == SQLITE_ERROR ? SQLITE_CORRUPT : rc;
-		sqlite3_blob_close(b);
+		s->chunk_rc = rc == SQLITE_CORRUPT ? store_damaged(s, sqlite3_mprintf("%s", why)) : rc;
 		return NULL;
 	}
-	size_t len = (size_t)sqlite3_blob_bytes(b);
-	if (victim->cap < len || !victim->blob) {
-		void *nb = sqlite3_realloc64(victim->blob, len ? len : 1);
-		if (!nb) {
-			sqlite3_blob_close(b);
-			s->chunk_rc = SQLITE_NOMEM;
-			return NULL;
-		}
-		victim->blob = nb;
-		victim->cap = len ? len : 1;
-	}
-	rc = sqlite3_blob_read(b, victim->blob, (int)len, 0);
-	sqlite3_blob_close(b);
-	if (rc != SQLITE_OK) {
-		s->chunk_rc = rc;
-		return NULL;
-	}
-	if (chunk_map(victim->blob, len, &victim->v) != 0 || victim->v.n != s->n[k]) {
-		s->chunk_rc = SQLITE_CORRUPT;
-		return NULL;
-	}
+	s->checked[k] = 1; /* its first read since the directory was checked every byte */
 	victim->id = id;
 	victim->age = ++s->clock;
 	return &victim->v;
 }
 
-/* Report the failed store_chunk of s as ctx's error: "unreadable command
- * chunk" (who says who) only for a bad chunk; any other cause (an interrupt,
- * out of memory, a busy or unreadable file) keeps its own SQLite code.
- * Returns the code for an xColumn to return. */
+const char *store_why(const struct store *s)
+{
+	return s->why ? s->why : "a command chunk cannot be read";
+}
+
+/* Report the failed store_chunk of s as ctx's error: the damage (one line,
+ * "database damaged or not written by kvio: ...", code SQLITE_CORRUPT); any
+ * other cause (an interrupt, out of memory, a busy or unreadable file) keeps
+ * its own SQLite code. Returns the code for an xColumn to return. */
 int chunk_error(sqlite3_context *ctx, struct store *s, const char *who)
 {
+	(void)who;
 	int rc = s->chunk_rc == SQLITE_OK ? SQLITE_CORRUPT : s->chunk_rc;
 	if (rc == SQLITE_CORRUPT) {
-		char msg[96];
-		sqlite3_snprintf(sizeof msg, msg, "%s: unreadable command chunk", who);
-		sqlite3_result_error(ctx, msg, -1);
+		char *msg = sqlite3_mprintf(KVIO_DAMAGED "%s", store_why(s));
+		sqlite3_result_error(ctx, msg ? msg : KVIO_DAMAGED "out of memory", -1);
 		sqlite3_result_error_code(ctx, SQLITE_CORRUPT); /* keeps msg */
+		sqlite3_free(msg);
 	} else {
 		sqlite3_result_error_code(ctx, rc);
 	}
@@ -344,7 +208,7 @@ int store_ordered(struct store *s)
 		return s->ordered;
 	int64_t pu = INT64_MIN, pt = INT64_MIN;
 	int ok = 1;
-	for (size_t k = 0; ok && k < s->nchunks; k++) {
+	for (size_t k = 0; ok && k < s->d.nchunks; k++) {
 		const struct chunk_view *v = store_chunk(s, k);
 		if (!v) {
 			ok = 0;

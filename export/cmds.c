@@ -121,9 +121,9 @@ static unsigned char *pann_str(unsigned char *p, uint64_t name_iid, const char *
  * kvio_cmd_name id), the lanes started so far, the KV lookup, the encoding
  * buffer of one BEGIN's TrackEvent. */
 struct cmd_ctx {
-	char **names;
+	char **names;     /* the directory's (x->dir) */
 	size_t nnames;
-	struct lane *lanes;
+	struct lane *lanes; /* by track id: tracks 1..ntracks - 1 (a chunk's are checked) */
 	size_t nlanes;
 	uint32_t next_seq;
 	sqlite3_stmt *kv; /* a command's key_hex, key_len, value_len */
@@ -134,34 +134,21 @@ struct cmd_ctx {
 
 static void cmd_ctx_free(struct cmd_ctx *c)
 {
-	for (size_t i = 0; i < c->nnames; i++)
-		free(c->names[i]);
-	free(c->names);
 	free(c->lanes);
 	free(c->te);
 	sqlite3_finalize(c->kv);
 }
 
-/* The command names and the KV lookup; 0 or -1. */
-static int cmd_ctx_init(sqlite3 *db, struct cmd_ctx *c, const struct flows *fl)
+/* The command names, a lane per track, the KV lookup; 0 or -1. */
+static int cmd_ctx_init(sqlite3 *db, const struct exporter *x, struct cmd_ctx *c, const struct flows *fl)
 {
-	sqlite3_stmt *nm;
 	memset(c, 0, sizeof *c);
 	c->fl = fl;
 	c->next_seq = LANE_SEQ0;
-	if (sqlite3_prepare_v2(db, "SELECT id, name FROM kvio_cmd_name ORDER BY id", -1, &nm, NULL))
-		return -1;
-	while (sqlite3_step(nm) == SQLITE_ROW) {
-		size_t id = (size_t)sqlite3_column_int64(nm, 0);
-		if (id >= c->nnames) {
-			c->names = xrealloc(c->names, (id + 1) * sizeof *c->names);
-			memset(c->names + c->nnames, 0, (id + 1 - c->nnames) * sizeof *c->names);
-			c->nnames = id + 1;
-		}
-		c->names[id] = xstrdup((const char *)sqlite3_column_text(nm, 1));
-	}
-	if (sqlite3_finalize(nm) != SQLITE_OK)
-		return -1;
+	c->names = x->dir.names;
+	c->nnames = x->dir.nnames;
+	c->nlanes = x->dir.ntracks;
+	c->lanes = xcalloc(c->nlanes ? c->nlanes : 1, sizeof *c->lanes);
 	if (sqlite3_prepare_v2(db, "SELECT key_hex, key_len, value_len FROM kvio_cmd_kv WHERE id = ?", -1, &c->kv, NULL))
 		return -1;
 	c->tecap = 4096;
@@ -173,13 +160,7 @@ static int cmd_ctx_init(sqlite3 *db, struct cmd_ctx *c, const struct flows *fl)
  * (whose slba counter track becomes the sequence's default). */
 static struct lane *cmd_lane(struct exporter *x, struct cmd_ctx *c, uint32_t trk, uint64_t slba_trk)
 {
-	if (trk >= c->nlanes) {
-		size_t n = (size_t)trk + 16;
-		c->lanes = xrealloc(c->lanes, n * sizeof *c->lanes);
-		memset(c->lanes + c->nlanes, 0, (n - c->nlanes) * sizeof *c->lanes);
-		c->nlanes = n;
-	}
-	struct lane *l = &c->lanes[trk];
+	struct lane *l = &c->lanes[trk]; /* trk < nlanes: chunk_check */
 	if (!l->seq)
 		lane_start(x, l, c->next_seq++, trk, slba_trk, c->names, c->nnames);
 	return l;
@@ -273,16 +254,15 @@ static void export_cmd(struct exporter *x, struct cmd_ctx *c, const struct chunk
 	emit_end(x, l->seq, v->ts[i] + v->dur[i], 0);
 }
 
-/* The commands of chunk `first` (blob b of len bytes): all of them, or with
- * kc those the window keeps. Returns 0, -1 when the chunk is damaged. */
-static int export_chunk(struct exporter *x, struct cmd_ctx *c, int64_t first, const void *b, size_t len,
-			const struct kept_chunk *kc)
+/* The commands of chunk k (all of them, or with kc those the window keeps),
+ * checked before use unless kc says they were. Returns 0, -1 when the chunk
+ * cannot be read or is damaged (said). */
+static int export_chunk(sqlite3 *db, struct exporter *x, struct cmd_ctx *c, size_t k, const struct kept_chunk *kc)
 {
 	struct chunk_view v;
-	if (chunk_map(b, len, &v)) {
-		chunk_damaged(first);
+	if (export_read_chunk(db, x, k, !kc || !kc->bits, &v)) /* bits: read and checked by window_kept */
 		return -1;
-	}
+	int64_t first = x->dir.first[k];
 	for (uint32_t i = 0; i < v.n; i++) {
 		if (kc && !kept_chunk_has(kc, i))
 			continue;
@@ -293,46 +273,21 @@ static int export_chunk(struct exporter *x, struct cmd_ctx *c, int64_t first, co
 	return 0;
 }
 
-/* Under a window: the chunks holding a command it keeps, each read by id. */
-static int export_kept_chunks(sqlite3 *db, struct exporter *x, struct cmd_ctx *c)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT data FROM kvio_cmd_chunk WHERE id = ?1", -1, &st, NULL))
-		return -1;
-	int rc = 0;
-	const struct kept_chunk *kc = x->keep->chunks.v;
-	for (size_t j = 0; !rc && !out_failed(&x->o) && j < x->keep->chunks.n; j++) {
-		if (!kc[j].nkept)
-			continue;
-		sqlite3_bind_int64(st, 1, kc[j].first);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			rc = export_chunk(x, c, kc[j].first, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0),
-					  &kc[j]);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
 /* Command slices straight from their chunks, with their slba counter points
  * (under a window, the commands it keeps: chunks without one are not read). */
 int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 {
 	struct cmd_ctx c;
-	sqlite3_stmt *st = NULL;
-	if (cmd_ctx_init(db, &c, fl) || (!x->keep && sqlite3_prepare_v2(db, "SELECT id, data FROM kvio_cmd_chunk ORDER BY id", -1, &st, NULL))) {
-		cmd_ctx_free(&c);
-		return -1;
+	int rc = cmd_ctx_init(db, x, &c, fl);
+	if (x->keep) {
+		const struct kept_chunk *kc = x->keep->chunks.v;
+		for (size_t j = 0; !rc && !out_failed(&x->o) && j < x->keep->chunks.n; j++)
+			if (kc[j].nkept)
+				rc = export_chunk(db, x, &c, kc[j].k, &kc[j]);
+	} else {
+		for (size_t k = 0; !rc && !out_failed(&x->o) && k < x->dir.nchunks; k++)
+			rc = export_chunk(db, x, &c, k, NULL);
 	}
-	int rc = 0;
-	if (x->keep)
-		rc = export_kept_chunks(db, x, &c);
-	while (st && !rc && !out_failed(&x->o) && sqlite3_step(st) == SQLITE_ROW)
-		rc = export_chunk(x, &c, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
-				  (size_t)sqlite3_column_bytes(st, 1), NULL);
-	if (sqlite3_finalize(st) != SQLITE_OK)
-		rc = -1; /* a read error ended the chunks early */
 	cmd_ctx_free(&c);
 	return rc;
 }
-

@@ -40,7 +40,16 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	struct flows fl = {0};
 	struct kept keep = {{0}, {0}};
 	x.keep = x.win ? &keep : NULL;
-	if ((x.win && window_kept(db, x.win, &keep)) || load_flows(db, x.keep, &fl)) {
+	char *why = NULL;
+	int drc = dir_load(db, "\"main\"", &x.dir, &why);
+	if (drc != SQLITE_OK) {
+		if (drc == SQLITE_CORRUPT)
+			chunk_damaged(why);
+		else
+			db_failed(db, "reading the database");
+		sqlite3_free(why);
+		rc = 2;
+	} else if ((x.win && window_kept(db, &x, &keep)) || load_flows(db, x.keep, &fl)) {
 		db_failed(db, "reading flows");
 		rc = 2;
 	}
@@ -70,6 +79,8 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	}
 	free(fl.r);
 	kept_free(&keep);
+	dir_free(&x.dir, 0);
+	sqlite3_free(x.buf);
 	free(x.o.buf);
 	free(x.o.zbuf);
 	strpool_free(&x.names);

@@ -7,6 +7,7 @@
 #include "export.h"
 #include "kvio.pb-c.h"
 #include "../db/chunk.h"
+#include "../db/dir.h"
 #include "../lib/strpool.h"
 #include "../lib/util.h"
 #include "../lib/window.h"
@@ -64,13 +65,17 @@ struct exporter {
 	uint64_t slices; /* slices written, commands included, capture_info not */
 	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
 	const struct kept *keep;       /* what win keeps (NULL without one) */
+	struct dbdir dir;              /* the chunks and what they index, checked (db/dir.h) */
+	void *buf;                     /* one chunk's bytes (sqlite3_malloc'd) */
+	size_t bufcap;
 };
 
 /* What a window keeps, found once before anything is written (a flow is
  * written when both its ends are): the generic slices' ids, ascending, and the
  * commands, chunk by chunk in id order, as a bit per command. */
 struct kept_chunk {
-	int64_t first;
+	int64_t first;  /* its first command's id */
+	size_t k;       /* its index in the directory */
 	uint32_t n, nkept;
 	uint64_t *bits; /* NULL: every command of the chunk (an inside chunk, not read) */
 };
@@ -163,13 +168,15 @@ void emit_end(struct exporter *x, uint32_t seq, int64_t ts, uint64_t track);
 void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double v);
 void say_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void db_failed(sqlite3 *db, const char *what);
-void chunk_damaged(int64_t first);
+void chunk_damaged(const char *why);
+/* Read chunk k of x->dir into x->buf as v, every byte checked when check. 0, or -1 (said). */
+int export_read_chunk(sqlite3 *db, struct exporter *x, size_t k, int check, struct chunk_view *v);
 
 /* window.c */
 int win_prepare(sqlite3 *db, const struct kvio_window *w, const char *sql, sqlite3_stmt **st);
 void kept_free(struct kept *k);
 int kept_chunk_has(const struct kept_chunk *c, uint32_t i);
-int window_kept(sqlite3 *db, const struct kvio_window *w, struct kept *k);
+int window_kept(sqlite3 *db, struct exporter *x, struct kept *k);
 int load_flows(sqlite3 *db, const struct kept *k, struct flows *f);
 void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, uint64_t *tfl, size_t *ntf);
 void ev_flows(struct exporter *x, const struct flows *f, int64_t id);

@@ -316,9 +316,20 @@ void db_failed(sqlite3 *db, const char *what)
 	say_once("%s: %s", what, ec != SQLITE_OK && ec != SQLITE_ROW && ec != SQLITE_DONE ? sqlite3_errmsg(db) : "failed");
 }
 
-/* A chunk whose blob is not a chunk. */
-void chunk_damaged(int64_t first)
+/* A chunk or a directory table that fails kvio's checks (db/dir.h). */
+void chunk_damaged(const char *why)
 {
-	say_once("kvio_cmd_chunk %lld is damaged", (long long)first);
+	say_once(KVIO_DAMAGED "%s", why);
+}
+
+int export_read_chunk(sqlite3 *db, struct exporter *x, size_t k, int check, struct chunk_view *v)
+{
+	char why[256];
+	int rc = chunk_read(db, "main", &x->dir, k, check, &x->buf, &x->bufcap, v, why, sizeof why);
+	if (rc == SQLITE_CORRUPT)
+		chunk_damaged(why);
+	else if (rc != SQLITE_OK)
+		say_once("reading the database: %s", sqlite3_errstr(rc));
+	return rc == SQLITE_OK ? 0 : -1;
 }
 

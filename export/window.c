@@ -17,10 +17,6 @@
 	" WHERE a.arg_set_id = s.id AND a.key = 'debug.trace_id')) IS NULL OR coalesce((SELECT o.trace_id" \
 	" FROM kvio_obj o WHERE o.id = s.id), (SELECT a.int_value FROM kvio_arg a WHERE a.arg_set_id ="   \
 	" s.id AND a.key = 'debug.trace_id')) BETWEEN :tlo AND :thi)"
-#define WIN_CHUNK_SQL                                                                                  \
-	" WHERE id IN (SELECT id FROM kvio_cmd_range WHERE ts_min <= :hi AND end_max >= :lo AND"          \
-	" (:ht = 0 OR (tid_max >= :tlo AND tid_min <= :thi)))"
-
 /* Prepare sql with the window's parameters bound (those it names). */
 int win_prepare(sqlite3 *db, const struct kvio_window *w, const char *sql, sqlite3_stmt **st)
 {
@@ -39,22 +35,16 @@ int win_prepare(sqlite3 *db, const struct kvio_window *w, const char *sql, sqlit
 	return 0;
 }
 
-/* The command chunks window w reads, in id order, as (id, n, inside) without
- * reading the chunks: those whose extent (kvio_cmd_range) meets the window,
- * all of them in a database written before kvio_cmd_range existed. inside = 1
- * when the chunk's extent lies within a time-only window, so that every
- * command of it is kept (end_max is open to the right for a command that never
- * ended; the trace_id extent leaves untagged commands out, so a --trace-id
- * window reads the chunk). */
-static int chunk_query(sqlite3 *db, const struct kvio_window *w, sqlite3_stmt **st)
+/* Whether window w can keep a command of a chunk of extent e (its time
+ * overlaps; under --trace-id, its tagged commands' range meets it), and
+ * *inside: every command of it is kept (a time-only window holding the whole
+ * extent: the chunk need not be read). */
+static int extent_meets(const struct kvio_window *w, const struct extent *e, int *inside)
 {
-	int ranged = sqlite3_table_column_metadata(db, "main", "kvio_cmd_range", "id", NULL, NULL, NULL, NULL,
-						   NULL) == SQLITE_OK;
-	return win_prepare(db, w, ranged ? "SELECT c.id, c.n, r.ts_min >= :lo AND r.end_max <= :hi AND :ht = 0"
-					   " FROM kvio_cmd_range r JOIN kvio_cmd_chunk c ON c.id = r.id"
-					   " WHERE r.ts_min <= :hi AND r.end_max >= :lo AND"
-					   " (:ht = 0 OR (r.tid_max >= :tlo AND r.tid_min <= :thi)) ORDER BY r.id"
-					 : "SELECT id, n, 0 FROM kvio_cmd_chunk ORDER BY id", st);
+	int64_t lo = w->has_time ? w->lo_ns : INT64_MIN, hi = w->has_time ? w->hi_ns : INT64_MAX;
+	*inside = e->ts_min >= lo && e->end_max <= hi && !w->has_tid;
+	return e->ts_min <= hi && e->end_max >= lo &&
+	       (!w->has_tid || (e->tid_max && e->tid_max >= (int64_t)w->tid_lo && e->tid_min <= (int64_t)w->tid_hi));
 }
 
 /* A command is written: its trace_id and span pass the window. */
@@ -71,38 +61,26 @@ void kept_free(struct kept *k)
 	vec_free(&k->chunks);
 }
 
-/* The window's commands of the chunk on st's row (chunk_query with extent; a
- * chunk not inside read with blob, a point query on its id); -1 when the
- * chunk is damaged (named here) or cannot be read. */
-static int kept_chunk_add(struct kept *k, const struct kvio_window *w, sqlite3_stmt *st, sqlite3_stmt *blob)
+/* The window's commands of chunk k (inside: all of them, unread; else read
+ * and checked, a bit per command). -1 when it cannot be read (said). */
+static int kept_chunk_add(sqlite3 *db, struct exporter *x, struct kept *kp, size_t k, int inside)
 {
-	struct kept_chunk c = {sqlite3_column_int64(st, 0), (uint32_t)sqlite3_column_int64(st, 1), 0, NULL};
+	struct kept_chunk c = {x->dir.first[k], k, x->dir.n[k], 0, NULL};
 	struct chunk_view v;
-	int rc = 0;
-	if (sqlite3_column_int(st, 2)) {
+	if (inside) {
 		c.nkept = c.n;
 	} else {
-		sqlite3_bind_int64(blob, 1, c.first);
-		int sr = sqlite3_step(blob);
-		if (sr != SQLITE_ROW) { /* a read error, or no such row: said now (a reset clears the reason) */
-			say_once("reading the database: %s",
-				 sr == SQLITE_DONE ? "a chunk is missing" : sqlite3_errmsg(sqlite3_db_handle(blob)));
-			rc = -1;
-		} else if (chunk_map(sqlite3_column_blob(blob, 0), (size_t)sqlite3_column_bytes(blob, 0), &v)) {
-			chunk_damaged(c.first);
-			rc = -1;
-		}
-		c.n = rc ? 0 : v.n;
+		if (export_read_chunk(db, x, k, 1, &v))
+			return -1;
 		c.bits = xcalloc(c.n / 64 + 1, sizeof *c.bits);
 		for (uint32_t i = 0; i < c.n; i++)
-			if (cmd_kept(w, &v, i)) {
+			if (cmd_kept(x->win, &v, i)) {
 				c.bits[i / 64] |= (uint64_t)1 << (i % 64);
 				c.nkept++;
 			}
-		sqlite3_reset(blob);
 	}
-	*(struct kept_chunk *)vec_push(&k->chunks, sizeof c) = c;
-	return rc;
+	*(struct kept_chunk *)vec_push(&kp->chunks, sizeof c) = c;
+	return 0;
 }
 
 /* Command i of chunk c is kept. */
@@ -111,11 +89,11 @@ int kept_chunk_has(const struct kept_chunk *c, uint32_t i)
 	return !c->bits ? i < c->n : i < c->n && (c->bits[i / 64] >> (i % 64) & 1);
 }
 
-/* Find everything window w keeps. Returns 0 or -1. */
-int window_kept(sqlite3 *db, const struct kvio_window *w, struct kept *k)
+/* Find everything x's window keeps. Returns 0 or -1. */
+int window_kept(sqlite3 *db, struct exporter *x, struct kept *k)
 {
 	sqlite3_stmt *st;
-	if (win_prepare(db, w, "SELECT s.id FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY s.id", &st))
+	if (win_prepare(db, x->win, "SELECT s.id FROM kvio_slice s" WIN_SLICE_SQL " ORDER BY s.id", &st))
 		return -1;
 	int sr;
 	while ((sr = sqlite3_step(st)) == SQLITE_ROW)
@@ -123,22 +101,12 @@ int window_kept(sqlite3 *db, const struct kvio_window *w, struct kept *k)
 	sqlite3_finalize(st);
 	if (sr != SQLITE_DONE)
 		return -1; /* a read error: not a shorter window */
-	sqlite3_stmt *blob;
-	if (sqlite3_prepare_v2(db, "SELECT data FROM kvio_cmd_chunk WHERE id = ?1", -1, &blob, NULL))
-		return -1;
-	if (chunk_query(db, w, &st)) {
-		sqlite3_finalize(blob);
-		return -1;
+	for (size_t c = 0; c < x->dir.nchunks; c++) {
+		int inside;
+		if (extent_meets(x->win, &x->dir.ext[c], &inside) && kept_chunk_add(db, x, k, c, inside))
+			return -1;
 	}
-	int rc = 0;
-	while (!rc && (sr = sqlite3_step(st)) == SQLITE_ROW)
-		if (kept_chunk_add(k, w, st, blob))
-			rc = -1;
-	if (!rc && sr != SQLITE_DONE)
-		rc = -1;
-	sqlite3_finalize(st);
-	sqlite3_finalize(blob);
-	return rc;
+	return 0;
 }
 
 /* id is in the ascending list ids. */

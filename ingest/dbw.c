@@ -201,7 +201,7 @@ void dbw_flush_chunk(struct dbw *w)
 	struct chunk_view v = {n, cb->ts, cb->dur, cb->slba, cb->track, cb->data_len, cb->trace_id, cb->slba_track,
 			       cb->kv_id, cb->name, cb->flags};
 	unsigned char *p = cb->blob;
-	size_t len = chunk_encode(&v, p);
+	size_t len = chunk_encode(&v, cb->first_id, p);
 	sqlite3_bind_int64(w->chunk, 1, cb->first_id);
 	sqlite3_bind_int64(w->chunk, 2, n);
 	sqlite3_bind_blob(w->chunk, 3, p, (int)len, SQLITE_STATIC);

@@ -1,0 +1,289 @@
+/* dir.c — reading and checking a database's directory (dir.h): the command
+ * chunks' ids and sizes, their extents, the command names, the tracks, the
+ * KV rows. Each table is read in id order with its values' types checked in
+ * SQL, so that C sees only integers and text where it expects them. */
+#include "kvio_int.h"
+#include "chunk.h"
+#include <stdarg.h>
+#include <stdio.h>
+
+/* *why = the sentence; returns SQLITE_CORRUPT (or NOMEM when there is no room for it). */
+static int damaged(char **why, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	*why = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	return *why ? SQLITE_CORRUPT : SQLITE_NOMEM;
+}
+
+static int dir_prep(sqlite3 *db, const char *qschema, const char *fmt, sqlite3_stmt **st)
+{
+	char *sql = sqlite3_mprintf(fmt, qschema, qschema); /* fmt names the schema once or twice */
+	if (!sql)
+		return SQLITE_NOMEM;
+	int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* Grow *p (of *cap items of size sz) to hold need items. SQLITE_OK or NOMEM. */
+static int grow(void **p, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return SQLITE_OK;
+	size_t nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	void *q = sqlite3_realloc64(*p, nc * sz);
+	if (!q)
+		return SQLITE_NOMEM;
+	*p = q;
+	*cap = nc;
+	return SQLITE_OK;
+}
+
+/* The chunks: ids from 1, ascending and disjoint, 1 <= n <= CHUNK_ROWS, below DIR_MAX_ID. */
+static int load_chunks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
+{
+	sqlite3_stmt *st;
+	int rc = dir_prep(db, q, "SELECT id, n, typeof(n) = 'integer' FROM %s.kvio_cmd_chunk ORDER BY id", &st);
+	if (rc != SQLITE_OK)
+		return rc;
+	size_t cap = 0, cap2 = 0;
+	int64_t next = 1; /* the lowest id the next chunk may start at */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
+		if (!sqlite3_column_int(st, 2) || n < 1 || n > CHUNK_ROWS)
+			rc = damaged(why, "kvio_cmd_chunk %lld: n %s is not a count of 1..%d commands", (long long)id,
+				     sqlite3_column_text(st, 1), CHUNK_ROWS);
+		else if (id < next)
+			rc = damaged(why, "kvio_cmd_chunk %lld: its ids overlap the chunk before (which ends at %lld)",
+				     (long long)id, (long long)next - 1);
+		else if (id > DIR_MAX_ID - n)
+			rc = damaged(why, "kvio_cmd_chunk %lld: ids beyond 2^53", (long long)id);
+		else if ((rc = grow((void **)&d->first, &cap, d->nchunks + 1, sizeof *d->first)) == SQLITE_OK &&
+			 (rc = grow((void **)&d->n, &cap2, d->nchunks + 1, sizeof *d->n)) == SQLITE_OK) {
+			d->first[d->nchunks] = id;
+			d->n[d->nchunks++] = (uint32_t)n;
+			next = id + n;
+			continue;
+		}
+		break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Each chunk's extent: kvio_cmd_range holds exactly one row per chunk, with a
+ * time extent of integers and a trace_id extent of u32 (NULL: no tagged command). */
+static int load_extents(sqlite3 *db, const char *q, struct dbdir *d, char **why)
+{
+	sqlite3_stmt *st;
+	int rc = dir_prep(db, q, "SELECT id, ts_min, end_max, coalesce(tid_min, 0), coalesce(tid_max, 0),"
+			  " typeof(ts_min) = 'integer' AND typeof(end_max) = 'integer' AND (tid_min IS NULL) = (tid_max IS NULL)"
+			  " AND typeof(coalesce(tid_min, 0)) = 'integer' AND typeof(coalesce(tid_max, 0)) = 'integer'"
+			  " FROM %s.kvio_cmd_range ORDER BY id", &st);
+	if (rc != SQLITE_OK)
+		return rc;
+	size_t k = 0;
+	if (!(d->ext = sqlite3_malloc64((d->nchunks ? d->nchunks : 1) * sizeof *d->ext))) {
+		sqlite3_finalize(st);
+		return SQLITE_NOMEM;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		struct extent e = {sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+				   sqlite3_column_int64(st, 4)};
+		if (k >= d->nchunks || id != d->first[k])
+			rc = damaged(why, "kvio_cmd_range %lld: no chunk starts there", (long long)id);
+		else if (!sqlite3_column_int(st, 5) || e.ts_min < 0 || e.end_max < e.ts_min || e.tid_min < 0 ||
+			 e.tid_max < e.tid_min || e.tid_max > UINT32_MAX || (e.tid_max && !e.tid_min))
+			rc = damaged(why, "kvio_cmd_range %lld: not an extent (ts %s..%s, trace_id %s..%s)", (long long)id,
+				     sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
+				     sqlite3_column_text(st, 4));
+		else {
+			d->ext[k++] = e;
+			continue;
+		}
+		break;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE && k != d->nchunks)
+		rc = damaged(why, "kvio_cmd_range: %zu rows for %zu chunks", k, d->nchunks);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The command names: ids 0..65535 (a chunk's u16), each a text. */
+static int load_names(sqlite3 *db, const char *q, struct dbdir *d, char **why)
+{
+	sqlite3_stmt *st;
+	int rc = dir_prep(db, q, "SELECT id, name, typeof(name) = 'text' FROM %s.kvio_cmd_name ORDER BY id", &st);
+	if (rc != SQLITE_OK)
+		return rc;
+	size_t cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id < 0 || id > 65535 || !sqlite3_column_int(st, 2)) {
+			rc = damaged(why, "kvio_cmd_name %lld: %s", (long long)id,
+				     id < 0 || id > 65535 ? "id is not 0..65535" : "the name is not text");
+			break;
+		}
+		size_t had = cap;
+		if ((rc = grow((void **)&d->names, &cap, (size_t)id + 1, sizeof *d->names)) != SQLITE_OK)
+			break;
+		memset(d->names + had, 0, (cap - had) * sizeof *d->names);
+		if (!(d->names[id] = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 1)))) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		d->nnames = (size_t)id + 1;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The tracks: ids 1..rows + DIR_TRACK_HOLES (so the arrays by id are bounded by
+ * the rows), upid NULL or a non-negative integer, is_counter 0 or 1. */
+static int load_tracks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
+{
+	sqlite3_stmt *st;
+	int rc = dir_prep(db, q, "SELECT id, upid, is_counter, (SELECT count(*) FROM %s.kvio_track),"
+			  " (upid IS NULL OR typeof(upid) = 'integer' AND upid >= 0) AND is_counter IN (0, 1)"
+			  " FROM %s.kvio_track ORDER BY id", &st);
+	if (rc != SQLITE_OK)
+		return rc;
+	size_t cap = 0, cap2 = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 3);
+		if (id < 1 || id > rows + DIR_TRACK_HOLES || !sqlite3_column_int(st, 4)) {
+			rc = damaged(why, "kvio_track %lld: %s", (long long)id, id < 1 || id > rows + DIR_TRACK_HOLES
+				     ? "id outside the table's numbering" : "upid or is_counter is not kvio's");
+			break;
+		}
+		size_t had = d->ntracks;
+		if ((rc = grow((void **)&d->track_upid, &cap, (size_t)id + 1, sizeof *d->track_upid)) != SQLITE_OK ||
+		    (rc = grow((void **)&d->track_kind, &cap2, (size_t)id + 1, sizeof *d->track_kind)) != SQLITE_OK)
+			break;
+		for (size_t i = had; i < (size_t)id; i++) {
+			d->track_upid[i] = -1;
+			d->track_kind[i] = TRK_NONE;
+		}
+		d->track_upid[id] = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+		d->track_kind[id] = sqlite3_column_int(st, 2) ? TRK_COUNTER : TRK_SLICE;
+		d->ntracks = (size_t)id + 1;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* kvio_cmd_kv's ids are 1..rows (a command's kv_id is checked against it). */
+static int load_kv(sqlite3 *db, const char *q, struct dbdir *d, char **why)
+{
+	sqlite3_stmt *st;
+	int rc = dir_prep(db, q, "SELECT count(*), coalesce(max(id), 0), coalesce(min(id), 1) FROM %s.kvio_cmd_kv", &st);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t n = sqlite3_column_int64(st, 0), mx = sqlite3_column_int64(st, 1), mn = sqlite3_column_int64(st, 2);
+		rc = n == mx && mn == 1 ? SQLITE_OK
+		     : damaged(why, "kvio_cmd_kv: %lld rows, ids %lld..%lld (kvio numbers them 1..rows)", (long long)n,
+			       (long long)mn, (long long)mx);
+		d->nkv = n;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+long dir_find(const struct dbdir *d, int64_t id)
+{
+	size_t lo = 0, hi = d->nchunks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->first[mid] <= id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	lo--;
+	return id < d->first[lo] + (int64_t)d->n[lo] ? (long)lo : -1;
+}
+
+int chunk_read(sqlite3 *db, const char *schema, const struct dbdir *d, size_t k, int check, void **buf,
+	       size_t *cap, struct chunk_view *v, char *why, size_t whylen)
+{
+	int64_t id = d->first[k];
+	sqlite3_blob *b = NULL;
+	/* straight into buf (no statement's copy of the blob) */
+	int rc = sqlite3_blob_open(db, schema, "kvio_cmd_chunk", "data", id, 0, &b);
+	if (rc != SQLITE_OK) { /* no such row or no blob in it: damage; else the read's own code */
+		if (rc == SQLITE_ERROR) {
+			snprintf(why, whylen, "kvio_cmd_chunk %lld: %s", (long long)id, sqlite3_errmsg(db));
+			rc = SQLITE_CORRUPT;
+		}
+		sqlite3_blob_close(b);
+		return rc;
+	}
+	size_t len = (size_t)sqlite3_blob_bytes(b);
+	if (len > chunk_size(CHUNK_ROWS)) { /* never read more than a chunk can be */
+		snprintf(why, whylen, "kvio_cmd_chunk %lld: %zu bytes, more than %u commands take", (long long)id, len,
+			 CHUNK_ROWS);
+		sqlite3_blob_close(b);
+		return SQLITE_CORRUPT;
+	}
+	if (*cap < len || !*buf) {
+		void *nb = sqlite3_realloc64(*buf, len ? len : 1);
+		if (!nb) {
+			sqlite3_blob_close(b);
+			return SQLITE_NOMEM;
+		}
+		*buf = nb;
+		*cap = len ? len : 1;
+	}
+	rc = sqlite3_blob_read(b, *buf, (int)len, 0);
+	sqlite3_blob_close(b);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (check)
+		return chunk_check(*buf, len, d, k, v, why, whylen) ? SQLITE_CORRUPT : SQLITE_OK;
+	if (chunk_map(*buf, len, v) != 0 || v->n != d->n[k]) {
+		snprintf(why, whylen, "kvio_cmd_chunk %lld changed under the reader", (long long)id);
+		return SQLITE_CORRUPT;
+	}
+	return SQLITE_OK;
+}
+
+int dir_load(sqlite3 *db, const char *qschema, struct dbdir *d, char **why)
+{
+	memset(d, 0, sizeof *d);
+	*why = NULL;
+	int rc = load_chunks(db, qschema, d, why);
+	if (rc == SQLITE_OK)
+		rc = load_extents(db, qschema, d, why);
+	if (rc == SQLITE_OK)
+		rc = load_names(db, qschema, d, why);
+	if (rc == SQLITE_OK)
+		rc = load_tracks(db, qschema, d, why);
+	if (rc == SQLITE_OK)
+		rc = load_kv(db, qschema, d, why);
+	if (rc != SQLITE_OK)
+		dir_free(d, 0);
+	return rc;
+}
+
+void dir_free(struct dbdir *d, int keep_names)
+{
+	if (!keep_names) {
+		for (size_t i = 0; i < d->nnames; i++)
+			sqlite3_free(d->names[i]);
+		sqlite3_free(d->names);
+	}
+	sqlite3_free(d->first);
+	sqlite3_free(d->n);
+	sqlite3_free(d->ext);
+	sqlite3_free(d->track_upid);
+	sqlite3_free(d->track_kind);
+	memset(d, 0, sizeof *d);
+}
