@@ -316,7 +316,8 @@ static int cur_sort(struct cmd_cur *c, struct store *s)
 						    (uint32_t)c->k, c->i};
 		vt_next(&c->base);
 	}
-	qsort(c->perm, c->nperm, sizeof *c->perm, prow_cmp);
+	if (c->nperm > 1)
+		qsort(c->perm, c->nperm, sizeof *c->perm, prow_cmp);
 	c->batch = batch;
 	c->sorted = 1;
 	c->selok = 0; /* a batch is the one row */
@@ -338,8 +339,10 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		return SQLITE_ERROR;
 	int rc = store_refresh(s);
 	if (rc != SQLITE_OK) { /* an interrupt is no failure to read: SQLite says "interrupted" */
-		if (rc != SQLITE_INTERRUPT)
-			cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: cannot read kvio_cmd_chunk/kvio_cmd_name");
+		if (rc == SQLITE_CORRUPT)
+			cur->pVtab->zErrMsg = sqlite3_mprintf("%s", store_why(s));
+		else if (rc != SQLITE_INTERRUPT)
+			cur->pVtab->zErrMsg = sqlite3_mprintf("kvio_cmd: cannot read its tables: %s", sqlite3_errstr(rc));
 		return rc;
 	}
 	int64_t lo = INT64_MIN;

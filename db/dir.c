@@ -1,6 +1,6 @@
 /* dir.c — reading and checking a database's directory (dir.h): the command
- * chunks' ids and sizes, their extents, the command names, the tracks, the
- * KV rows. Each table is read in id order with its values' types checked in
+ * chunks' ids, sizes and extents (kvio_cmd_range), the command names, the
+ * tracks, the KV rows; and reading a chunk's bytes (chunk_read). Each table is read in id order with its values' types checked in
  * SQL, so that C sees only integers and text where it expects them. */
 #include "kvio_int.h"
 #include "chunk.h"
@@ -43,74 +43,58 @@ static int grow(void **p, size_t *cap, size_t need, size_t sz)
 	return SQLITE_OK;
 }
 
-/* The chunks: ids from 1, ascending and disjoint, 1 <= n <= CHUNK_ROWS, below DIR_MAX_ID. */
+/* A kvio_cmd_range row as a chunk of d (its id past next, the lowest the
+ * next chunk may start at): SQLITE_OK, or damage said. */
+static int range_row(sqlite3_stmt *st, struct dbdir *d, int64_t *next, char **why)
+{
+	int64_t id = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
+	struct extent e = {sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4),
+			   sqlite3_column_int64(st, 5)};
+	if (!sqlite3_column_int(st, 6) || n < 1 || n > CHUNK_ROWS)
+		return damaged(why, "kvio_cmd_range %lld: n %s is not a count of 1..%d commands", (long long)id,
+			       sqlite3_column_text(st, 1), CHUNK_ROWS);
+	if (id < *next)
+		return damaged(why, "kvio_cmd_range %lld: its ids overlap the chunk before (which ends at %lld)",
+			       (long long)id, (long long)*next - 1);
+	if (id > DIR_MAX_ID - n)
+		return damaged(why, "kvio_cmd_range %lld: ids beyond 2^53", (long long)id);
+	if (!sqlite3_column_int(st, 7) || e.ts_min < 0 || e.end_max < e.ts_min || e.tid_min < 0 || e.tid_max < e.tid_min ||
+	    e.tid_max > UINT32_MAX || (e.tid_max && !e.tid_min))
+		return damaged(why, "kvio_cmd_range %lld: not an extent (ts %s..%s, trace_id %s..%s)", (long long)id,
+			       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3), sqlite3_column_text(st, 4),
+			       sqlite3_column_text(st, 5));
+	size_t k = d->nchunks++;
+	d->first[k] = id;
+	d->n[k] = (uint32_t)n;
+	d->ext[k] = e;
+	*next = id + n;
+	return SQLITE_OK;
+}
+
+/* The chunks, from their directory kvio_cmd_range: ids from 1, ascending and
+ * disjoint, below DIR_MAX_ID; 1 <= n <= CHUNK_ROWS; a time extent of integers
+ * and a trace_id extent of u32 (NULL: no tagged command). */
 static int load_chunks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 {
 	sqlite3_stmt *st;
-	int rc = dir_prep(db, q, "SELECT id, n, typeof(n) = 'integer' FROM %s.kvio_cmd_chunk ORDER BY id", &st);
-	if (rc != SQLITE_OK)
-		return rc;
-	size_t cap = 0, cap2 = 0;
-	int64_t next = 1; /* the lowest id the next chunk may start at */
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0), n = sqlite3_column_int64(st, 1);
-		if (!sqlite3_column_int(st, 2) || n < 1 || n > CHUNK_ROWS)
-			rc = damaged(why, "kvio_cmd_chunk %lld: n %s is not a count of 1..%d commands", (long long)id,
-				     sqlite3_column_text(st, 1), CHUNK_ROWS);
-		else if (id < next)
-			rc = damaged(why, "kvio_cmd_chunk %lld: its ids overlap the chunk before (which ends at %lld)",
-				     (long long)id, (long long)next - 1);
-		else if (id > DIR_MAX_ID - n)
-			rc = damaged(why, "kvio_cmd_chunk %lld: ids beyond 2^53", (long long)id);
-		else if ((rc = grow((void **)&d->first, &cap, d->nchunks + 1, sizeof *d->first)) == SQLITE_OK &&
-			 (rc = grow((void **)&d->n, &cap2, d->nchunks + 1, sizeof *d->n)) == SQLITE_OK) {
-			d->first[d->nchunks] = id;
-			d->n[d->nchunks++] = (uint32_t)n;
-			next = id + n;
-			continue;
-		}
-		break;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-/* Each chunk's extent: kvio_cmd_range holds exactly one row per chunk, with a
- * time extent of integers and a trace_id extent of u32 (NULL: no tagged command). */
-static int load_extents(sqlite3 *db, const char *q, struct dbdir *d, char **why)
-{
-	sqlite3_stmt *st;
-	int rc = dir_prep(db, q, "SELECT id, ts_min, end_max, coalesce(tid_min, 0), coalesce(tid_max, 0),"
+	int rc = dir_prep(db, q, "SELECT id, n, ts_min, end_max, coalesce(tid_min, 0), coalesce(tid_max, 0),"
+			  " typeof(n) = 'integer',"
 			  " typeof(ts_min) = 'integer' AND typeof(end_max) = 'integer' AND (tid_min IS NULL) = (tid_max IS NULL)"
 			  " AND typeof(coalesce(tid_min, 0)) = 'integer' AND typeof(coalesce(tid_max, 0)) = 'integer'"
 			  " FROM %s.kvio_cmd_range ORDER BY id", &st);
 	if (rc != SQLITE_OK)
 		return rc;
-	size_t k = 0;
-	if (!(d->ext = sqlite3_malloc64((d->nchunks ? d->nchunks : 1) * sizeof *d->ext))) {
-		sqlite3_finalize(st);
-		return SQLITE_NOMEM;
-	}
+	size_t cap[3] = {0, 0, 0};
+	int64_t next = 1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		struct extent e = {sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-				   sqlite3_column_int64(st, 4)};
-		if (k >= d->nchunks || id != d->first[k])
-			rc = damaged(why, "kvio_cmd_range %lld: no chunk starts there", (long long)id);
-		else if (!sqlite3_column_int(st, 5) || e.ts_min < 0 || e.end_max < e.ts_min || e.tid_min < 0 ||
-			 e.tid_max < e.tid_min || e.tid_max > UINT32_MAX || (e.tid_max && !e.tid_min))
-			rc = damaged(why, "kvio_cmd_range %lld: not an extent (ts %s..%s, trace_id %s..%s)", (long long)id,
-				     sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-				     sqlite3_column_text(st, 4));
-		else {
-			d->ext[k++] = e;
-			continue;
-		}
-		break;
+		size_t need = d->nchunks + 1;
+		if ((rc = grow((void **)&d->first, &cap[0], need, sizeof *d->first)) != SQLITE_OK ||
+		    (rc = grow((void **)&d->n, &cap[1], need, sizeof *d->n)) != SQLITE_OK ||
+		    (rc = grow((void **)&d->ext, &cap[2], need, sizeof *d->ext)) != SQLITE_OK ||
+		    (rc = range_row(st, d, &next, why)) != SQLITE_OK)
+			break;
 	}
 	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE && k != d->nchunks)
-		rc = damaged(why, "kvio_cmd_range: %zu rows for %zu chunks", k, d->nchunks);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
@@ -260,8 +244,6 @@ int dir_load(sqlite3 *db, const char *qschema, struct dbdir *d, char **why)
 	memset(d, 0, sizeof *d);
 	*why = NULL;
 	int rc = load_chunks(db, qschema, d, why);
-	if (rc == SQLITE_OK)
-		rc = load_extents(db, qschema, d, why);
 	if (rc == SQLITE_OK)
 		rc = load_names(db, qschema, d, why);
 	if (rc == SQLITE_OK)

@@ -13,6 +13,7 @@
 SQLITE_EXTENSION_INIT3
 #include "chunk.h"
 #include "dir.h"
+#include "valid.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,8 @@ struct store {
 	int loaded;
 	unsigned ver;        /* data version the directory was read at */
 	struct dbdir d;      /* the chunks, their extents, names, tracks (dir.h), checked */
-	uint8_t *checked;    /* per chunk: its bytes were checked (chunk_check) since the directory was read */
+	uint8_t *checked;    /* per chunk: its bytes were checked (chunk_check): memo.h's, or own_checked */
+	int own_checked;
 	struct cached cache[NCACHE];
 	unsigned clock;      /* LRU age of the cache slots */
 	unsigned gen;        /* bumped when a slot is refilled: a cursor's chunk pointer is then stale */

@@ -43,7 +43,9 @@ static int dgroup_advance(struct dgroup *g, int64_t t)
 		g->at = at;
 		g->nat = n;
 	}
-	g->at[g->depth] += t - g->t;
+	int64_t dt; /* a span beyond int64 (times from a crafted table): an error, not overflow */
+	if (__builtin_sub_overflow(t, g->t, &dt) || __builtin_add_overflow(g->at[g->depth], dt, &g->at[g->depth]))
+		return SQLITE_TOOBIG;
 	g->t = t;
 	return SQLITE_OK;
 }
@@ -83,8 +85,9 @@ static int dgroup_close_until(struct dgroup *g, int64_t t)
 {
 	while (g->nheap && g->heap[0] <= t) {
 		int64_t e = heap_pop(g->heap, &g->nheap);
-		if (dgroup_advance(g, e) != SQLITE_OK)
-			return SQLITE_NOMEM;
+		int rc = dgroup_advance(g, e);
+		if (rc != SQLITE_OK)
+			return rc;
 		g->depth--;
 	}
 	return SQLITE_OK;
@@ -109,7 +112,11 @@ static int depth_row(sqlite3_context *ctx, struct agg *a, int argc, const struct
 		memset(s, 0, sizeof *s);
 		gtab_init(&s->t, sizeof(struct dgroup), 1);
 	}
-	int64_t ts = k[1].i, dur = k[2].i;
+	int64_t ts = k[1].i, dur = k[2].i, end;
+	if (__builtin_add_overflow(ts, dur, &end)) {
+		agg_fail(ctx, a, SQLITE_TOOBIG, "kvio_depth_gather: ts + dur overflows int64");
+		return SQLITE_TOOBIG;
+	}
 	struct dgroup *g = (struct dgroup *)gtab_get(&s->t, k);
 	if (!g) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
@@ -134,12 +141,15 @@ static int depth_row(sqlite3_context *ctx, struct agg *a, int argc, const struct
 		g->heap = h;
 		g->capheap = c;
 	}
-	if (dgroup_close_until(g, ts) != SQLITE_OK || dgroup_advance(g, ts) != SQLITE_OK) {
-		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
-		return SQLITE_NOMEM;
+	int rc = dgroup_close_until(g, ts);
+	if (rc == SQLITE_OK)
+		rc = dgroup_advance(g, ts);
+	if (rc != SQLITE_OK) {
+		agg_fail(ctx, a, rc, "kvio_depth_gather: a group's times span more than int64");
+		return rc;
 	}
 	g->depth++;
-	heap_push(g->heap, &g->nheap, ts + dur);
+	heap_push(g->heap, &g->nheap, end);
 	return SQLITE_OK;
 }
 
@@ -164,12 +174,17 @@ static void depth_final(sqlite3_context *ctx)
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
-	for (size_t i = 0; i < s->t.nlist; i++)
-		if (dgroup_close_until((struct dgroup *)s->t.list[i], INT64_MAX) != SQLITE_OK) {
+	for (size_t i = 0; i < s->t.nlist; i++) {
+		int rc = dgroup_close_until((struct dgroup *)s->t.list[i], INT64_MAX);
+		if (rc != SQLITE_OK) {
 			dset_free(s);
-			sqlite3_result_error_nomem(ctx);
+			if (rc == SQLITE_NOMEM)
+				sqlite3_result_error_nomem(ctx);
+			else
+				sqlite3_result_error(ctx, "kvio_depth_gather: a group's times span more than int64", -1);
 			return;
 		}
+	}
 	sqlite3_result_pointer(ctx, s, "kvio_depth", dset_free);
 }
 
@@ -248,8 +263,9 @@ static int bgroup_account(struct bgroup *g, int64_t a, int64_t b, int64_t d)
 		return rc;
 	for (int64_t k = lo; k <= hi; k++) {
 		int64_t x = g->t0 + k * g->w;
-		int64_t s = a > x ? a : x, e = b < x + g->w ? b : x + g->w;
-		g->area[k] += d * (e - s);
+		int64_t s = a > x ? a : x, e = b - x < g->w ? b : x + g->w, da;
+		if (__builtin_mul_overflow(d, e - s, &da) || __builtin_add_overflow(g->area[k], da, &g->area[k]))
+			return SQLITE_TOOBIG; /* depth x ns beyond int64 */
 		if (d > g->max[k])
 			g->max[k] = d;
 	}
@@ -318,8 +334,12 @@ static int bucket_row(sqlite3_context *ctx, struct agg *a, int argc, const struc
 	struct bgroup *g = bucket_row_group(ctx, a, k);
 	if (!g)
 		return SQLITE_ERROR;
-	int64_t ts = k[1].i, dur = k[2].i;
+	int64_t ts = k[1].i, dur = k[2].i, end, span;
 	int64_t t0 = k[3].i, w = k[4].i;
+	if (__builtin_add_overflow(ts, dur, &end) || __builtin_sub_overflow(end, t0, &span)) {
+		agg_fail(ctx, a, SQLITE_TOOBIG, "kvio_depth_buckets_gather: ts + dur - t0 overflows int64");
+		return SQLITE_TOOBIG;
+	}
 	if (!g->started) {
 		g->started = 1;
 		g->t0 = t0;
@@ -348,13 +368,14 @@ static int bucket_row(sqlite3_context *ctx, struct agg *a, int argc, const struc
 			rc = SQLITE_NOMEM;
 	}
 	if (rc != SQLITE_OK) {
-		agg_fail(ctx, a, rc, "kvio_depth_buckets_gather: more than 2^24 buckets");
+		agg_fail(ctx, a, rc, rc == SQLITE_TOOBIG ? "kvio_depth_buckets_gather: a bucket's depth x ns beyond int64"
+							 : "kvio_depth_buckets_gather: more than 2^24 buckets");
 		return rc;
 	}
 	g->npend++;
-	heap_push(g->heap, &g->nheap, ts + dur);
-	if (ts + dur > g->end)
-		g->end = ts + dur;
+	heap_push(g->heap, &g->nheap, end);
+	if (end > g->end)
+		g->end = end;
 	return SQLITE_OK;
 }
 
@@ -373,7 +394,8 @@ static int bset_finish(struct bset *s)
 			rc = bgroup_flush(g, INT64_MAX);
 		if (rc != SQLITE_OK)
 			return rc;
-		size_t nb = (size_t)((g->end - g->t0 + g->w - 1) / g->w);
+		int64_t span = g->end - g->t0; /* >= 0 and in range: bucket_row checked each row's */
+		size_t nb = (size_t)(span / g->w + (span % g->w != 0));
 		if ((rc = bgroup_reserve(g, nb)) != SQLITE_OK)
 			return rc;
 		g->nb = nb;
@@ -403,7 +425,8 @@ static void bucket_final(sqlite3_context *ctx)
 		if (rc == SQLITE_NOMEM)
 			sqlite3_result_error_nomem(ctx);
 		else
-			sqlite3_result_error(ctx, "kvio_depth_buckets_gather: more than 2^24 buckets", -1);
+			sqlite3_result_error(ctx, rc == SQLITE_TOOBIG ? "kvio_depth_buckets_gather: a bucket's depth x ns beyond int64"
+								    : "kvio_depth_buckets_gather: more than 2^24 buckets", -1);
 		return;
 	}
 	sqlite3_result_pointer(ctx, s, "kvio_buckets", bset_free);

@@ -308,7 +308,12 @@ static int runs_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 		agg_fail(ctx, a, SQLITE_ERROR, "kvio_runs_gather: rows of a group are not in t order");
 		return SQLITE_ERROR;
 	}
-	if (s->n && t - s->last_t > q->max_gap) {
+	int64_t gap;
+	if (s->n && __builtin_sub_overflow(t, s->last_t, &gap)) {
+		agg_fail(ctx, a, SQLITE_TOOBIG, "kvio_runs_gather: t - previous t overflows int64");
+		return SQLITE_TOOBIG;
+	}
+	if (s->n && gap > q->max_gap) {
 		if (vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK) {
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
 			return SQLITE_NOMEM;
@@ -393,7 +398,11 @@ static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 	}
 	int rc = SQLITE_OK;
 	if (s->n) {
-		int64_t gap = t - s->last_t;
+		int64_t gap;
+		if (__builtin_sub_overflow(t, s->last_t, &gap)) {
+			agg_fail(ctx, a, SQLITE_TOOBIG, "kvio_gaps_gather: t - previous t overflows int64");
+			return SQLITE_TOOBIG;
+		}
 		if (s->n < q->min_n - 1)
 			s->pend[s->n - 1] = gap; /* rows 2 .. min_n - 1 */
 		else if (s->n == q->min_n - 1) { /* the min_n-th row: the sequence counts */

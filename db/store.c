@@ -4,6 +4,7 @@
  * cache. Everything is read again when the database's data version changes.
  * The one reader of chunk rows inside the extension (chunk.h decodes them). */
 #include "kvio_int.h"
+#include "memo.h"
 
 static unsigned data_version(const struct store *s)
 {
@@ -44,7 +45,8 @@ static void store_drop(struct store *s)
 		}
 	}
 	dir_free(&s->d, 1);
-	sqlite3_free(s->checked);
+	if (s->own_checked)
+		sqlite3_free(s->checked);
 	s->checked = NULL;
 	s->order_known = 0;
 	s->loaded = 0;
@@ -78,8 +80,8 @@ void store_free(void *p)
 	sqlite3_free(s);
 }
 
-/* s->why = the damage sentence (one line, after "database damaged or not
- * written by kvio: "); returns SQLITE_CORRUPT. */
+/* s->why = the damage sentence (one line, sqlite3_malloc'd: KVIO_DAMAGED ...,
+ * or what the version says); returns SQLITE_CORRUPT. */
 static int store_damaged(struct store *s, char *why)
 {
 	sqlite3_free(s->why);
@@ -97,14 +99,23 @@ int store_refresh(struct store *s)
 		return SQLITE_OK;
 	store_drop(s);
 	char *why = NULL;
-	int rc = dir_load(s->db, s->qschema, &s->d, &why);
+	int rc = db_valid(s->db, s->schema, &why); /* kvio's version, schema and directory sums */
 	if (rc == SQLITE_CORRUPT)
 		return store_damaged(s, why);
-	if (rc == SQLITE_OK && !(s->checked = sqlite3_malloc64(s->d.nchunks ? s->d.nchunks : 1)))
-		rc = SQLITE_NOMEM;
+	if (rc == SQLITE_OK && (rc = dir_load(s->db, s->qschema, &s->d, &why)) == SQLITE_CORRUPT) {
+		store_damaged(s, sqlite3_mprintf(KVIO_DAMAGED "%s", why));
+		sqlite3_free(why);
+		return SQLITE_CORRUPT;
+	}
 	if (rc != SQLITE_OK)
 		return rc;
-	memset(s->checked, 0, s->d.nchunks ? s->d.nchunks : 1);
+	/* which chunks were checked: the process's memo of the file, shared by its
+	 * connections (each chunk checked once per process), else the store's own */
+	s->own_checked = !(s->checked = memo_chunks(memo_of(s->db, s->schema), s->d.nchunks));
+	if (s->own_checked && !(s->checked = sqlite3_malloc64(s->d.nchunks ? s->d.nchunks : 1)))
+		return SQLITE_NOMEM;
+	if (s->own_checked)
+		memset(s->checked, 0, s->d.nchunks ? s->d.nchunks : 1);
 	s->ver = ver;
 	s->loaded = 1;
 	return SQLITE_OK;
@@ -128,13 +139,14 @@ const struct chunk_view *store_chunk(struct store *s, size_t k)
 	s->gen++; /* the victim's chunk changes under the cursors that hold it */
 	victim->id = INT64_MIN;
 	char why[256];
-	int rc = chunk_read(s->db, s->schema, &s->d, k, !s->checked[k], &victim->blob, &victim->cap, &victim->v, why,
-			    sizeof why);
+	int check = !__atomic_load_n(&s->checked[k], __ATOMIC_ACQUIRE);
+	int rc = chunk_read(s->db, s->schema, &s->d, k, check, &victim->blob, &victim->cap, &victim->v, why, sizeof why);
 	if (rc != SQLITE_OK) {
-		s->chunk_rc = rc == SQLITE_CORRUPT ? store_damaged(s, sqlite3_mprintf("%s", why)) : rc;
+		s->chunk_rc = rc == SQLITE_CORRUPT ? store_damaged(s, sqlite3_mprintf(KVIO_DAMAGED "%s", why)) : rc;
 		return NULL;
 	}
-	s->checked[k] = 1; /* its first read since the directory was checked every byte */
+	if (check) /* its first read in this process checked every byte */
+		__atomic_store_n(&s->checked[k], 1, __ATOMIC_RELEASE);
 	victim->id = id;
 	victim->age = ++s->clock;
 	return &victim->v;
@@ -142,7 +154,7 @@ const struct chunk_view *store_chunk(struct store *s, size_t k)
 
 const char *store_why(const struct store *s)
 {
-	return s->why ? s->why : "a command chunk cannot be read";
+	return s->why ? s->why : KVIO_DAMAGED "a command chunk cannot be read";
 }
 
 /* Report the failed store_chunk of s as ctx's error: the damage (one line,
@@ -154,10 +166,8 @@ int chunk_error(sqlite3_context *ctx, struct store *s, const char *who)
 	(void)who;
 	int rc = s->chunk_rc == SQLITE_OK ? SQLITE_CORRUPT : s->chunk_rc;
 	if (rc == SQLITE_CORRUPT) {
-		char *msg = sqlite3_mprintf(KVIO_DAMAGED "%s", store_why(s));
-		sqlite3_result_error(ctx, msg ? msg : KVIO_DAMAGED "out of memory", -1);
-		sqlite3_result_error_code(ctx, SQLITE_CORRUPT); /* keeps msg */
-		sqlite3_free(msg);
+		sqlite3_result_error(ctx, store_why(s), -1);
+		sqlite3_result_error_code(ctx, SQLITE_CORRUPT); /* keeps the message */
 	} else {
 		sqlite3_result_error_code(ctx, rc);
 	}

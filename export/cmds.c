@@ -182,7 +182,7 @@ static void cmd_kv_read(struct cmd_ctx *c, uint32_t kv_id, struct cmd_kv *k)
 	if (sqlite3_step(kv) != SQLITE_ROW)
 		return;
 	if (sqlite3_column_type(kv, 0) != SQLITE_NULL)
-		k->khex = (const char *)sqlite3_column_text(kv, 0);
+		k->khex = nz(sqlite3_column_text(kv, 0));
 	if ((k->has_klen = sqlite3_column_type(kv, 1) != SQLITE_NULL))
 		k->klen = sqlite3_column_int64(kv, 1);
 	if ((k->has_vlen = sqlite3_column_type(kv, 2) != SQLITE_NULL))

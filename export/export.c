@@ -12,6 +12,7 @@
  * the tables; this file runs them in order and is the command. */
 #include "export_int.h"
 #include "../db/schema.h"
+#include "../db/valid.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <stdio.h>
@@ -41,10 +42,14 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	struct kept keep = {{0}, {0}};
 	x.keep = x.win ? &keep : NULL;
 	char *why = NULL;
-	int drc = dir_load(db, "\"main\"", &x.dir, &why);
+	int drc = db_check_tables(db, "main", DB_TABLES, &why); /* every table it reads, summed */
+	if (drc == SQLITE_OK)
+		drc = dir_load(db, "\"main\"", &x.dir, &why);
 	if (drc != SQLITE_OK) {
-		if (drc == SQLITE_CORRUPT)
-			chunk_damaged(why);
+		if (drc == SQLITE_CORRUPT && !strncmp(why, KVIO_DAMAGED, strlen(KVIO_DAMAGED)))
+			say_once("%s: %s", db_name(db), why);
+		else if (drc == SQLITE_CORRUPT)
+			chunk_damaged(db, why);
 		else
 			db_failed(db, "reading the database");
 		sqlite3_free(why);

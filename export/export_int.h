@@ -168,7 +168,7 @@ void emit_end(struct exporter *x, uint32_t seq, int64_t ts, uint64_t track);
 void emit_counter(struct exporter *x, int64_t ts, uint64_t track, double v);
 void say_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void db_failed(sqlite3 *db, const char *what);
-void chunk_damaged(const char *why);
+void chunk_damaged(sqlite3 *db, const char *why);
 /* Read chunk k of x->dir into x->buf as v, every byte checked when check. 0, or -1 (said). */
 int export_read_chunk(sqlite3 *db, struct exporter *x, size_t k, int check, struct chunk_view *v);
 

@@ -3,6 +3,7 @@
  * hot path that encodes command, END and counter packets directly, and the
  * export's one error line. */
 #include "export_int.h"
+#include "../db/schema.h"
 #include "../lib/outfile.h"
 #include <errno.h>
 #include <math.h>
@@ -316,10 +317,10 @@ void db_failed(sqlite3 *db, const char *what)
 	say_once("%s: %s", what, ec != SQLITE_OK && ec != SQLITE_ROW && ec != SQLITE_DONE ? sqlite3_errmsg(db) : "failed");
 }
 
-/* A chunk or a directory table that fails kvio's checks (db/dir.h). */
-void chunk_damaged(const char *why)
+/* A chunk or a directory table of db that fails kvio's checks (db/dir.h). */
+void chunk_damaged(sqlite3 *db, const char *why)
 {
-	say_once(KVIO_DAMAGED "%s", why);
+	say_once("%s: " KVIO_DAMAGED "%s", db_name(db), why);
 }
 
 int export_read_chunk(sqlite3 *db, struct exporter *x, size_t k, int check, struct chunk_view *v)
@@ -327,7 +328,7 @@ int export_read_chunk(sqlite3 *db, struct exporter *x, size_t k, int check, stru
 	char why[256];
 	int rc = chunk_read(db, "main", &x->dir, k, check, &x->buf, &x->bufcap, v, why, sizeof why);
 	if (rc == SQLITE_CORRUPT)
-		chunk_damaged(why);
+		chunk_damaged(db, why);
 	else if (rc != SQLITE_OK)
 		say_once("reading the database: %s", sqlite3_errstr(rc));
 	return rc == SQLITE_OK ? 0 : -1;

@@ -137,8 +137,8 @@ static void slice_args(struct exporter *x, struct slice_cur *c, int64_t id, stru
 	for (; c->arc == SQLITE_ROW && sqlite3_column_int64(a, 0) == id; c->arc = sqlite3_step(a)) {
 		if (k->n == MAXANN)
 			continue;
-		const char *vt = (const char *)sqlite3_column_text(a, 5);
-		char *key = k->keys[k->n] = xstrdup((const char *)sqlite3_column_text(a, 1));
+		const char *vt = nz(sqlite3_column_text(a, 5));
+		char *key = k->keys[k->n] = xstrdup(nz(sqlite3_column_text(a, 1)));
 		k->vals[k->n] = NULL;
 		if (!strcmp(vt, "string")) {
 			const char *v = (const char *)sqlite3_column_text(a, 3);
@@ -180,7 +180,7 @@ static int slice_obj_args(struct exporter *x, struct slice_cur *c, int64_t id, s
 		} else if (t == SQLITE_FLOAT) {
 			ann_double(x, key, sqlite3_column_double(ob, col));
 		} else {
-			k->vals[k->n] = xstrdup((const char *)sqlite3_column_text(ob, col));
+			k->vals[k->n] = xstrdup(nz(sqlite3_column_text(ob, col)));
 			ann_str(x, key, k->vals[k->n], 0);
 		}
 		k->n++;

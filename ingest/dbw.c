@@ -5,6 +5,7 @@
 #include "kvio_prefix.h" /* KVIO_LIBDIR: where make install put the extension */
 #include "dbw.h"
 #include "../db/schema.h"
+#include "../db/valid.h"
 #include "../lib/util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -225,14 +226,15 @@ void dbw_flush_chunk(struct dbw *w)
 			dmax = cb->trace_id[k];
 	}
 	sqlite3_bind_int64(w->range, 1, cb->first_id);
-	sqlite3_bind_int64(w->range, 2, tmin);
-	sqlite3_bind_int64(w->range, 3, emax);
+	sqlite3_bind_int64(w->range, 2, n);
+	sqlite3_bind_int64(w->range, 3, tmin);
+	sqlite3_bind_int64(w->range, 4, emax);
 	if (dmax) {
-		sqlite3_bind_int64(w->range, 4, dmin);
-		sqlite3_bind_int64(w->range, 5, dmax);
+		sqlite3_bind_int64(w->range, 5, dmin);
+		sqlite3_bind_int64(w->range, 6, dmax);
 	} else {
-		sqlite3_bind_null(w->range, 4);
 		sqlite3_bind_null(w->range, 5);
+		sqlite3_bind_null(w->range, 6);
 	}
 	dbw_step(w, w->range);
 	cb->n = 0;
@@ -281,7 +283,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 		("INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
 		 " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"),
 		"INSERT INTO kvio_cmd_chunk(id, n, data) VALUES(?,?,?)",
-		"INSERT INTO kvio_cmd_range(id, ts_min, end_max, tid_min, tid_max) VALUES(?,?,?,?,?)",
+		"INSERT INTO kvio_cmd_range(id, n, ts_min, end_max, tid_min, tid_max) VALUES(?,?,?,?,?,?)",
 		"INSERT INTO kvio_cmd_name(id, name) VALUES(?,?)",
 		"INSERT INTO kvio_cmd_kv(id, key_hex, key_len, value_len) VALUES(?,?,?,?)",
 		"INSERT INTO kvio_slice(id, ts, dur, track_id, name, arg_set_id) VALUES(?,?,?,?,?,?)",
@@ -335,6 +337,8 @@ int dbw_end(struct dbw *w, int narms)
 			 KVIO_DB_VERSION, narms);
 		w->rc = db_exec(w->db, sql, "writing the database");
 	}
+	if (w->rc == SQLITE_OK && (w->rc = db_write_sums(w->db)) != SQLITE_OK) /* the last write: what kvio wrote */
+		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, w->rc));
 	for (int i = 0; stmt_slot(w, i); i++)
 		sqlite3_finalize(*stmt_slot(w, i));
 	free(w->cb->blob);

@@ -44,4 +44,11 @@ int64_t env_i64(const char *name, int64_t dflt, int64_t min);
 /* Current time, seconds (monotonic). */
 double now_s(void);
 
+/* s, or "" for NULL: a database's text (a NULL column, or an empty blob's
+ * sqlite3_column_text) where a string is needed. */
+static inline const char *nz(const void *s)
+{
+	return s ? (const char *)s : "";
+}
+
 #endif

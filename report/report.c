@@ -12,6 +12,7 @@
 #include "html.h"
 #include "sqlfiles.h"
 #include "../db/schema.h"
+#include "../db/valid.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <errno.h>
@@ -324,7 +325,7 @@ static int load_labels(sqlite3 *db, const struct args *g, struct label **ls, int
 		return 2;
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *name = nz(sqlite3_column_text(st, 0));
 		if (!*base && (!g->base || !strcmp(g->base, name)))
 			snprintf(base, 256, "%s", name); /* --base, else the first in string order */
 		base_found |= g->base && !strcmp(g->base, name);
@@ -375,7 +376,7 @@ static int no_labels(sqlite3 *db, const struct args *g, int nl)
 	if (sqlite3_prepare_v2(db, "SELECT name, int_value FROM metadata WHERE name LIKE 'kvio_time_range_%'"
 			       " OR name LIKE 'kvio_trace_id_%'", -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *n = (const char *)sqlite3_column_text(st, 0);
+			const char *n = nz(sqlite3_column_text(st, 0));
 			int64_t v = sqlite3_column_int64(st, 1);
 			if (!strcmp(n, "kvio_time_range_start_ns"))
 				iw.has_time = 1, iw.lo_ns = v;
@@ -510,8 +511,22 @@ static int open_outputs(struct args *g, struct outfile *jf, struct outfile *hf)
 
 /* --rows FILE: its rows after prelude.sql, '|'-separated; an html_X.sql runs
  * after X.sql, whose temp tables it reads. 0, or 2 after a one-line error. */
+/* The sums of the tables of mask (db/valid.h) a report reads, beyond those
+ * db_open_ro checked: 0, or 2 after the one line saying what is damaged. */
+static int check_tables(sqlite3 *db, const char *dbpath, int mask)
+{
+	char *why = NULL;
+	int rc = db_check_tables(db, "main", mask, &why);
+	if (rc != SQLITE_OK)
+		kvio_err("%s: %s", dbpath, why ? why : sqlite3_errmsg(db));
+	sqlite3_free(why);
+	return rc == SQLITE_OK ? 0 : 2;
+}
+
 static int print_rows(sqlite3 *db, const struct args *g, struct rows *r)
 {
+	if (check_tables(db, g->dbpath, DB_TABLES)) /* a file of one's own may read any table */
+		return 2;
 	for (int a = 0; a < NANALYSES; a++)
 		if (analyses[a].html && !strcmp(analyses[a].html, g->rows_of) && run_sql(db, analyses[a].sql, &g->o, r))
 			return 2;
@@ -530,6 +545,9 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	if (status)
 		return status;
 	print_warnings(db, *ls, *nl);
+	/* the objects', slices' and args' sums, on this connection while the other runs analyses */
+	if (check_tables(db, g->dbpath, DB_REPORT))
+		return 2;
 	if (g->o.progress)
 		fprintf(stderr, "\r%s: running the analyses on %d connections...", kvio_prog, rn->nw);
 	if (analyses_finish(rn, db, 1))

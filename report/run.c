@@ -10,6 +10,7 @@
 #include "report.h"
 #include "sqlfiles.h"
 #include "../db/schema.h"
+#include "../db/dir.h" /* KVIO_DAMAGED */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,10 @@ static void sql_fail(sqlite3 *db, const char *name)
 		return;
 	if (atomic_exchange(&said, 1))
 		return;
-	if (sqlite3_errcode(db) == SQLITE_FULL) {
+	const char *msg = sqlite3_errmsg(db);
+	if (sqlite3_errcode(db) == SQLITE_CORRUPT && !strncmp(msg, KVIO_DAMAGED, strlen(KVIO_DAMAGED))) {
+		kvio_err("%s: %s", db_name(db), msg); /* the database, not the file that read it */
+	} else if (sqlite3_errcode(db) == SQLITE_FULL) {
 		const char *dir = getenv("SQLITE_TMPDIR");
 		kvio_err("sql/%s: %s: no room for SQLite's temp files in %s (set SQLITE_TMPDIR to a roomier directory)",
 			 name, sqlite3_errmsg(db), dir && *dir ? dir : "/var/tmp or /tmp");
@@ -93,7 +97,7 @@ static void keep_row(struct rows *r, sqlite3_stmt *st, size_t *cap)
 			x->d = sqlite3_column_double(st, c);
 		else if (x->t == SQLITE_TEXT || x->t == SQLITE_BLOB) {
 			x->t = SQLITE_TEXT;
-			x->s = xstrdup((const char *)sqlite3_column_text(st, c));
+			x->s = xstrdup(nz(sqlite3_column_text(st, c)));
 		}
 	}
 	r->nrow++;

@@ -1,0 +1,309 @@
+/* valid.c — whether a database is kvio's and unchanged since kvio wrote it:
+ * its kvio_schema_version, its schema (every statement of ddl.c as written, no
+ * trigger, no index kvio did not make), and its tables' checksums (kvio_sum:
+ * rows and an XXH3-64 of their values, written at the end of an ingest).
+ *
+ * The command chunks carry their own checksums (chunk.c); kvio_sum covers
+ * their directory (kvio_cmd_range) and every other table. A reader checks the version,
+ * the schema and the sums of the small tables when it opens a database; the
+ * large row tables (objects, slices, args, counters, flows, KV rows) and every
+ * chunk are checked by kvio-check (docs/database.md, "Trust"). */
+#include "kvio_int.h"
+#include "schema.h"
+#include "valid.h"
+#include "memo.h"
+#include <stdarg.h>
+#include <xxhash.h>
+
+/* The tables kvio_sum covers: the columns and the order its sum reads, and
+ * its kind: DB_SMALL (directory and bookkeeping: checked at every open),
+ * DB_REPORT (a table of the capture's volume that kvio-report reads), DB_OTHER
+ * (one only kvio-export and kvio-check read). */
+static const struct sumtab {
+	const char *name, *cols, *order;
+	int kind;
+} sumtabs[] = {
+	{"metadata", "*", "rowid", DB_SMALL},       {"process", "*", "rowid", DB_SMALL},
+	{"thread", "*", "rowid", DB_SMALL},         {"kvio_track", "*", "rowid", DB_SMALL},
+	{"kvio_cmd_range", "*", "id", DB_SMALL},    {"kvio_cmd_name", "*", "id", DB_SMALL},
+	{"kvio_file", "*", "rowid", DB_SMALL},      {"kvio_stats", "*", "rowid", DB_SMALL},
+	{"kvio_warning", "*", "rowid", DB_SMALL},   {"kvio_slice", "*", "id", DB_REPORT},
+	{"kvio_obj", "*", "id", DB_REPORT},         {"kvio_arg", "*", "arg_set_id, key", DB_REPORT},
+	{"kvio_cmd_kv", "*", "id", DB_OTHER},       {"kvio_counter", "*", "id", DB_OTHER},
+	{"flow", "*", "id", DB_OTHER},
+};
+#define NSUMTAB (sizeof sumtabs / sizeof sumtabs[0])
+
+/* *why = the sentence; returns SQLITE_CORRUPT (NOMEM without room for it). */
+static int say(char **why, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	*why = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	return *why ? SQLITE_CORRUPT : SQLITE_NOMEM;
+}
+
+int db_check_version(sqlite3 *db, const char *q, char **why)
+{
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("SELECT typeof(int_value), int_value FROM %s.metadata WHERE name = 'kvio_schema_version'", q);
+	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return rc == SQLITE_NOMEM ? rc : say(why, "not a kvio database (%s; make one with kvio-ingest)", sqlite3_errmsg(db));
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc != SQLITE_DONE ? rc : say(why, "not a kvio database (no kvio_schema_version; make one with kvio-ingest)");
+	}
+	int isint = !strcmp((const char *)sqlite3_column_text(st, 0), "integer");
+	sqlite3_int64 v = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	if (!isint)
+		return say(why, KVIO_DAMAGED "metadata: kvio_schema_version is not an integer");
+	if (v < KVIO_DB_VERSION)
+		return say(why, "kvio database version %lld, written by an older kvio (version %d added chunk checksums):"
+			   " this kvio reads version %d; ingest the capture again with it", v, KVIO_DB_VERSION, KVIO_DB_VERSION);
+	if (v > KVIO_DB_VERSION)
+		return say(why, "kvio database version %lld, written by a newer kvio: this kvio reads version %d; read it"
+			   " with the kvio that wrote it", v, KVIO_DB_VERSION);
+	return SQLITE_OK;
+}
+
+/* ddl.c's statements: their object names and texts, as sqlite_schema keeps them. */
+#define MAXOBJ 64
+struct expect {
+	char name[64];
+	const char *sql; /* into a copy of kvio_schema_sql, NUL-terminated per statement */
+	int seen;
+};
+
+/* Split the DDL copy buf into statements, each named. Returns how many. */
+static int expect_parse(char *buf, struct expect *e)
+{
+	int n = 0;
+	for (char *p = buf, *end; *p && n < MAXOBJ; p = end + 2) {
+		if (!(end = strstr(p, ";\n")))
+			break;
+		*end = 0;
+		const char *nm = !strncmp(p, "CREATE VIRTUAL TABLE ", 21) ? p + 21 : !strncmp(p, "CREATE TABLE ", 13) ? p + 13
+				 : !strncmp(p, "CREATE VIEW ", 12) ? p + 12 : NULL;
+		size_t l = nm ? strcspn(nm, "( ") : 0;
+		if (!nm || l >= sizeof e[n].name)
+			continue;
+		memcpy(e[n].name, nm, l);
+		e[n].name[l] = 0;
+		e[n].sql = p;
+		e[n++].seen = 0;
+	}
+	return n;
+}
+
+/* One sqlite_schema row against the expected objects: SQLITE_OK, or damage said. */
+static int schema_row(struct expect *e, int n, const char *type, const char *name, const char *tbl, const char *sql,
+		      char **why)
+{
+	for (int k = 0; k < n; k++)
+		if (!strcmp(e[k].name, name)) {
+			e[k].seen = 1;
+			return sql && !strcmp(sql, e[k].sql) ? SQLITE_OK
+				: say(why, KVIO_DAMAGED "the %s %s is not kvio's (a changed or crafted schema)", type, name);
+		}
+	if (!strcmp(type, "trigger"))
+		return say(why, KVIO_DAMAGED "a trigger (%s) kvio does not write", name);
+	if (!strcmp(type, "index") && strncmp(name, "sqlite_autoindex_", 17))
+		for (int k = 0; k < n; k++)
+			if (!strcmp(e[k].name, tbl))
+				return say(why, KVIO_DAMAGED "an index (%s) on %s that kvio does not write", name, tbl);
+	return SQLITE_OK; /* a table or view of the user's own, or SQLite's: not read by kvio */
+}
+
+int db_check_schema(sqlite3 *db, const char *q, char **why)
+{
+	char *buf = sqlite3_mprintf("%s", kvio_schema_sql);
+	char *sql = sqlite3_mprintf("SELECT type, name, tbl_name, sql FROM %s.sqlite_schema", q);
+	struct expect e[MAXOBJ];
+	sqlite3_stmt *st = NULL;
+	int n = buf ? expect_parse(buf, e) : 0, rc = !buf || !sql ? SQLITE_NOMEM : sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		rc = schema_row(e, n, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+				(const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3), why);
+	sqlite3_finalize(st);
+	for (int k = 0; rc == SQLITE_DONE && k < n; k++)
+		if (!e[k].seen)
+			rc = say(why, KVIO_DAMAGED "%s is missing", e[k].name);
+	sqlite3_free(buf);
+	sqlite3_free(sql);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Values go into the hash through a buffer: XXH3's streaming update costs
+ * more per call than per byte. */
+struct hbuf {
+	XXH3_state_t *x;
+	size_t n;
+	unsigned char b[8192];
+};
+
+static void hput(struct hbuf *h, const void *p, size_t n)
+{
+	if (h->n + n > sizeof h->b) {
+		XXH3_64bits_update(h->x, h->b, h->n);
+		h->n = 0;
+	}
+	if (n > sizeof h->b) {
+		XXH3_64bits_update(h->x, p, n);
+		return;
+	}
+	memcpy(h->b + h->n, p, n);
+	h->n += n;
+}
+
+/* Column c of st's row into h: its type, then integers and reals as 8 bytes,
+ * text and blobs as length and bytes. */
+static void hcol(struct hbuf *h, sqlite3_stmt *st, int c)
+{
+	unsigned char ty = (unsigned char)sqlite3_column_type(st, c);
+	hput(h, &ty, 1);
+	if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
+		union { int64_t i; double d; } v;
+		if (ty == SQLITE_INTEGER)
+			v.i = sqlite3_column_int64(st, c);
+		else
+			v.d = sqlite3_column_double(st, c);
+		hput(h, &v, 8);
+	} else if (ty == SQLITE_TEXT || ty == SQLITE_BLOB) {
+		const void *p = ty == SQLITE_TEXT ? (const void *)sqlite3_column_text(st, c) : sqlite3_column_blob(st, c);
+		uint32_t len = (uint32_t)sqlite3_column_bytes(st, c);
+		hput(h, &len, 4);
+		if (len && p)
+			hput(h, p, len);
+	}
+}
+
+/* Table t's rows and the XXH3-64 of their values, in t's order. */
+static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t *rows, uint64_t *sum)
+{
+	char *sql = sqlite3_mprintf("SELECT %s FROM %s.%s ORDER BY %s", t->cols, q, t->name, t->order);
+	sqlite3_stmt *st;
+	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return rc;
+	struct hbuf *h = sqlite3_malloc(sizeof *h);
+	if (!h || !(h->x = XXH3_createState())) {
+		sqlite3_free(h);
+		sqlite3_finalize(st);
+		return SQLITE_NOMEM;
+	}
+	XXH3_64bits_reset(h->x);
+	h->n = 0;
+	*rows = 0;
+	int ncol = sqlite3_column_count(st);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		(*rows)++;
+		for (int c = 0; c < ncol; c++)
+			hcol(h, st, c);
+	}
+	XXH3_64bits_update(h->x, h->b, h->n);
+	*sum = XXH3_64bits_digest(h->x);
+	XXH3_freeState(h->x);
+	sqlite3_free(h);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int db_write_sums(sqlite3 *db)
+{
+	sqlite3_stmt *ins;
+	int rc = sqlite3_prepare_v2(db, "INSERT INTO kvio_sum VALUES(?1, ?2, ?3)", -1, &ins, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++) {
+		int64_t rows;
+		uint64_t sum;
+		if ((rc = table_sum(db, "main", &sumtabs[i], &rows, &sum)) != SQLITE_OK)
+			break;
+		sqlite3_bind_text(ins, 1, sumtabs[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 2, rows);
+		sqlite3_bind_int64(ins, 3, (int64_t)sum);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	return rc;
+}
+
+/* Table t's sum against kvio_sum's row for it (read with st, bound here). */
+static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3_stmt *st, char **why)
+{
+	int64_t rows;
+	uint64_t sum;
+	int rc = table_sum(db, q, t, &rows, &sum);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? say(why, KVIO_DAMAGED "kvio_sum has no row for %s", t->name) : rc;
+	}
+	int64_t want_rows = sqlite3_column_int64(st, 0), want = sqlite3_column_int64(st, 1);
+	int ok = !strcmp((const char *)sqlite3_column_text(st, 2), "integer") && want == (int64_t)sum && want_rows == rows;
+	sqlite3_reset(st);
+	if (ok)
+		return SQLITE_OK;
+	return say(why, KVIO_DAMAGED "%s: its %lld rows do not match their checksum (kvio wrote %lld rows)", t->name,
+		   (long long)rows, (long long)want_rows);
+}
+
+/* The sums of the tables of the kinds in mask (DB_*) against kvio_sum. */
+static int check_sums(sqlite3 *db, const char *q, int mask, char **why)
+{
+	char *sql = sqlite3_mprintf("SELECT rows, xxh3, typeof(xxh3) FROM %s.kvio_sum WHERE name = ?1", q);
+	sqlite3_stmt *st = NULL;
+	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++)
+		if (sumtabs[i].kind & mask)
+			rc = sum_check(db, q, &sumtabs[i], st, why);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The checks of mask (DB_SMALL: version, schema, the small tables' sums;
+ * DB_REPORT, DB_OTHER: those tables' sums) not yet made by this process on
+ * schema's file as it is now (memo.h). */
+static int check(sqlite3 *db, const char *schema, int mask, char **why)
+{
+	struct memo *m = memo_of(db, schema);
+	int todo = 0;
+	for (int bit = DB_SMALL; bit <= DB_OTHER; bit <<= 1)
+		if ((mask & bit) && !memo_has(m, bit))
+			todo |= bit;
+	if (!todo)
+		return SQLITE_OK;
+	char *q = sqlite3_mprintf("\"%w\"", schema);
+	if (!q)
+		return SQLITE_NOMEM;
+	int rc = SQLITE_OK;
+	if (todo & DB_SMALL)
+		rc = db_check_version(db, q, why);
+	if (rc == SQLITE_OK && (todo & DB_SMALL))
+		rc = db_check_schema(db, q, why);
+	if (rc == SQLITE_OK)
+		rc = check_sums(db, q, todo, why);
+	sqlite3_free(q);
+	if (rc == SQLITE_OK)
+		memo_set(m, todo);
+	return rc;
+}
+
+int db_valid(sqlite3 *db, const char *schema, char **why)
+{
+	*why = NULL;
+	return check(db, schema, DB_SMALL, why);
+}
+
+int db_check_tables(sqlite3 *db, const char *schema, int mask, char **why)
+{
+	*why = NULL;
+	return check(db, schema, mask | DB_SMALL, why);
+}

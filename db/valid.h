@@ -1,0 +1,30 @@
+/* valid.h — whether a database is kvio's and unchanged since kvio wrote it
+ * (valid.c). Each check returns SQLITE_OK; SQLITE_CORRUPT with *why (one
+ * sentence, sqlite3_malloc'd: KVIO_DAMAGED "..." for damage, or what the
+ * version says); or SQLite's code of a failed read. q: a schema, quoted. */
+#ifndef KVIO_VALID_H
+#define KVIO_VALID_H
+#include <sqlite3.h>
+
+/* The kinds of tables kvio_sum covers (valid.c lists them): the directory
+ * and bookkeeping (small: checked at every open), the capture's tables that
+ * kvio-report reads (objects, slices, args), and the others (counters, flows,
+ * KV rows: kvio-export's). The bits are memo.h's. */
+enum { DB_SMALL = 1, DB_REPORT = 2, DB_OTHER = 4, DB_TABLES = 7 };
+
+/* metadata's kvio_schema_version: an integer, KVIO_DB_VERSION (older and
+ * newer versions say which kvio reads them). */
+int db_check_version(sqlite3 *db, const char *q, char **why);
+/* Every object of ddl.c present with kvio's own statement; no trigger, no
+ * index on a kvio table but SQLite's own. Other tables and views: ignored. */
+int db_check_schema(sqlite3 *db, const char *q, char **why);
+/* The checks a reader makes when it opens a database (schema unquoted:
+ * "main", an ATTACHed name): version, schema, the small tables' sums; once
+ * per process for a file that does not change (memo.h). */
+int db_valid(sqlite3 *db, const char *schema, char **why);
+/* The same and the sums of the tables of mask (DB_REPORT, DB_OTHER). */
+int db_check_tables(sqlite3 *db, const char *schema, int mask, char **why);
+/* At the end of an ingest (main, in its transaction): kvio_sum's rows. */
+int db_write_sums(sqlite3 *db);
+
+#endif
