@@ -18,19 +18,19 @@ LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c l
 # SQLite extension (kvio_cmd, extract_arg, the operators), built twice: into
 # kvio (SQLITE_CORE) and as the loadable build/kvio.so
 DB_SRC     := db/schema.c
-EXT_SRC    := db/ext.c db/ddl.c db/valid.c db/memo.c db/chunk.c db/dir.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
+EXT_SRC    := db/ext.c db/ddl.c db/valid.c db/memo.c db/check.c db/chunk.c db/dir.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
               db/op_key.c db/op_batch.c db/op_pct.c db/op_depth.c db/op_group.c db/op_tvf.c db/op_grid.c
 INGEST_SRC := ingest/jsonl.c ingest/input.c ingest/records.c ingest/arm.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
               ingest/offset.c ingest/ingest.c
 REPORT_SRC := report/report.c report/label.c report/run.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c
 EXPORT_SRC := export/export.c export/pfwrite.c export/window.c export/slices.c export/cmds.c
-CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c
+CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c cmd/check.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
 HDRS       := $(wildcard lib/*.h db/*.h ingest/*.h report/*.h export/*.h cmd/*.h)
 KVIO_SRC   := $(CMD_SRC) $(LIB_SRC) $(DB_SRC) $(INGEST_SRC) $(REPORT_SRC) $(EXPORT_SRC)
 KVIO_OBJ   := $(KVIO_SRC:%.c=$(B)/%.o) $(B)/ingest/sjline.o $(EXT_SRC:%.c=$(B)/%.core.o) $(B)/sqlfiles.o \
               $(B)/htmlassets.o $(B)/kvio.pb-c.o
-CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto
+CMDS       := kvio-ingest kvio-report kvio-export kvio2perfetto kvio-check
 
 .PHONY: all user capture deps demo test bench vmtest fuzz install uninstall clean FORCE
 CAPTURE_SRC := capture/nvme_uring_cmd_monitor.c capture/monitor_out.c capture/probes.c

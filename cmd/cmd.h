@@ -10,5 +10,7 @@
 
 /* kvio2perfetto.c: ingest + export in one step. */
 int cmd_kvio2perfetto(int argc, char **argv);
+/* check.c: every check of a trace.db, a line each. */
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const struct builtin {
 	{"kvio-report", "report", cmd_report, "the metrics report over a trace.db (text or --json)"},
 	{"kvio-export", "export", cmd_export, "write a trace.db as a Perfetto .pftrace"},
 	{"kvio2perfetto", "2perfetto", cmd_kvio2perfetto, "ingest + export in one step"},
+	{"kvio-check", "check", cmd_check, "check a trace.db: every checksum, chunk and invariant"},
 };
 #define NBUILTIN (sizeof builtins / sizeof builtins[0])
 

@@ -228,8 +228,10 @@ int chunk_read(sqlite3 *db, const char *schema, const struct dbdir *d, size_t k,
 	}
 	rc = sqlite3_blob_read(b, *buf, (int)len, 0);
 	sqlite3_blob_close(b);
+	if ((rc & 0xff) == SQLITE_CORRUPT) /* a damaged page of the blob: SQLite's reason */
+		snprintf(why, whylen, "kvio_cmd_chunk %lld: %s", (long long)id, sqlite3_errstr(rc));
 	if (rc != SQLITE_OK)
-		return rc;
+		return (rc & 0xff) == SQLITE_CORRUPT ? SQLITE_CORRUPT : rc;
 	if (check)
 		return chunk_check(*buf, len, d, k, v, why, whylen) ? SQLITE_CORRUPT : SQLITE_OK;
 	if (chunk_map(*buf, len, v) != 0 || v->n != d->n[k]) {
@@ -243,13 +245,15 @@ int dir_load(sqlite3 *db, const char *qschema, struct dbdir *d, char **why)
 {
 	memset(d, 0, sizeof *d);
 	*why = NULL;
-	int rc = load_chunks(db, qschema, d, why);
-	if (rc == SQLITE_OK)
-		rc = load_names(db, qschema, d, why);
-	if (rc == SQLITE_OK)
-		rc = load_tracks(db, qschema, d, why);
-	if (rc == SQLITE_OK)
-		rc = load_kv(db, qschema, d, why);
+	static const char *const table[] = {"kvio_cmd_range", "kvio_cmd_name", "kvio_track", "kvio_cmd_kv"};
+	int (*const load[])(sqlite3 *, const char *, struct dbdir *, char **) = {load_chunks, load_names, load_tracks,
+										  load_kv};
+	int rc = SQLITE_OK;
+	for (int i = 0; rc == SQLITE_OK && i < 4; i++)
+		if ((rc = load[i](db, qschema, d, why)) != SQLITE_OK && (rc & 0xff) == SQLITE_CORRUPT && !*why) {
+			*why = sqlite3_mprintf("%s: %s", table[i], sqlite3_errstr(rc)); /* SQLite found its pages damaged */
+			rc = *why ? SQLITE_CORRUPT : SQLITE_NOMEM;
+		}
 	if (rc != SQLITE_OK)
 		dir_free(d, 0);
 	return rc;

@@ -265,7 +265,7 @@ static int bgroup_account(struct bgroup *g, int64_t a, int64_t b, int64_t d)
 		int64_t x = g->t0 + k * g->w;
 		int64_t s = a > x ? a : x, e = b - x < g->w ? b : x + g->w, da;
 		if (__builtin_mul_overflow(d, e - s, &da) || __builtin_add_overflow(g->area[k], da, &g->area[k]))
-			return SQLITE_TOOBIG; /* depth x ns beyond int64 */
+			return SQLITE_RANGE; /* depth x ns beyond int64 */
 		if (d > g->max[k])
 			g->max[k] = d;
 	}
@@ -368,7 +368,7 @@ static int bucket_row(sqlite3_context *ctx, struct agg *a, int argc, const struc
 			rc = SQLITE_NOMEM;
 	}
 	if (rc != SQLITE_OK) {
-		agg_fail(ctx, a, rc, rc == SQLITE_TOOBIG ? "kvio_depth_buckets_gather: a bucket's depth x ns beyond int64"
+		agg_fail(ctx, a, rc, rc == SQLITE_RANGE ? "kvio_depth_buckets_gather: a bucket's depth x ns beyond int64"
 							 : "kvio_depth_buckets_gather: more than 2^24 buckets");
 		return rc;
 	}
@@ -425,7 +425,7 @@ static void bucket_final(sqlite3_context *ctx)
 		if (rc == SQLITE_NOMEM)
 			sqlite3_result_error_nomem(ctx);
 		else
-			sqlite3_result_error(ctx, rc == SQLITE_TOOBIG ? "kvio_depth_buckets_gather: a bucket's depth x ns beyond int64"
+			sqlite3_result_error(ctx, rc == SQLITE_RANGE ? "kvio_depth_buckets_gather: a bucket's depth x ns beyond int64"
 								    : "kvio_depth_buckets_gather: more than 2^24 buckets", -1);
 		return;
 	}

@@ -28,14 +28,14 @@ int db_exec(sqlite3 *db, const char *sql, const char *what)
 {
 	char *err = NULL;
 	int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
-	if (rc != SQLITE_OK) {
+	if (rc != SQLITE_OK && rc != SQLITE_INTERRUPT) { /* an interrupt is no news: whoever interrupted said why */
 		int prim = rc & 0xff;
 		if ((prim == SQLITE_FULL || prim == SQLITE_IOERR) && sqlite3_db_readonly(db, "main") == 0)
 			kvio_err("writing %s: %s", db_name(db), db_reason(db, rc));
 		else
 			kvio_err("%s: %s: %s", db_name(db), what, err ? err : sqlite3_errstr(rc));
-		sqlite3_free(err);
 	}
+	sqlite3_free(err);
 	return rc;
 }
 
@@ -64,7 +64,7 @@ int db_create(const char *path, sqlite3 **out)
 	return SQLITE_OK;
 }
 
-sqlite3 *db_open_ro(const char *path)
+sqlite3 *db_open_input(const char *path)
 {
 	sqlite3 *db;
 	struct stat sb;
@@ -81,19 +81,28 @@ sqlite3 *db_open_ro(const char *path)
 		sqlite3_close(db);
 		return NULL;
 	}
-	/* a database is input: no code of its own, its schema kvio's, unchanged */
+	/* a database is input: no code of its own runs */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)0);
-	char *why = NULL;
-	rc = db_valid(db, "main", &why);
-	if (rc != SQLITE_OK) {
-		kvio_err("%s: %s", path, why ? why : db_reason(db, rc));
-		sqlite3_free(why);
+	if (kvio_register_functions(db) != SQLITE_OK) {
+		kvio_err("%s: cannot register kvio's functions", path);
 		sqlite3_close(db);
 		return NULL;
 	}
-	if (kvio_register_functions(db) != SQLITE_OK) {
+	return db;
+}
+
+sqlite3 *db_open_ro(const char *path)
+{
+	sqlite3 *db = db_open_input(path);
+	if (!db)
+		return NULL;
+	char *why = NULL;
+	int rc = db_valid(db, "main", &why); /* kvio's version, its schema, unchanged */
+	if (rc != SQLITE_OK) {
+		kvio_err("%s: %s", path, why ? why : db_reason(db, rc));
+		sqlite3_free(why);
 		sqlite3_close(db);
 		return NULL;
 	}

@@ -10,7 +10,12 @@ extern const char kvio_schema_sql[];
 
 /* Open path for writing a fresh database: page size, journal off, schema. */
 int db_create(const char *path, sqlite3 **out);
-/* Open an existing kvio database read-only; checks it is one. One-line error and NULL on failure. */
+/* Open a database read-only as input (defensive, no trusted schema, no
+ * triggers; kvio's functions registered), nothing checked yet. One-line error
+ * and NULL on failure. */
+sqlite3 *db_open_input(const char *path);
+/* db_open_input, then the checks every reader makes (db/valid.h: version,
+ * schema, the small tables' sums). One-line error and NULL on failure. */
 sqlite3 *db_open_ro(const char *path);
 /* Execute SQL, printing "what: error" on failure ("writing FILE: reason" for a
  * full disk or an I/O error while writing). Returns SQLITE_OK or the error code. */

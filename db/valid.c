@@ -233,11 +233,15 @@ int db_write_sums(sqlite3 *db)
 }
 
 /* Table t's sum against kvio_sum's row for it (read with st, bound here). */
-static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3_stmt *st, char **why)
+static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3_stmt *st, int64_t *rows_out, char **why)
 {
 	int64_t rows;
 	uint64_t sum;
 	int rc = table_sum(db, q, t, &rows, &sum);
+	if (rows_out)
+		*rows_out = rows;
+	if ((rc & 0xff) == SQLITE_CORRUPT) /* SQLite found the table's pages damaged */
+		return say(why, KVIO_DAMAGED "%s: %s", t->name, sqlite3_errstr(rc));
 	if (rc != SQLITE_OK)
 		return rc;
 	sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
@@ -254,6 +258,23 @@ static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3
 		   (long long)rows, (long long)want_rows);
 }
 
+const char *db_sum_table(size_t i)
+{
+	return i < NSUMTAB ? sumtabs[i].name : NULL;
+}
+
+int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why)
+{
+	char *sql = sqlite3_mprintf("SELECT rows, xxh3, typeof(xxh3) FROM %s.kvio_sum WHERE name = ?1", q);
+	sqlite3_stmt *st = NULL;
+	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	if (rc == SQLITE_OK)
+		rc = sum_check(db, q, &sumtabs[i], st, rows, why);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* The sums of the tables of the kinds in mask (DB_*) against kvio_sum. */
 static int check_sums(sqlite3 *db, const char *q, int mask, char **why)
 {
@@ -263,7 +284,7 @@ static int check_sums(sqlite3 *db, const char *q, int mask, char **why)
 	sqlite3_free(sql);
 	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++)
 		if (sumtabs[i].kind & mask)
-			rc = sum_check(db, q, &sumtabs[i], st, why);
+			rc = sum_check(db, q, &sumtabs[i], st, NULL, why);
 	sqlite3_finalize(st);
 	return rc;
 }

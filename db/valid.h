@@ -5,6 +5,8 @@
 #ifndef KVIO_VALID_H
 #define KVIO_VALID_H
 #include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* The kinds of tables kvio_sum covers (valid.c lists them): the directory
  * and bookkeeping (small: checked at every open), the capture's tables that
@@ -24,6 +26,10 @@ int db_check_schema(sqlite3 *db, const char *q, char **why);
 int db_valid(sqlite3 *db, const char *schema, char **why);
 /* The same and the sums of the tables of mask (DB_REPORT, DB_OTHER). */
 int db_check_tables(sqlite3 *db, const char *schema, int mask, char **why);
+/* The tables kvio_sum covers, by index (NULL past the last); table i's sum
+ * checked (*rows: the rows it holds). For kvio-check's table-by-table lines. */
+const char *db_sum_table(size_t i);
+int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why);
 /* At the end of an ingest (main, in its transaction): kvio_sum's rows. */
 int db_write_sums(sqlite3 *db);
 

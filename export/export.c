@@ -46,9 +46,9 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 	if (drc == SQLITE_OK)
 		drc = dir_load(db, "\"main\"", &x.dir, &why);
 	if (drc != SQLITE_OK) {
-		if (drc == SQLITE_CORRUPT && !strncmp(why, KVIO_DAMAGED, strlen(KVIO_DAMAGED)))
+		if (drc == SQLITE_CORRUPT && why && !strncmp(why, KVIO_DAMAGED, strlen(KVIO_DAMAGED)))
 			say_once("%s: %s", db_name(db), why);
-		else if (drc == SQLITE_CORRUPT)
+		else if (drc == SQLITE_CORRUPT && why)
 			chunk_damaged(db, why);
 		else
 			db_failed(db, "reading the database");

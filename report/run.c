@@ -69,6 +69,8 @@ static void sql_fail(sqlite3 *db, const char *name)
 	const char *msg = sqlite3_errmsg(db);
 	if (sqlite3_errcode(db) == SQLITE_CORRUPT && !strncmp(msg, KVIO_DAMAGED, strlen(KVIO_DAMAGED))) {
 		kvio_err("%s: %s", db_name(db), msg); /* the database, not the file that read it */
+	} else if (sqlite3_errcode(db) == SQLITE_CORRUPT) { /* SQLite's own finding, in the pages */
+		kvio_err("%s: " KVIO_DAMAGED "%s (while sql/%s read it)", db_name(db), msg, name);
 	} else if (sqlite3_errcode(db) == SQLITE_FULL) {
 		const char *dir = getenv("SQLITE_TMPDIR");
 		kvio_err("sql/%s: %s: no room for SQLite's temp files in %s (set SQLITE_TMPDIR to a roomier directory)",

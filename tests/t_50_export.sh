@@ -186,8 +186,8 @@ eq "faults: the ground truth is not empty" "yes" "$([ "${truth_eagain:-0}" -gt 1
 
 # A read error is an error, never a shorter trace: a damaged page (a table's root page
 # header overwritten: an invalid page type, which SQLite always detects) in the tracks, slices, counters or objects
-# makes kvio-export exit 2 with SQLite's reason on one line and write nothing
-# (it wrote a trace without them and exited 0 before)
+# makes kvio-export exit 2 with the table and SQLite's reason on one line and write nothing
+# (it wrote a trace without them and exited 0 before; the table's checksum now reads it first)
 "$BUILD/kvio-gen" --sem "$T/cr.s" --ebpf "$T/cr.e" --lines 20000 2>/dev/null
 "$BUILD/kvio-ingest" -q -o "$T/cr.db" --sem "$T/cr.s" --ebpf "$T/cr.e"
 ps=$(sqlite3 "$T/cr.db" "pragma page_size")
@@ -197,8 +197,8 @@ for t in kvio_track kvio_slice kvio_counter kvio_obj; do
 	python3 -c "
 f = open('$T/cr_$t.db', 'r+b'); off = ($root - 1) * $ps; f.seek(off); f.write(b'\xff' * 64)"
 	"$BUILD/kvio-export" "$T/cr_$t.db" -o "$T/cr_$t.pftrace" > /dev/null 2>"$T/cr_$t.err"
-	eq "export: a damaged $t page: exit 2, one line with SQLite's reason, no trace" "2 1 1 no" \
-		"$? $(wc -l < "$T/cr_$t.err") $(grep -c 'reading the database: database disk image is malformed' "$T/cr_$t.err") $([ -e "$T/cr_$t.pftrace" ] && echo yes || echo no)"
+	eq "export: a damaged $t page: exit 2, one line with the table and SQLite's reason, no trace" "2 1 1 no" \
+		"$? $(wc -l < "$T/cr_$t.err") $(grep -c "cr_$t.db: database damaged or not written by kvio: $t: database disk image is malformed" "$T/cr_$t.err") $([ -e "$T/cr_$t.pftrace" ] && echo yes || echo no)"
 done
 
 # a database without any command or object (an ingest of empty inputs, exit 1 there): the
