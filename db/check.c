@@ -100,8 +100,8 @@ static void check_chunks(struct ck *c)
 static const struct inv {
 	const char *what, *sql;
 } invs[] = {
-	{"chunk rows", "SELECT count(*) FROM (SELECT id, n FROM kvio_cmd_chunk EXCEPT SELECT id, n FROM kvio_cmd_range"
-		       " UNION ALL SELECT id, n FROM kvio_cmd_range EXCEPT SELECT id, n FROM kvio_cmd_chunk)"},
+	{"chunk rows", "SELECT (SELECT count(*) FROM (SELECT id, n FROM kvio_cmd_chunk EXCEPT SELECT id, n FROM kvio_cmd_range))"
+		       " + (SELECT count(*) FROM (SELECT id, n FROM kvio_cmd_range EXCEPT SELECT id, n FROM kvio_cmd_chunk))"},
 	{"slice ids", "SELECT count(*) FROM kvio_slice s WHERE s.id >= 1 AND (SELECT r.id + r.n FROM kvio_cmd_range r"
 		      " WHERE r.id <= s.id ORDER BY r.id DESC LIMIT 1) > s.id"},
 	{"slice tracks", "SELECT count(*) FROM kvio_slice s LEFT JOIN kvio_track t ON t.id = s.track_id"
