@@ -1313,6 +1313,7 @@ def main():
             o = classify(rc, hung, err, same, verdict)
             for cl in classes:
                 counts[(cl, cname, o)] = counts.get((cl, cname, o), 0) + 1
+            counts[('', cname, o)] = counts.get(('', cname, o), 0) + 1  # each execution once
             if o in ('REFUSED', 'REFUSED-OK'):
                 r = refusals.setdefault((cname, rc, norm_msg(err)), [0, kinds])
                 r[0] += 1
@@ -1359,8 +1360,8 @@ def main():
             break
     dt = time.time() - t0
     total = sum(nfound.values())
-    tail = ('dbfuzz: %d runs (%d skipped: content unchanged or not checkable) on seed %d, %d executions in %.0f s (%.1f exec/s): %s; '
-            '%d distinct findings' % (done, skipped, a.seed, execs, dt, execs / dt if dt else 0,
+    tail = ('dbfuzz: %d runs (%d skipped: content unchanged or not checkable) on seed %d, %d executions in %.0f s'
+            ' (%.1f exec/s): %s; %d distinct findings' % (done, skipped, a.seed, execs, dt, execs / dt if dt else 0,
                                       ', '.join('%d %s' % (nfound[o], o) for o in FINDINGS), len(findings)))
     write_summary(os.path.join(out, 'summary.txt'), a, build, seeds, infos, counts, refusals, silent, changed,
                   findings, tail, out, stop, runs_by)
@@ -1376,17 +1377,20 @@ def write_summary(path, a, build, seeds, infos, counts, refusals, silent, change
          'runs by seed and verdict: ' + ', '.join('%s %s %d' % (k[0], k[1], v) for k, v in sorted(runs_by.items())),
          '', 'outcomes per mutation class, all commands (executions; a run with several mutations counts under each'
              ' of its classes)', '%-28s ' % 'class' + ' '.join('%12s' % o for o in OUTCOMES)]
-    for cl in sorted({k[0] for k in counts}):
+    for cl in sorted({k[0] for k in counts} - {''}):
         L.append('%-28s ' % cl + ' '.join('%12s' % (sum(v for k, v in counts.items() if k[0] == cl and k[2] == o)
                                                     or '.') for o in OUTCOMES))
+    total = '%-28s ' % 'TOTAL (each execution once)' + ' '.join(
+        '%12d' % sum(counts.get(('', cm, o), 0) for cm in cmds) for o in OUTCOMES)
+    L.append(total)
     L += ['', 'outcomes per mutation class x command',
          '%-15s %-12s ' % ('class', 'command') + ' '.join('%12s' % o for o in OUTCOMES)]
-    for cl in sorted({k[0] for k in counts}):
+    for cl in sorted({k[0] for k in counts} - {''}) + ['']:
         for cm in cmds:
             row = [counts.get((cl, cm, o), 0) for o in OUTCOMES]
             if any(row):
-                L.append('%-15s %-12s ' % (cl, cm) + ' '.join('%12s' % (x or '.') for x in row))
-    L.append('%-28s ' % 'TOTAL' + ' '.join('%12d' % sum(v for k, v in counts.items() if k[2] == o) for o in OUTCOMES))
+                L.append('%-15s %-12s ' % (cl or 'ALL', cm) + ' '.join('%12s' % (x or '.') for x in row))
+    L.append(total)
     L += ['', 'refusals (command, exit, first line of stderr with numbers as N): count, an example mutation']
     for (cm, rc, msg), (n, ex) in sorted(refusals.items(), key=lambda x: (-x[1][0], x[0])):
         L.append('  %5d  %-11s exit %-3d %s    [e.g. %s]' % (n, cm, rc, msg, ex[:120]))
