@@ -99,6 +99,8 @@ sqlite3 *db_open_ro(const char *path)
 	if (!db)
 		return NULL;
 	char *why = NULL;
+	if (db_unchecked())
+		kvio_err("KVIO_UNCHECKED is set: %s's checksums and values are not checked (a measuring knob)", path);
 	int rc = db_valid(db, "main", &why); /* kvio's version, its schema, unchanged */
 	if (rc != SQLITE_OK) {
 		kvio_err("%s: %s", path, why ? why : db_reason(db, rc));

@@ -139,7 +139,7 @@ const struct chunk_view *store_chunk(struct store *s, size_t k)
 	s->gen++; /* the victim's chunk changes under the cursors that hold it */
 	victim->id = INT64_MIN;
 	char why[256];
-	int check = !__atomic_load_n(&s->checked[k], __ATOMIC_ACQUIRE);
+	int check = !__atomic_load_n(&s->checked[k], __ATOMIC_ACQUIRE) && !db_unchecked();
 	int rc = chunk_read(s->db, s->schema, &s->d, k, check, &victim->blob, &victim->cap, &victim->v, why, sizeof why);
 	if (rc != SQLITE_OK) {
 		s->chunk_rc = rc == SQLITE_CORRUPT ? store_damaged(s, sqlite3_mprintf(KVIO_DAMAGED "%s", why)) : rc;

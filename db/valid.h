@@ -30,6 +30,11 @@ int db_check_tables(sqlite3 *db, const char *schema, int mask, char **why);
  * checked (*rows: the rows it holds). For kvio-check's table-by-table lines. */
 const char *db_sum_table(size_t i);
 int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why);
+/* KVIO_UNCHECKED=1: a measuring knob (make bench's "with the checks /
+ * without"): readers skip the schema, the checksums and the chunks' value
+ * checks (the version still counts); db_open_ro says so on stderr. Never for
+ * use: kvio-check ignores it. */
+int db_unchecked(void);
 /* At the end of an ingest (main, in its transaction): kvio_sum's rows. */
 int db_write_sums(sqlite3 *db);
 

@@ -4,6 +4,7 @@
  * export's one error line. */
 #include "export_int.h"
 #include "../db/schema.h"
+#include "../db/valid.h"
 #include "../lib/outfile.h"
 #include <errno.h>
 #include <math.h>
@@ -326,7 +327,7 @@ void chunk_damaged(sqlite3 *db, const char *why)
 int export_read_chunk(sqlite3 *db, struct exporter *x, size_t k, int check, struct chunk_view *v)
 {
 	char why[256];
-	int rc = chunk_read(db, "main", &x->dir, k, check, &x->buf, &x->bufcap, v, why, sizeof why);
+	int rc = chunk_read(db, "main", &x->dir, k, check && !db_unchecked(), &x->buf, &x->bufcap, v, why, sizeof why);
 	if (rc == SQLITE_CORRUPT)
 		chunk_damaged(db, why);
 	else if (rc != SQLITE_OK)

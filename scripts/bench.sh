@@ -384,6 +384,12 @@ best_pair ingest4r report4 "$B/kvio-ingest -q -o $O/t4.db --sem $O/s$S4.jsonl --
 echo "kvio-report: 1M ${RP1:-?}s ${PK1:-?}KB peak RSS | 4M ${P4:-?}s ${PK4:-?}KB peak RSS (4M ingest ${IP4:-?}s, beside it)"
 ratio "report time 4M / ingest time 4M (stretch 0.5)" '$P4/$IP4' "<=" 1.0
 ratio "report time 4M / 1M" '$P4/$RP1' "<=" 4.4
+# what checking the database costs (issue 21): the same 4M report with its checks and without
+# (KVIO_UNCHECKED=1, a measuring knob: no schema check, no checksums, no value checks), alternately
+best_pair report4c report4u "$B/kvio-report $O/t4.db --json" "env KVIO_UNCHECKED=1 $B/kvio-report $O/t4.db --json" \
+	PC4 PCK4_ PU4 PUK4_
+echo "kvio-report 4M: ${PC4:-?}s with the database's checks, ${PU4:-?}s without"
+ratio "report 4M with the database's checks / without" '$PC4/$PU4' "<=" 1.05
 # capture-to-answer at 100k commands (a 200k-line capture): ingest + report --json
 # as a driver runs them, start-up and schema included. An absolute time on this
 # machine: the reference pipeline (kvio2perfetto.py + kvio_tp_report.py on
