@@ -85,7 +85,7 @@ for a; do for p in \${$v:-}; do case \$a in \$p) echo "kvio-$t: the test's failu
 exec "$BUILD/kvio-$t" "\$@"
 EOF
 done
-for t in sh awk sed cat wc stat mkdir rm mv mktemp realpath head tail grep tr cut dirname sqlite3 timeout; do
+for t in sh awk sed cat wc stat mkdir rm mv mktemp realpath head tail grep tr cut dirname sqlite3 timeout env; do
 	ln -s "$(command -v $t)" "$BT/bin/$t"
 done
 ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$BT/bin/python3"
