@@ -114,7 +114,7 @@ void json_objects(struct label *L, const struct sel *s, const struct rctx *c)
 		struct jnode *E = jn_set(O, cstr(col(s, j, "op")), jn_obj());
 		SET_CELLS(E, s, j, "n", "span_p50", "span_p99");
 		jn_set(E, "eff_mbs_p50", cell_real(col(s, j, "eff_mbs_p50")));
-		SET_CELLS(E, s, j, "presubmit_p50");
+		SET_CELLS(E, s, j, "presubmit_p50", "presubmit_own_p50");
 	}
 }
 

@@ -10,6 +10,9 @@
  * one line here. */
 #include "report.h"
 #include "html.h"
+#include "compare.h"
+#include "metric.h"
+#include "multi.h"
 #include "sqlfiles.h"
 #include "../db/schema.h"
 #include "../db/valid.h"
@@ -123,8 +126,11 @@ static int qd1_tripped(const struct rctx *c, char *why, size_t n)
 
 static const char report_help[] =
 	"usage: kvio-report trace.db [--json [FILE]] [--batch-gap-us 50] [--label L ...]\n"
-	"                   [--html FILE] [--base L] [--fail-on qd1] [--jobs N]\n"
-	"                   [--time-range S,E] [--trace-id A[-B]] [--rows FILE.sql]\n\n"
+	"                   [--html FILE] [--base L] [--fail-on SPEC ...] [--jobs N]\n"
+	"                   [--time-range S,E] [--trace-id A[-B]] [--rows FILE.sql]\n"
+	"       kvio-report a.db b.db ... [--json [FILE]] [--csv [FILE]] [options]\n"
+	"       kvio-report --compare BASE NEW [NEW2 ...] [--json [FILE]] [options]\n"
+	"                   (a side: one database, or repetitions a.db,b.db,c.db)\n\n"
 	"The kvio metrics pack per capture label (A/B arms side by side): QD1 detector,\n"
 	"latency percentiles, achieved queue depth, inferred batches, object spans,\n"
 	"TP all-rank barrier, space axis, throughput, serving spans, paired A/B diffs.\n"
@@ -134,8 +140,10 @@ static const char report_help[] =
 	"  --json FILE       write the JSON to FILE and print the text report. The word\n"
 	"                    after --json is FILE when the database was named before\n"
 	"                    it, or it ends in .json; else it is the database (so the\n"
-	"                    options may come in any order). --json=FILE is always\n"
-	"                    FILE; '-' (--json -) is standard output, as --json alone\n"
+	"                    options may come in any order); a word ending in .db is\n"
+	"                    never FILE. --json=FILE is always FILE; '-' (--json -) is\n"
+	"                    standard output, as --json alone. With several databases:\n"
+	"                    a list of their reports, in order\n"
 	"  --html FILE       write the report as one self-contained page of charts\n"
 	"                    (offline: Chart.js and the data are inside it); FILE -:\n"
 	"                    standard output holds the page only (not with --json -)\n"
@@ -143,7 +151,19 @@ static const char report_help[] =
 	"  --label L         report only label L (repeatable; an unknown one is an error)\n"
 	"  --base L          the A/B base arm (default: the first label in sorted order,\n"
 	"                    the reference's rule); the text report names it\n"
-	"  --fail-on qd1     exit 3 when any label's load or store verdict is QD~1\n"
+	"  --fail-on SPEC    exit 3 when SPEC fires (repeatable; one line per firing):\n"
+	"                    qd1 (a load or store verdict is QD~1), METRIC>VALUE or\n"
+	"                    METRIC<VALUE ('read.p99>250us', 'load.span_p50>2ms',\n"
+	"                    'qd.pct_time_le1>50%%'), regress:METRIC>N%% (--compare: NEW is\n"
+	"                    significantly worse by more than N%%); the metrics are in\n"
+	"                    docs/report.md (a wrong name lists them)\n"
+	"  --compare BASE NEW [NEW2 ...]  per label and metric: base, new, delta, a 95%%\n"
+	"                    interval, a p-value and a verdict (faster, slower, no change);\n"
+	"                    3 or more runs a side: tested across runs, one run a side:\n"
+	"                    within the run (docs/report.md, \"Comparing runs\")\n"
+	"  --csv [FILE]      one row per database, label and metric (every value of the\n"
+	"                    JSON report by its path), with host, device and options;\n"
+	"                    FILE when the next word ends in .csv or is -, or --csv=FILE\n"
 	"  --jobs N          database connections running the sql/ files at once, 1-4\n"
 	"                    (default: one per core, up to 4; each holds ~100 MB)\n"
 	"  --time-range S,E  the metrics of the commands and objects overlapping [S, E]\n"
@@ -159,12 +179,16 @@ static const char report_help[] =
 	"EXAMPLES\n"
 	"  kvio-report trace.db\n"
 	"  kvio-report ab.db --json metrics.json --label stock --label batched\n"
-	"  kvio-report ab.db --html report.html\n\n"
+	"  kvio-report ab.db --html report.html\n"
+	"  kvio-report ab.db --fail-on qd1 --fail-on 'read.p99>250us'\n"
+	"  kvio-report --compare base1.db,base2.db,base3.db new1.db,new2.db,new3.db --json\n"
+	"  kvio-report runs/*.db --csv runs.csv\n\n"
 	"Warnings that ingest recorded about the data are repeated on standard error.\n\n"
 	"exit status: 0 ok; 1 the database (or the --time-range/--trace-id window) holds\n"
 	"  no command and no object: nothing to report; 2 usage or I/O error: unreadable/non-kvio\n"
 	"  database, an output that could not be written (a full disk); 3 --fail-on\n"
-	"  tripped; 130/143 interrupted by SIGINT/SIGTERM\n";
+	"  fired; 130/143 interrupted by SIGINT/SIGTERM. With several databases: the\n"
+	"  worst of theirs\n";
 
 struct args {
 	const char *dbpath, *json_file, *rows_of, *html_file, *base;
@@ -175,6 +199,13 @@ struct args {
 	const char *only[64];
 	int nonly;
 	struct report_opts o;
+	char *db[MULTI_MAX]; /* the databases (or, with --compare, the sides) named */
+	int ndb, compare, csv;
+	const char *csv_file;
+	struct gate gates[16]; /* --fail-on */
+	int ngates;
+	char *pass[64];      /* what each database's report takes, as given (--label, windows, ...) */
+	int npass;
 };
 
 /* --json [FILE] (the rule of --help, independent of the other options' order):
@@ -188,7 +219,8 @@ static void arg_json(struct args *g, int argc, char **argv, int *i)
 	if (a[6] == '=') {
 		g->json_file = a + 7;
 	} else if (v && (!strcmp(v, "-") ||
-			 (v[0] != '-' && ((n > 5 && !strcmp(v + n - 5, ".json")) || g->dbpath)))) {
+			 (v[0] != '-' && !(n > 3 && !strcmp(v + n - 3, ".db")) &&
+			  ((n > 5 && !strcmp(v + n - 5, ".json")) || g->dbpath)))) {
 		g->json_file = v;
 		++*i;
 	}
@@ -244,32 +276,63 @@ static int arg_valued(struct args *g, int argc, char **argv, int *i)
 	} else { /* --fail-on */
 		if (!(v = opt_value(argc, argv, i, "--fail-on")))
 			return 2;
-		if (strcmp(v, "qd1")) {
-			kvio_err("--fail-on: only 'qd1' is known");
+		if (g->ngates == 16) {
+			kvio_err("--fail-on: at most 16");
 			return 2;
 		}
-		g->fail_qd1 = 1;
+		if (gate_parse(v, &g->gates[g->ngates]))
+			return 2;
+		g->fail_qd1 |= g->gates[g->ngates++].kind == GATE_QD1;
 	}
 	return 0;
 }
 
 /* The command line into g. -1 to go on, else the exit status (--help: 0). */
+/* argv[from..to] are an option each database's report takes: kept for the children. */
+static void pass_on(struct args *g, char **argv, int from, int to)
+{
+	for (int k = from; k <= to && g->npass < 64; k++)
+		g->pass[g->npass++] = argv[k];
+}
+
+/* --csv [FILE]: FILE when the next word is - or ends in .csv (or --csv=FILE). */
+static void arg_csv(struct args *g, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	size_t n = v ? strlen(v) : 0;
+	g->csv = 1;
+	if (a[5] == '=')
+		g->csv_file = a + 6;
+	else if (v && (!strcmp(v, "-") || (n > 4 && !strcmp(v + n - 4, ".csv") && v[0] != '-')))
+		g->csv_file = argv[++*i];
+	if (g->csv_file && !strcmp(g->csv_file, "-"))
+		g->csv_file = NULL;
+}
+
 static int parse_args(struct args *g, int argc, char **argv)
 {
 	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on", "--html",
 					     "--base"};
-	int seen[7] = {0}, json_seen = 0; /* each option but --label once: a second --json FILE silently won */
+	int seen[7] = {0}, json_seen = 0; /* each option but --label and --fail-on once: a second --json FILE silently won */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int is_valued = 0, w;
+		int is_valued = 0, w, at = i;
 		for (int k = 0; k < 7; k++)
 			if (opt_is(a, valued[k])) {
 				is_valued = 1;
-				if (k != 1 && seen[k]++) {
+				if (k != 1 && k != 4 && seen[k]++) {
 					kvio_err("%s given twice (see --help)", valued[k]);
 					return 2;
 				}
 			}
+		if (!strcmp(a, "--compare")) {
+			g->compare = 1;
+			continue;
+		}
+		if (opt_is(a, "--csv")) {
+			arg_csv(g, argc, argv, &i);
+			continue;
+		}
 		if (opt_is(a, "--json") && json_seen++) {
 			kvio_err("--json given twice (see --help)");
 			return 2;
@@ -277,6 +340,7 @@ static int parse_args(struct args *g, int argc, char **argv)
 		if ((w = window_parse_opt(&g->o.win, argc, argv, &i)) != 0) {
 			if (w < 0)
 				return 2;
+			pass_on(g, argv, at, i);
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(report_help, stdout);
 			return 0;
@@ -285,20 +349,32 @@ static int parse_args(struct args *g, int argc, char **argv)
 		} else if (is_valued) {
 			if (arg_valued(g, argc, argv, &i))
 				return 2;
-		} else if (a[0] == '-') {
+			if (opt_is(a, "--label") || opt_is(a, "--batch-gap-us") || opt_is(a, "--base"))
+				pass_on(g, argv, at, i);
+		} else if (a[0] == '-' && a[1]) {
 			kvio_err("unknown option '%s' (see --help)", a);
 			return 2;
-		} else if (!g->dbpath) {
-			g->dbpath = a;
+		} else if (g->ndb < MULTI_MAX) {
+			g->db[g->ndb++] = argv[i];
+			g->dbpath = g->db[0];
 		} else {
-			kvio_err("unexpected argument '%s' (see --help)", a);
+			kvio_err("at most %d databases (see --help)", MULTI_MAX);
 			return 2;
 		}
 	}
 	if (!g->dbpath) {
-		kvio_err("need a trace.db (see --help)");
+		kvio_err(g->compare ? "--compare needs BASE NEW (see --help)" : "need a trace.db (see --help)");
 		return 2;
 	}
+	if ((g->ndb > 1 || g->csv || g->compare) && (g->rows_of || g->html_file)) {
+		kvio_err("%s: one database at a time (see --help)", g->rows_of ? "--rows" : "--html");
+		return 2;
+	}
+	for (int k = 0; k < g->ngates && !g->compare; k++)
+		if (g->gates[k].kind == GATE_REGRESS) {
+			kvio_err("--fail-on '%s': regress: needs --compare", g->gates[k].spec);
+			return 2;
+		}
 	if (g->html_file && !strcmp(g->html_file, "-") && g->json && !g->json_file) { /* as two equal FILEs are */
 		kvio_err("--json - and --html -: standard output can take one of them (nothing written)");
 		return 2;
@@ -537,6 +613,34 @@ static int print_rows(sqlite3 *db, const struct args *g, struct rows *r)
 	return 0;
 }
 
+/* The value gates (--fail-on METRIC>VALUE) on every label's report: 1 when
+ * one fired (each said on its line). */
+static int value_gates(const struct args *g, const struct label *ls, int nl)
+{
+	int fired = 0;
+	for (int li = 0; li < nl; li++) {
+		char *buf = NULL;
+		size_t len = 0;
+		cJSON *lab = NULL;
+		for (int k = 0; k < g->ngates; k++) {
+			if (g->gates[k].kind != GATE_VALUE)
+				continue;
+			if (!lab) { /* the label's JSON as a driver reads it */
+				FILE *m = open_memstream(&buf, &len);
+				if (!m)
+					break;
+				jn_print(m, ls[li].R, 1);
+				fclose(m);
+				lab = cJSON_ParseWithLength(buf, len);
+			}
+			fired |= gate_value(&g->gates[k], g->dbpath, ls[li].name, lab);
+		}
+		cJSON_Delete(lab);
+		free(buf);
+	}
+	return fired;
+}
+
 /* Run the queue (rn started), format every label, print. The exit status. */
 static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct label **ls, int *nl)
 {
@@ -557,6 +661,7 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 		return 2;
 	if (g->o.progress)
 		fprintf(stderr, "\r%*s\r", 40, "");
+	int fired = value_gates(g, *ls, *nl);
 	/* standard output holds the JSON (--json -) or the page (--html -) only */
 	char why[512];
 	int tripped = qd1_tripped(&c, why, sizeof why), json_only = g->json && !g->json_file;
@@ -570,6 +675,50 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 		kvio_err("--fail-on qd1: %s looks serialized (QD~1)", why);
 		status = 3;
 	}
+	if (!status && fired)
+		status = 3;
+	return status;
+}
+
+/* Several databases (--csv, a --json list, their text reports one after the
+ * other) or --compare: each report in a child (multi.c). The exit status. */
+static int report_many(struct args *g)
+{
+	struct outfile of = {.slot = -1, .fd = -1};
+	const char *file = g->csv ? g->csv_file : g->json_file, *in[MULTI_MAX];
+	size_t nin = 0;
+	char *copy[MULTI_MAX]; /* the databases named, --compare's sides split at their commas */
+	for (int k = 0; k < g->ndb; k++) {
+		copy[k] = xstrdup(g->db[k]);
+		for (char *p = copy[k], *c; p && nin < MULTI_MAX; p = c ? c + 1 : NULL) {
+			if ((c = strchr(p, ',')))
+				*c = 0;
+			in[nin++] = p;
+		}
+	}
+	int opened = !file || !outfile_open(&of, file, in, nin);
+	for (int k = 0; k < g->ndb; k++)
+		free(copy[k]);
+	if (!opened)
+		return 2;
+	FILE *out = file ? outfile_stdio(&of) : stdout;
+	int status;
+	if (g->compare) {
+		struct cmp_out co = {g->json ? out : NULL, g->gates, g->ngates};
+		status = cmd_compare(g->db, g->ndb, g->pass, g->npass, &g->o, &co);
+	} else {
+		char *pass[80];
+		int np = 0;
+		for (int k = 0; k < g->npass; k++)
+			pass[np++] = g->pass[k];
+		for (int k = 0; k < g->ngates && np < 78; k++) /* each database's report checks its own gates */
+			pass[np++] = (char *)"--fail-on", pass[np++] = (char *)g->gates[k].spec;
+		status = multi_report(out, g->db, g->ndb, pass, np, g->o.jobs, g->json ? MULTI_JSON : g->csv ? MULTI_CSV : 0);
+	}
+	if (file && (status == 0 || status == 3) && (!out || outfile_commit(&of)))
+		status = 2;
+	else if (file && status != 0 && status != 3)
+		outfile_abort(&of);
 	return status;
 }
 
@@ -579,6 +728,8 @@ int cmd_report(int argc, char **argv)
 	int status = parse_args(&g, argc, argv);
 	if (status >= 0)
 		return status;
+	if (g.compare || g.ndb > 1 || g.csv)
+		return report_many(&g);
 	struct outfile jf = {.slot = -1, .fd = -1}, hf = {.slot = -1, .fd = -1};
 	sqlite3 *db = NULL;
 	if (open_outputs(&g, &jf, &hf) || !(db = db_open_ro(g.dbpath))) {

@@ -5,8 +5,12 @@
 --   eff_mbs_p50    bytes / span in MB/s (10^6 B/s), objects with span > 0
 --   presubmit_p50  first tagged command of the object's trace_id - object begin
 --                  (ns): the producer's time before the device sees any IO
+--   presubmit_own_p50  the object's own first command - object begin (ns): the
+--                  same per occurrence (its flow to its first command, as the
+--                  timeline shows it); presubmit_p50 measures a later object of
+--                  a repeated trace_id from the first one's command
 -- (Objects with an error: failed.sql.)
--- Inputs: kvio_object, kvio_command_batches, kvio_proc (prelude.sql); kvio_pct,
+-- Inputs: kvio_object, kvio_command_batches, kvio_proc (prelude.sql), flow, kvio_cmd; kvio_pct,
 -- kvio_groups (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object
@@ -21,6 +25,8 @@ WITH ok AS (
   SELECT label, 'mbs:' || op, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 FROM ok WHERE dur <> 0
   UNION ALL
   SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid
+  UNION ALL                                        -- the flow object -> its first command
+  SELECT ok.label, 'own:' || ok.op, c.ts - ok.ts FROM ok JOIN flow f ON f.slice_out = ok.id JOIN kvio_cmd c ON c.id = f.slice_in
 ), pct AS MATERIALIZED (
   SELECT k1 AS label, k2 AS grp, * FROM kvio_pct((SELECT kvio_pct_gather(label, grp, v) FROM sample))
 )
@@ -31,9 +37,11 @@ SELECT
   s.p50 AS span_p50,
   s.p99 AS span_p99,
   m.p50 AS eff_mbs_p50,
-  p.p50 AS presubmit_p50
+  p.p50 AS presubmit_p50,
+  w.p50 AS presubmit_own_p50
 FROM pct s
 LEFT JOIN pct m ON m.label = s.label AND m.grp = 'mbs:' || substr(s.grp, 6)
 LEFT JOIN pct p ON p.label = s.label AND p.grp = 'pre:' || substr(s.grp, 6)
+LEFT JOIN pct w ON w.label = s.label AND w.grp = 'own:' || substr(s.grp, 6)
 WHERE s.grp LIKE 'span:%'
 ORDER BY s.label, CASE substr(s.grp, 6) WHEN 'store' THEN 0 WHEN 'load' THEN 1 ELSE 2 END;

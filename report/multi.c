@@ -1,0 +1,303 @@
+/* multi.c — kvio-report over several databases: each one's report runs in a
+ * child process (the one-database kvio-report, --jobs 1), up to --jobs at
+ * once, its standard output kept in memory; the parent reads the JSON back
+ * (cJSON) for --csv, --json lists, --fail-on and --compare. A child's error
+ * line is its own (it names its database); the parent's exit status is the
+ * worst of theirs. */
+#include "multi.h"
+#include "report.h"
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The child: kvio-report PATH [--json -] --jobs 1 PASS..., its stdout into fd. */
+static void child(const char *path, char **pass, int npass, int json, int fd)
+{
+	char *argv[80];
+	int n = 0;
+	argv[n++] = (char *)"kvio-report";
+	argv[n++] = (char *)path;
+	if (json) {
+		argv[n++] = (char *)"--json";
+		argv[n++] = (char *)"-";
+	}
+	argv[n++] = (char *)"--jobs";
+	argv[n++] = (char *)"1";
+	for (int i = 0; i < npass && n < 79; i++)
+		argv[n++] = pass[i];
+	argv[n] = NULL;
+	if (dup2(fd, 1) < 0)
+		_exit(2);
+	close(fd);
+	int rc = cmd_report(n, argv);
+	if (fflush(stdout) != 0)
+		rc = 2;
+	_exit(rc);
+}
+
+/* Start run r's child; 0, or -1 after a one-line error. */
+static int start(struct dbrun *r, char **pass, int npass, int json)
+{
+	int p[2];
+	if (pipe(p) != 0) {
+		kvio_err("%s: cannot make a pipe: %s", r->path, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		kvio_err("%s: cannot start a report: %s", r->path, strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child(r->path, pass, npass, json, p[1]);
+	}
+	close(p[1]);
+	r->pid = pid;
+	r->fd = p[0];
+	return 0;
+}
+
+/* Read what run r's child wrote; 1 at its end (fd closed), 0 more to come, -1 on error. */
+static int drain(struct dbrun *r)
+{
+	char buf[65536];
+	ssize_t k = read(r->fd, buf, sizeof buf);
+	if (k < 0)
+		return errno == EINTR ? 0 : -1;
+	if (k == 0) {
+		close(r->fd);
+		r->fd = -1;
+		return 1;
+	}
+	r->out = xrealloc(r->out, r->len + (size_t)k + 1);
+	memcpy(r->out + r->len, buf, (size_t)k);
+	r->len += (size_t)k;
+	r->out[r->len] = 0;
+	return 0;
+}
+
+/* Wait for run r's child; its exit status (128 + N for a signal). */
+static int reap(struct dbrun *r)
+{
+	int st = 0;
+	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+int multi_worse(int a, int b)
+{
+	int ra = a == 0 ? 0 : a == 1 ? 1 : a == 3 ? 2 : 3, rb = b == 0 ? 0 : b == 1 ? 1 : b == 3 ? 2 : 3;
+	int w = ra > rb ? a : b;
+	return w != 0 && w != 1 && w != 3 ? 2 : w; /* a signal or an error: 2 */
+}
+
+int multi_run(struct dbrun *r, int n, char **pass, int npass, int jobs, int json)
+{
+	int next = 0, live = 0, worst = 0;
+	struct pollfd pf[MULTI_MAX];
+	int who[MULTI_MAX];
+	for (int i = 0; i < n; i++)
+		r[i] = (struct dbrun){.path = r[i].path, .fd = -1, .status = -1};
+	while (next < n || live) {
+		while (next < n && live < jobs) {
+			if (start(&r[next], pass, npass, json) != 0)
+				return 2;
+			next++, live++;
+		}
+		int np = 0;
+		for (int i = 0; i < next; i++)
+			if (r[i].fd >= 0) {
+				pf[np] = (struct pollfd){.fd = r[i].fd, .events = POLLIN};
+				who[np++] = i;
+			}
+		if (poll(pf, (nfds_t)np, -1) < 0 && errno != EINTR)
+			return 2;
+		for (int k = 0; k < np; k++) {
+			if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			struct dbrun *x = &r[who[k]];
+			int d = drain(x);
+			if (d != 0) {
+				x->status = d < 0 ? 2 : reap(x);
+				worst = multi_worse(worst, x->status);
+				live--;
+			}
+		}
+	}
+	return worst;
+}
+
+void multi_free(struct dbrun *r, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(r[i].out);
+		cJSON_Delete(r[i].doc);
+		r[i].out = NULL;
+		r[i].doc = NULL;
+	}
+}
+
+int multi_parse(struct dbrun *r, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (r[i].status != 0 && r[i].status != 3)
+			continue; /* exit 1: nothing to report there (said); 2: failed (said); 3: a gate fired (said) */
+		if (!(r[i].doc = cJSON_ParseWithLength(r[i].out ? r[i].out : "", r[i].len)) || !cJSON_IsObject(r[i].doc)) {
+			kvio_err("%s: its report is not JSON", r[i].path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void multi_json_list(FILE *f, const struct dbrun *r, int n)
+{
+	fputs("[", f);
+	int first = 1;
+	for (int i = 0; i < n; i++) {
+		const char *p = r[i].status == 0 && r[i].out ? r[i].out : "{}\n";
+		fputs(first ? "\n " : ",\n ", f);
+		first = 0;
+		for (; *p; p++) { /* each line one space deeper; the report's last newline dropped */
+			if (*p == '\n' && !p[1])
+				break;
+			fputc(*p, f);
+			if (*p == '\n')
+				fputc(' ', f);
+		}
+	}
+	fputs(n ? "\n]\n" : "]\n", f);
+}
+
+/* s as one CSV field (quoted when it holds a comma, a quote or a line break). */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* A scalar as the CSV writes it: integers exactly, reals as python3's repr,
+ * strings as they are, true/false, null as an empty field. */
+static void csv_value(FILE *f, const cJSON *v)
+{
+	char buf[64];
+	double d = v->valuedouble;
+	if (cJSON_IsNumber(v) && d == (double)(int64_t)d && d > -9007199254740992.0 && d < 9007199254740992.0)
+		fprintf(f, "%lld", (long long)d);
+	else if (cJSON_IsNumber(v)) {
+		fmt_double(buf, sizeof buf, d);
+		fputs(buf, f);
+	} else if (cJSON_IsString(v))
+		csv_field(f, v->valuestring);
+	else if (cJSON_IsBool(v))
+		fputs(cJSON_IsTrue(v) ? "true" : "false", f);
+}
+
+/* The rows of one label's report o under path prefix. */
+static void csv_walk(FILE *f, const char *db, const char *label, const cJSON *o, const char *prefix, const char *meta)
+{
+	for (const cJSON *c = o->child; c; c = c->next) {
+		char path[512];
+		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", c->string ? c->string : "");
+		if (cJSON_IsObject(c)) {
+			csv_walk(f, db, label, c, path, meta);
+			continue;
+		}
+		if (cJSON_IsArray(c) || (!*prefix && !strcmp(path, "label")))
+			continue;
+		csv_field(f, db);
+		fputc(',', f);
+		csv_field(f, label);
+		fputc(',', f);
+		csv_field(f, path);
+		fputc(',', f);
+		csv_value(f, c);
+		fprintf(f, ",%s\n", meta);
+	}
+}
+
+/* The database's host, device (its first label's) and ingest options as CSV fields. */
+static void csv_meta(const char *path, const cJSON *doc, char *out, size_t n)
+{
+	const cJSON *info = doc && doc->child ? cJSON_GetObjectItemCaseSensitive(doc->child, "info") : NULL;
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(info, "hostname"), *d = cJSON_GetObjectItemCaseSensitive(info, "device");
+	char opts[400] = "";
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT substr(name, 6), coalesce(str_value, int_value) FROM metadata WHERE name LIKE"
+			       " 'kvio\\_%' ESCAPE '\\' AND name <> 'kvio_schema_version' ORDER BY rowid", -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			size_t l = strlen(opts);
+			snprintf(opts + l, sizeof opts - l, "%s%s=%s", l ? " " : "", nz(sqlite3_column_text(st, 0)),
+				 nz(sqlite3_column_text(st, 1)));
+		}
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	FILE *m = fmemopen(out, n, "w");
+	if (!m)
+		return;
+	csv_field(m, cJSON_IsString(h) ? h->valuestring : "");
+	fputc(',', m);
+	csv_field(m, cJSON_IsString(d) ? d->valuestring : "");
+	fputc(',', m);
+	csv_field(m, opts);
+	fclose(m);
+}
+
+int multi_csv(FILE *f, const struct dbrun *r, int n)
+{
+	fputs("database,label,metric,value,host,device,options\n", f);
+	for (int i = 0; i < n; i++) {
+		if (!r[i].doc)
+			continue;
+		char meta[1024] = ",,";
+		csv_meta(r[i].path, r[i].doc, meta, sizeof meta);
+		for (const cJSON *l = r[i].doc->child; l; l = l->next)
+			csv_walk(f, r[i].path, l->string, l, "", meta);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+int multi_report(FILE *out, char **dbs, int n, char **pass, int npass, int jobs, int mode)
+{
+	struct dbrun *r = xcalloc((size_t)n, sizeof *r);
+	for (int i = 0; i < n; i++)
+		r[i].path = dbs[i];
+	int worst = multi_run(r, n, pass, npass, jobs > 0 ? jobs : 2, mode != MULTI_TEXT);
+	if (mode == MULTI_TEXT) {
+		for (int i = 0; i < n; i++)
+			if (r[i].out)
+				fwrite(r[i].out, 1, r[i].len, out);
+	} else if (multi_parse(r, n)) {
+		worst = 2;
+	} else if (mode == MULTI_JSON) {
+		multi_json_list(out, r, n);
+	} else if (multi_csv(out, r, n)) {
+		worst = 2;
+	}
+	multi_free(r, n);
+	free(r);
+	return ferror(out) ? 2 : worst;
+}

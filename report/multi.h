@@ -1,0 +1,44 @@
+/* multi.h — kvio-report over several databases (multi.c: the runs, --csv and
+ * --json lists), the comparable metrics and gates (metric.c), --compare
+ * (compare.c). */
+#ifndef KVIO_MULTI_H
+#define KVIO_MULTI_H
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define MULTI_MAX 256 /* databases on one command line */
+
+/* One database's report, run in a child. */
+struct dbrun {
+	const char *path;
+	pid_t pid;
+	int fd;       /* the child's stdout, read until its end */
+	char *out;    /* what it wrote (NUL-terminated), len bytes */
+	size_t len;
+	int status;   /* its exit status (128 + N: killed by signal N) */
+	cJSON *doc;   /* its JSON report (multi_parse), NULL otherwise */
+};
+
+/* Run kvio-report on each r[i].path (the one-database report, with --json -
+ * when json, --jobs 1 and pass[0..npass) appended), up to jobs at a time.
+ * Returns the worst exit status (0 when every report ran). */
+int multi_run(struct dbrun *r, int n, char **pass, int npass, int jobs, int json);
+/* The worse of two exit statuses: an error (2, a signal) over a gate that
+ * fired (3) over nothing to report (1) over ok (0). */
+int multi_worse(int a, int b);
+/* kvio-report over dbs[0..n): their text reports one after the other, a JSON
+ * list, or the CSV (mode) on out. The worst exit status. */
+enum { MULTI_TEXT = 0, MULTI_JSON = 1, MULTI_CSV = 2 };
+int multi_report(FILE *out, char **dbs, int n, char **pass, int npass, int jobs, int mode);
+/* Read each successful run's output as JSON into r[i].doc. 0, or -1 after a line. */
+int multi_parse(struct dbrun *r, int n);
+void multi_free(struct dbrun *r, int n);
+/* The runs' reports as one JSON list, in order (each exactly as its database's
+ * --json, one level deeper, as python3's json.dump(indent=1) lays out a list). */
+void multi_json_list(FILE *f, const struct dbrun *r, int n);
+/* --csv: one row per (database, label, metric): every scalar of the report
+ * by its JSON path, with the database's host, device and ingest options. */
+int multi_csv(FILE *f, const struct dbrun *r, int n);
+
+#endif
