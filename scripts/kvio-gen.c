@@ -108,6 +108,7 @@ static void cmp(int64_t ts, int64_t lat, uint64_t ud, int early)
 
 static int completions = 1;
 static uint64_t faults_every;             /* --faults N: every Nth payload command misbehaves */
+static uint64_t read_slower_ns;           /* --read-slower-us N: every payload read N us slower */
 static uint64_t n_eagain, n_lost, n_payload;
 
 /* one object op; returns the op-end time */
@@ -129,6 +130,8 @@ static int64_t object_io(int64_t t, uint32_t tid, int write, int64_t slot, int64
 	for (int64_t k = 0; k < ncmds; k++) {
 		uint64_t ud = (uint64_t)tid << 32 | ctr++;
 		int64_t lat = serialized ? jitter(80000, 4000) : jitter(90000 + 15000 * (k % 8), 5000);
+		if (!write)
+			lat += (int64_t)read_slower_ns; /* a known shift for --compare's tests (no draw added) */
 		n_payload++;
 		if (faults_every && n_payload % faults_every == 0 && (n_payload / faults_every) % 2 == 1) {
 			/* -EAGAIN: the first attempt never completes; the re-issue (same
@@ -151,7 +154,7 @@ static int64_t object_io(int64_t t, uint32_t tid, int write, int64_t slot, int64
 
 static const char help[] =
 	"usage: kvio-gen --sem S --ebpf E [--serving V] [--lines N] [--mode serialized|batched]\n"
-	"                [--ranks R] [--seed X] [--no-completions] [--faults N] [--kv]\n\n"
+	"                [--ranks R] [--seed X] [--no-completions] [--faults N] [--kv] [--read-slower-us N]\n\n"
 	"Writes a deterministic, realistic capture (LMCache's semantic JSONL and the\n"
 	"monitor's device JSONL) for trying kvio without an NVMe device, and for the\n"
 	"tests and the bench. The same options give the same bytes.\n\n"
@@ -167,6 +170,8 @@ static const char help[] =
 	"  --no-completions      no nvme_cmp lines (a tracer without its completion probe)\n"
 	"  --faults N            every Nth payload command alternately hits -EAGAIN or loses\n"
 	"                        its completion; the counts go to stderr\n"
+	"  --read-slower-us N    every payload read N us slower (the same draws otherwise:\n"
+	"                        a known shift for comparing captures)\n"
 	"  --kv                  NVMe Key-Value lines (the monitor's --kv: key_hex, key_len,\n"
 	"                        value_len, store/retrieve) and key_hex on the semantic\n"
 	"                        records, for kvio-ingest --join-by-key\n"
@@ -219,7 +224,7 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
 			continue;
 		}
 		static const char *const with_value[] = {"--sem", "--ebpf", "--serving", "--lines", "--ranks",
-							 "--seed", "--mode", "--faults"};
+							 "--seed", "--mode", "--faults", "--read-slower-us"};
 		int known = 0;
 		for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
 			known |= !strcmp(a, with_value[k]);
@@ -239,6 +244,7 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
 		else if (!strcmp(a, "--ranks")) { if (arg_u64(a, v, &g->ranks)) return 2; }
 		else if (!strcmp(a, "--seed")) { if (arg_u64(a, v, &g->seed)) return 2; rng ^= g->seed * 0x2545f4914f6cdd1dull; }
 		else if (!strcmp(a, "--faults")) { if (arg_u64(a, v, &faults_every)) return 2; }
+		else if (!strcmp(a, "--read-slower-us")) { if (arg_u64(a, v, &read_slower_ns)) return 2; read_slower_ns *= 1000; }
 		else if (!strcmp(v, "serialized") || !strcmp(v, "batched")) g->serialized = !strcmp(v, "serialized");
 		else {
 			fprintf(stderr, "kvio-gen: --mode: '%s' is neither serialized nor batched\n", v);
