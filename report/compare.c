@@ -223,6 +223,26 @@ static int side_parse(char *arg, struct side *s, struct dbrun *runs, int *n)
 	return 0;
 }
 
+/* One run on every side (the test within the run) or 3 and more on every side
+ * (across runs): 2 runs give no usable test (the smallest p of 2 v 2 is 0.33),
+ * one run against several mixes the two kinds. 0, or -1 after a usage line. */
+static int sides_counts(const struct side *sides, int nsides)
+{
+	for (int k = 0; k < nsides; k++) {
+		const char *how = "one run on every side (a test within the run) or 3 and more on every side (across runs)";
+		if (sides[k].n == 2) {
+			kvio_err("--compare: '%s' has 2 runs: %s", sides[k].arg, how);
+			return -1;
+		}
+		if ((sides[k].n == 1) != (sides[0].n == 1)) {
+			kvio_err("--compare: '%s' has %d run%s, '%s' %d: %s", sides[0].arg, sides[0].n, sides[0].n == 1 ? "" : "s",
+				 sides[k].arg, sides[k].n, how);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The comparison of every label both sides have, metric by metric. */
 static size_t entries(struct cmp_entry **out, const struct dbrun *runs, const struct side *sides, int nsides,
 		      struct samples *sa)
@@ -264,6 +284,8 @@ int cmd_compare(char **args, int nargs, char **pass, int npass, const struct rep
 	for (int i = 0; i < nargs; i++)
 		if (side_parse(args[i], &sides[nsides++], runs, &nruns))
 			goto out;
+	if (sides_counts(sides, nsides))
+		goto out;
 	int worst = multi_run(runs, nruns, pass, npass, o->jobs > 0 ? o->jobs : 2, 1);
 	if (worst || multi_parse(runs, nruns)) /* a run that failed said why: the comparison would miss it */
 		goto out;

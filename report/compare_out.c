@@ -172,11 +172,12 @@ int compare_gates(const struct cmp_out *co, const struct cmp_entry *e, size_t n,
 				 e[i].label, gt->m->name, d, 100 * e[i].rel, 100 * gt->limit);
 			fired = 1;
 		}
-		for (int k = 1; gt->kind == GATE_VALUE && k < nsides; k++) /* a value gate: the NEW sides' runs */
+		for (int k = 1; gt->kind != GATE_REGRESS && k < nsides; k++) /* value and qd1 gates: the NEW sides' runs */
 			for (int r = 0; r < sides[k].n; r++) {
 				const struct dbrun *x = &runs[sides[k].first + r];
 				for (const cJSON *l = x->doc ? x->doc->child : NULL; l; l = l->next)
-					fired |= gate_value(gt, x->path, l->string, l);
+					fired |= gt->kind == GATE_QD1 ? gate_qd1(gt, x->path, l->string, l)
+								      : gate_value(gt, x->path, l->string, l);
 			}
 	}
 	return fired ? 3 : 0;

@@ -152,3 +152,19 @@ int gate_value(const struct gate *g, const char *db, const char *label, const cJ
 		 g->m->name, a, g->op, b);
 	return 1;
 }
+
+int gate_qd1(const struct gate *g, const char *db, const char *label, const cJSON *lab)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(lab, "qd1");
+	char why[64] = "";
+	static const char *const ops[] = {"load", "store"};
+	for (int i = 0; g->kind == GATE_QD1 && i < 2; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(q, ops[i]), "verdict");
+		if (cJSON_IsString(v) && !strncmp(v->valuestring, "QD~1", 4))
+			snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", *why ? ", " : "", ops[i]);
+	}
+	if (!*why)
+		return 0;
+	kvio_err("--fail-on qd1: %s%s[%s] %s looks serialized (QD~1)", db ? db : "", db ? " " : "", label, why);
+	return 1;
+}

@@ -39,5 +39,8 @@ int gate_parse(const char *spec, struct gate *g);
 /* Whether value gate g fires on a label's report (lab; db NULL or its
  * database's path, for the line); a firing says one line on stderr. */
 int gate_value(const struct gate *g, const char *db, const char *label, const cJSON *lab);
+/* Whether qd1 gate g fires on a label's report (its load or store verdict is
+ * QD~1), the same way. */
+int gate_qd1(const struct gate *g, const char *db, const char *label, const cJSON *lab);
 
 #endif

@@ -3,6 +3,18 @@
 # The number after a unit binary's name is its plan: the checks it makes (tests/lib.sh, unit()).
 unit unit_jsonl 71 tests/unit_jsonl.c lib/util.c lib/jsonesc.c $JSONL
 unit unit_map 3 tests/unit_map.c lib/u64map.c lib/util.c
+unit unit_stats 48 tests/unit_stats.c report/stats.c -lm
+# report/stats.c against scipy (Debian's: /usr/bin/python3, whatever python3 is first
+# on PATH): U test p-values, bootstrap intervals (tests/stats_check.py --quick)
+if /usr/bin/python3 -c 'import scipy, numpy' 2>/dev/null; then
+	/usr/bin/python3 tests/stats_check.py --quick > "$T/stats_check.out" 2>&1
+	rc=$?
+	grep -E '^(ok|FAIL) - ' "$T/stats_check.out"
+	PASS=$((PASS + $(grep -c '^ok - ' "$T/stats_check.out"))); FAIL=$((FAIL + $(grep -c '^FAIL - ' "$T/stats_check.out")))
+	[ "$rc" -eq 0 ] || { FAIL=$((FAIL + 1)); echo "FAIL - stats_check.py: exit $rc"; tail -5 "$T/stats_check.out"; }
+else
+	FAIL=$((FAIL + 1)); echo "FAIL - stats_check.py: /usr/bin/python3 has no scipy/numpy (scripts/install-deps installs python3-scipy)"
+fi
 # JSON floats are written as python3's repr writes them (the reference's JSON is
 # Python's): 20,000 doubles of every magnitude and sign, exact through hex floats
 # from_python MODE WHAT N: jsonfmt MODE on $T/WHAT.in must print $T/WHAT.py, N lines
