@@ -35,6 +35,8 @@ int kvio_register_functions(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = op_grid_register(db);
 	if (rc == SQLITE_OK)
+		rc = op_sign_register(db);
+	if (rc == SQLITE_OK)
 		rc = args_register(db, s);
 	return rc;
 }

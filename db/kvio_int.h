@@ -502,6 +502,7 @@ int op_pct_register(sqlite3 *db);
 int op_depth_register(sqlite3 *db);
 int op_group_register(sqlite3 *db);
 int op_grid_register(sqlite3 *db);
+int op_sign_register(sqlite3 *db);
 int args_register(sqlite3 *db, struct store *s);
 
 #endif

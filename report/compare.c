@@ -286,7 +286,8 @@ int cmd_compare(char **args, int nargs, char **pass, int npass, const struct rep
 			goto out;
 	if (sides_counts(sides, nsides))
 		goto out;
-	int worst = multi_run(runs, nruns, pass, npass, o->jobs > 0 ? o->jobs : 2, 1);
+	struct multi_job j = {co->report, pass, npass, o->jobs > 0 ? o->jobs : 2, 1};
+	int worst = multi_run(runs, nruns, &j);
 	if (worst || multi_parse(runs, nruns)) /* a run that failed said why: the comparison would miss it */
 		goto out;
 	for (int k = 0; k < nsides; k++)

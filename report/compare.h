@@ -35,6 +35,7 @@ struct cmp_out {
 	FILE *json;               /* --json's stream, or NULL: text on stdout */
 	const struct gate *gates; /* --fail-on */
 	int ngates;
+	int (*report)(int argc, char **argv); /* the one-database report each run is (multi.h) */
 };
 
 /* kvio-report --compare: args[0] BASE, args[1..] NEW sides; pass: the options

@@ -239,6 +239,7 @@ void json_ab(struct label *L, const struct sel *s, const struct rctx *c)
 			A = jn_set(L->R, "ab", jn_obj());
 			jn_set(A, "vs", jn_str(vs));
 		}
-		SET_CELLS(jn_set(A, cstr(col(s, j, "op")), jn_obj()), s, j, "n", "delta_p50", "delta_p95");
+		SET_CELLS(jn_set(A, cstr(col(s, j, "op")), jn_obj()), s, j, "n", "delta_p50", "delta_p95", "ci_low",
+			  "ci_high", "p_value", "rel", "verdict");
 	}
 }

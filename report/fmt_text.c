@@ -285,12 +285,18 @@ void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
 /* ab: one line per op after every label's report, when the base is reported too. */
 void text_ab(struct label *L, const struct sel *s, const struct rctx *c)
 {
-	char b1[64];
+	char b1[64], b2[64], b3[64];
 	for (size_t j = 0; j < s->n; j++) {
 		const char *vs = cstr(col(s, j, "vs"));
 		if (!find_label(c, vs))
 			continue;
-		say_tail(L, "  %s vs %s [%s]: span delta p50 %s (n=%lld paired; negative = %s faster)", L->name, vs,
-			 cstr(col(s, j, "op")), t_of(s, j, "delta_p50", ms, b1), iv(s, j, "n"), L->name);
+		const char *v = cstr(col(s, j, "verdict"));
+		char ci[192] = "";
+		if (col(s, j, "ci_low")->t != SQLITE_NULL)
+			snprintf(ci, sizeof ci, ", 95%% CI [%s, %s] p=%.2g", t_of(s, j, "ci_low", ms, b2), t_of(s, j, "ci_high", ms, b3),
+				 cnum(col(s, j, "p_value")));
+		say_tail(L, "  %s vs %s [%s]: span delta p50 %s (n=%lld paired; negative = %s faster)%s: %s", L->name, vs,
+			 cstr(col(s, j, "op")), t_of(s, j, "delta_p50", ms, b1), iv(s, j, "n"), L->name, ci,
+			 v && !strcmp(v, "untested") ? "untested (under 6 pairs)" : v ? v : "?");
 	}
 }

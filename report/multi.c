@@ -16,32 +16,32 @@
 #include <unistd.h>
 
 /* The child: kvio-report PATH [--json -] --jobs 1 PASS..., its stdout into fd. */
-static void child(const char *path, char **pass, int npass, int json, int fd)
+static void child(const char *path, const struct multi_job *j, int fd)
 {
 	char *argv[80];
 	int n = 0;
 	argv[n++] = (char *)"kvio-report";
 	argv[n++] = (char *)path;
-	if (json) {
+	if (j->json) {
 		argv[n++] = (char *)"--json";
 		argv[n++] = (char *)"-";
 	}
 	argv[n++] = (char *)"--jobs";
 	argv[n++] = (char *)"1";
-	for (int i = 0; i < npass && n < 79; i++)
-		argv[n++] = pass[i];
+	for (int i = 0; i < j->npass && n < 79; i++)
+		argv[n++] = j->pass[i];
 	argv[n] = NULL;
 	if (dup2(fd, 1) < 0)
 		_exit(2);
 	close(fd);
-	int rc = cmd_report(n, argv);
+	int rc = j->report(n, argv);
 	if (fflush(stdout) != 0)
 		rc = 2;
 	_exit(rc);
 }
 
 /* Start run r's child; 0, or -1 after a one-line error. */
-static int start(struct dbrun *r, char **pass, int npass, int json)
+static int start(struct dbrun *r, const struct multi_job *j)
 {
 	int p[2];
 	if (pipe(p) != 0) {
@@ -59,7 +59,7 @@ static int start(struct dbrun *r, char **pass, int npass, int json)
 	}
 	if (pid == 0) {
 		close(p[0]);
-		child(r->path, pass, npass, json, p[1]);
+		child(r->path, j, p[1]);
 	}
 	close(p[1]);
 	r->pid = pid;
@@ -102,7 +102,7 @@ int multi_worse(int a, int b)
 	return w != 0 && w != 1 && w != 3 ? 2 : w; /* a signal or an error: 2 */
 }
 
-int multi_run(struct dbrun *r, int n, char **pass, int npass, int jobs, int json)
+int multi_run(struct dbrun *r, int n, const struct multi_job *j)
 {
 	int next = 0, live = 0, worst = 0;
 	struct pollfd pf[MULTI_MAX];
@@ -110,8 +110,8 @@ int multi_run(struct dbrun *r, int n, char **pass, int npass, int jobs, int json
 	for (int i = 0; i < n; i++)
 		r[i] = (struct dbrun){.path = r[i].path, .fd = -1, .status = -1};
 	while (next < n || live) {
-		while (next < n && live < jobs) {
-			if (start(&r[next], pass, npass, json) != 0)
+		while (next < n && live < j->jobs) {
+			if (start(&r[next], j) != 0)
 				return 2;
 			next++, live++;
 		}
@@ -280,12 +280,14 @@ int multi_csv(FILE *f, const struct dbrun *r, int n)
 	return ferror(f) ? -1 : 0;
 }
 
-int multi_report(FILE *out, char **dbs, int n, char **pass, int npass, int jobs, int mode)
+int multi_report(FILE *out, char **dbs, int n, struct multi_job j, int mode)
 {
 	struct dbrun *r = xcalloc((size_t)n, sizeof *r);
 	for (int i = 0; i < n; i++)
 		r[i].path = dbs[i];
-	int worst = multi_run(r, n, pass, npass, jobs > 0 ? jobs : 2, mode != MULTI_TEXT);
+	j.jobs = j.jobs > 0 ? j.jobs : 2;
+	j.json = mode != MULTI_TEXT;
+	int worst = multi_run(r, n, &j);
 	if (mode == MULTI_TEXT) {
 		for (int i = 0; i < n; i++)
 			if (r[i].out)

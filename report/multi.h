@@ -20,17 +20,23 @@ struct dbrun {
 	cJSON *doc;   /* its JSON report (multi_parse), NULL otherwise */
 };
 
-/* Run kvio-report on each r[i].path (the one-database report, with --json -
- * when json, --jobs 1 and pass[0..npass) appended), up to jobs at a time.
- * Returns the worst exit status (0 when every report ran). */
-int multi_run(struct dbrun *r, int n, char **pass, int npass, int jobs, int json);
+/* How each database's report runs: report(argc, argv) in a forked child (the
+ * caller's one-database kvio-report, given so this file needs nothing above it)
+ * on argv = kvio-report PATH [--json -] --jobs 1 pass[0..npass), up to jobs at once. */
+struct multi_job {
+	int (*report)(int argc, char **argv);
+	char **pass;
+	int npass, jobs, json;
+};
+/* Run j's report on each r[i].path. The worst exit status (0 when every report ran). */
+int multi_run(struct dbrun *r, int n, const struct multi_job *j);
 /* The worse of two exit statuses: an error (2, a signal) over a gate that
  * fired (3) over nothing to report (1) over ok (0). */
 int multi_worse(int a, int b);
 /* kvio-report over dbs[0..n): their text reports one after the other, a JSON
  * list, or the CSV (mode) on out. The worst exit status. */
 enum { MULTI_TEXT = 0, MULTI_JSON = 1, MULTI_CSV = 2 };
-int multi_report(FILE *out, char **dbs, int n, char **pass, int npass, int jobs, int mode);
+int multi_report(FILE *out, char **dbs, int n, struct multi_job j, int mode);
 /* Read each successful run's output as JSON into r[i].doc. 0, or -1 after a line. */
 int multi_parse(struct dbrun *r, int n);
 void multi_free(struct dbrun *r, int n);

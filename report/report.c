@@ -704,7 +704,7 @@ static int report_many(struct args *g)
 	FILE *out = file ? outfile_stdio(&of) : stdout;
 	int status;
 	if (g->compare) {
-		struct cmp_out co = {g->json ? out : NULL, g->gates, g->ngates};
+		struct cmp_out co = {g->json ? out : NULL, g->gates, g->ngates, cmd_report};
 		status = cmd_compare(g->db, g->ndb, g->pass, g->npass, &g->o, &co);
 	} else {
 		char *pass[80];
@@ -713,7 +713,8 @@ static int report_many(struct args *g)
 			pass[np++] = g->pass[k];
 		for (int k = 0; k < g->ngates && np < 78; k++) /* each database's report checks its own gates */
 			pass[np++] = (char *)"--fail-on", pass[np++] = (char *)g->gates[k].spec;
-		status = multi_report(out, g->db, g->ndb, pass, np, g->o.jobs, g->json ? MULTI_JSON : g->csv ? MULTI_CSV : 0);
+		struct multi_job j = {cmd_report, pass, np, g->o.jobs, 0};
+		status = multi_report(out, g->db, g->ndb, j, g->json ? MULTI_JSON : g->csv ? MULTI_CSV : 0);
 	}
 	if (file && (status == 0 || status == 3) && (!out || outfile_commit(&of)))
 		status = 2;

@@ -10,6 +10,11 @@ Debian's scipy). Each sub-command prints one line the shell test compares with k
                           (the two --rows samples.sql outputs, counts expanded)
   mwu_runs BASE,.. NEW,.. PATH  the same test over one value per run (PATH into each run's
                           report JSON, e.g. capture.lat_read.p50)
+  ab DB EXT JSON          the in-database A/B interval and p-value (sql/ab.sql) from scipy:
+                          the pairs as tests/model_report.py makes them, p =
+                          scipy.stats.binomtest(min(#>0, #<0), #>0 + #<0).pvalue, the
+                          interval's rank l the largest with binom.cdf(l-1, n, 1/2) <= 0.025;
+                          prints "same N" or the first difference
   csv CSV JSON            the --csv rows against the --json list of reports: every row's
                           value is the JSON's at (database, label, metric) and every JSON
                           number, string, bool or null is a row (lists are not rows; a
@@ -81,6 +86,26 @@ def mwu_runs(base, new, path):
     return repr(mwu([val(f) for f in new.split(',')], [val(f) for f in base.split(',')]))
 
 
+def ab_check(db, ext, js):
+    import os
+    from scipy import stats
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import model_report as M
+    _, objs, _, _ = M.load(db, ext)
+    got, seen = json.load(open(js)), 0
+    for other, pairs in M.ab_pairs(objs).items():
+        for op, (d, b) in pairs.items():
+            e = got[other]['ab'][op]
+            n, pos, neg = len(d), sum(x > 0 for x in d), sum(x < 0 for x in d)
+            p = stats.binomtest(min(pos, neg), pos + neg).pvalue if pos + neg else 1.0
+            l = max([k for k in range(1, n + 1) if stats.binom.cdf(k - 1, n, .5) <= 0.025], default=0)
+            lo, hi = (sorted(d)[l - 1], sorted(d)[n - l]) if l else (None, None)
+            if not math.isclose(p, e['p_value'], rel_tol=1e-9) or (lo, hi) != (e['ci_low'], e['ci_high']):
+                return f'{other} {op}: scipy p {p} interval {lo, hi}, kvio {e["p_value"]} {e["ci_low"], e["ci_high"]}'
+            seen += 1
+    return f'same {seen}'
+
+
 def leaves(d, prefix=''):
     for k, v in d.items():
         p = prefix + k
@@ -124,4 +149,4 @@ def csv_check(path, js, dbs):
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     print({'quantiles': quantiles, 'mwu_within': mwu_within, 'mwu_runs': mwu_runs,
-           'csv': csv_check}[cmd](*args))
+           'csv': csv_check, 'ab': ab_check}[cmd](*args))

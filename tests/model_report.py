@@ -191,10 +191,31 @@ def label_metrics(cmds, objs, info, serving, gap_ns):
     return R
 
 
-def ab(objs_by_label, R):
+def binom_le(k, n):
+    """P(X <= k), X ~ Binomial(n, 1/2), exactly (integers), as a float."""
+    return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+
+
+def sign_stats(d, b):
+    """The sign test's interval of the median delta, p-value and verdict (ab.sql's rules)."""
+    n, pos, neg = len(d), sum(x > 0 for x in d), sum(x < 0 for x in d)
+    m, k = pos + neg, min(pos, neg)
+    p = 1.0 if m == 0 or 2 * k == m else min(1.0, 2 * binom_le(k, m))
+    l = 0  # the largest l with P(X <= l-1) <= 0.025
+    while 2 * l < n and binom_le(l, n) <= 0.025:
+        l += 1
+    s, bp = sorted(d), pct(b, .5)
+    lo, hi = (s[l - 1], s[n - l]) if l else (None, None)
+    rel = pct(d, .5) / bp if bp else None
+    verdict = ('untested' if l == 0 else 'slower' if lo > 0 and rel >= 0.02 else
+               'faster' if hi < 0 and rel <= -0.02 else 'no change')
+    return {'ci_low': lo, 'ci_high': hi, 'p_value': p, 'rel': rel, 'verdict': verdict}
+
+
+def ab_pairs(objs_by_label):
+    """{other label: {op: (deltas, base spans)}} paired on (key, op, k-th occurrence)
+    against the first label in sorted order."""
     labels = sorted(objs_by_label)
-    if len(labels) < 2:
-        return
 
     def keyed(objs):
         d = defaultdict(list)
@@ -202,15 +223,24 @@ def ab(objs_by_label, R):
             if o['key'] and o['op'] in ('store', 'load'):
                 d[(o['key'], o['op'])].append(o['dur'])
         return d
-    base = keyed(objs_by_label[labels[0]])
+    base, out = keyed(objs_by_label[labels[0]]) if labels else {}, {}
     for other in labels[1:]:
-        ko, deltas = keyed(objs_by_label[other]), defaultdict(list)
+        ko, pairs = keyed(objs_by_label[other]), defaultdict(lambda: ([], []))
         for k, bl in base.items():
-            deltas[k[1]] += [od - bd for bd, od in zip(bl, ko.get(k, []))]
+            for bd, od in zip(bl, ko.get(k, [])):
+                pairs[k[1]][0].append(od - bd)
+                pairs[k[1]][1].append(bd)
+        out[other] = pairs
+    return out
+
+
+def ab(objs_by_label, R):
+    labels = sorted(objs_by_label)
+    for other, pairs in ab_pairs(objs_by_label).items():
         out = {'vs': labels[0]}
-        for op, d in deltas.items():
-            if d:
-                out[op] = {'n': len(d), 'delta_p50': pct(d, .5), 'delta_p95': pct(d, .95)}
+        for op, (d, b) in pairs.items():
+            out[op] = {'n': len(d), 'delta_p50': pct(d, .5), 'delta_p95': pct(d, .95)}
+            out[op].update(sign_stats(d, b))
         if len(out) > 1:
             R[other]['ab'] = out
 

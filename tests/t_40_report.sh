@@ -19,8 +19,9 @@ eq "report tiny: no object has 4 commands -> empty qd1" '{}' "$(j "$T/tiny.json"
 eq "report tiny: qd" '{"max": 2, "mean": 0.00045990801839632074, "pct_time_le1": 0.9999200159968007}' "$(j "$T/tiny.json" "d['capture']['qd']")"
 # submits 50.00M 50.01M | 550.0M | 550.2M | 800M (gaps > 50 us split) -> sizes 2,1,1,1
 eq "report tiny: batches" '{"n": 4, "size_p50": 1, "size_p95": 2}' "$(j "$T/tiny.json" "d['capture']['batches']")"
-# store: 262144 B over 0.25 s; first command 50 ms after the object's begin
-eq "report tiny: objects" '{"load": {"eff_mbs_p50": 1.048576, "n": 1, "presubmit_p50": 50000000, "span_p50": 250000000, "span_p99": 250000000}, "store": {"eff_mbs_p50": 1.048576, "n": 1, "presubmit_p50": 50000000, "span_p50": 250000000, "span_p99": 250000000}}' \
+# store: 262144 B over 0.25 s; first command 50 ms after the object's begin (its own first
+# command too: one object per trace_id, presubmit_own_p50 = presubmit_p50)
+eq "report tiny: objects" '{"load": {"eff_mbs_p50": 1.048576, "n": 1, "presubmit_own_p50": 50000000, "presubmit_p50": 50000000, "span_p50": 250000000, "span_p99": 250000000}, "store": {"eff_mbs_p50": 1.048576, "n": 1, "presubmit_own_p50": 50000000, "presubmit_p50": 50000000, "span_p50": 250000000, "span_p99": 250000000}}' \
 	"$(j "$T/tiny.json" "d['capture']['objects']")"
 # writes A(slba 10, 4096 B) B(11) F(100): B follows A (10+1), F does not -> 1/2
 eq "report tiny: space" '{"header_cmds": 1, "lba_reuse": 0, "seq_pct": 0.5}' "$(j "$T/tiny.json" "d['capture']['space']")"
@@ -56,10 +57,12 @@ eq "report ab: a serving" '{"load_ttft": {"n": 3, "p50": 250000000, "p99": 37500
 eq "report ab: b tp_barrier (fmt f0/f1, ends 125 ms apart)" '{"gap_p50": 125000000, "gap_p99": 125000000, "shards": 2}' "$(j "$T/ab.json" "d['b']['tp_barrier']")"
 eq "report ab: b tp_ranks (ranks 0 and 1 decoded from the keys)" '{"chunks": 1, "gap_p50": 125000000, "gap_p99": 125000000, "ranks": 2, "world_size": null}' "$(j "$T/ab.json" "d['b']['tp_ranks']")"
 eq "report ab: a has no barrier (one fmt)" 'false' "$(j "$T/ab.json" "'tp_barrier' in d['a']")"
-# paired on (key, op): store spans equal; load 62.5 ms - 125 ms
-eq "report ab: b vs a" '{"load": {"delta_p50": -62500000, "delta_p95": -62500000, "n": 1}, "store": {"delta_p50": 0, "delta_p95": 0, "n": 1}, "vs": "a"}' "$(j "$T/ab.json" "d['b']['ab']")"
+# paired on (key, op): store spans equal; load 62.5 ms - 125 ms (rel -0.5 of a's 125 ms);
+# one pair: no 95% interval (ci null, untested); sign test: one negative, 2 * 1/2 -> p 1;
+# the store's one tie: no signs, p 1
+eq "report ab: b vs a" '{"load": {"ci_high": null, "ci_low": null, "delta_p50": -62500000, "delta_p95": -62500000, "n": 1, "p_value": 1.0, "rel": -0.5, "verdict": "untested"}, "store": {"ci_high": null, "ci_low": null, "delta_p50": 0, "delta_p95": 0, "n": 1, "p_value": 1.0, "rel": 0.0, "verdict": "untested"}, "vs": "a"}' "$(j "$T/ab.json" "d['b']['ab']")"
 eq "report ab: the base has no ab" 'false' "$(j "$T/ab.json" "'ab' in d['a']")"
-eq "report ab: text A/B lines (load first)" "  b vs a [load]: span delta p50 -62.50ms (n=1 paired; negative = b faster)" \
+eq "report ab: text A/B lines (load first)" "  b vs a [load]: span delta p50 -62.50ms (n=1 paired; negative = b faster): untested (under 6 pairs)" \
 	"$(grep ' vs a \[' "$T/ab.txt" | head -1)"
 "$BUILD/kvio-report" "$DB" --fail-on qd1 >/dev/null 2>"$T/qd1.err"
 eq "report ab: --fail-on qd1 exits 3 (arm a is serialized), naming a's load (its store pipelines)" \
@@ -378,10 +381,13 @@ for db in "$T/ab.db" "$T/gm.db" "$T/gr.db" "$T/donly.db"; do
 done
 # and the model notices a changed definition (service time p50 instead of p25)
 mkdir -p "$T/sqlp50" && cp sql/*.sql "$T/sqlp50/"
-sed -i 's/s\.p25/s.p50/g' "$T/sqlp50/qd1.sql"
+sed -i 's/ p25 FROM kvio_pct(/ p50 AS p25 FROM kvio_pct(/' "$T/sqlp50/qd1.sql"
 KVIO_SQL_DIR="$T/sqlp50" "$BUILD/kvio-report" "$T/gm.db" --json > "$T/m.json" 2>/dev/null
-eq "model catches a changed definition (qd1 svc p50)" 1 \
-	"$(python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" > "$T/m.out"; echo $?)"
+rc=$?
+eq "the changed definition runs (the edit took: one line changed, the report exits 0)" "1 0" \
+	"$(diff sql/qd1.sql "$T/sqlp50/qd1.sql" | grep -c '^>') $rc"
+eq "model catches a changed definition (qd1 svc p50): exit 1, the svc values named" "1 yes" \
+	"$(python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" > "$T/m.out"; echo $?) $(grep -q 'qd1\.[a-z]*\.svc: model' "$T/m.out" && echo yes)"
 
 # a mistyped --label is a usage error naming the labels there, not a shorter report
 "$BUILD/kvio-report" "$T/ab.db" --label b --label c --json > "$T/lab.out" 2>"$T/lab.err"

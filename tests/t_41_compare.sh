@@ -161,6 +161,35 @@ eq "gate qd1 under --compare: the line names the database, label and op" 1 "$(gr
 eq "gate qd1 under --compare: a serialized BASE does not" 0 "$(gate --compare "$C/ser.db" "$C/b1.db" --fail-on qd1)"
 eq "help: no doubled percent signs" 0 "$("$R" --help | grep -c '%%')"
 
+# --- the in-database A/B diff (--merge arms): the p50 delta's interval, p-value, verdict ---
+# arm b = arm a's capture with reads 20 us slower: every load (its reads in one batch)
+# ends 20 us later, every store the same: load deltas all +20000 (interval [20000, 20000],
+# sign test 2 * 2^-n), store deltas all 0 (no signs: p 1)
+ab() { "$BUILD/kvio-ingest" -q -o "$C/$1.db" --merge "a=$C/$2.s,$C/$2.e" --merge "b=$C/$3.s,$C/$3.e" &&
+	"$R" "$C/$1.db" --json > "$C/$1.json"; }
+ab abs b1 n1
+ab abf n1 b1
+ab abn b1 b2
+nl=$(j "$C/abs.json" "d['b']['ab']['load']['n']")
+eq "A/B shifted arm: load slower, interval [20000, 20000], p = 2 * 2^-n (n $nl)" "20000 20000 slower True" \
+	"$(j "$C/abs.json" "d['b']['ab']['load']['ci_low']") $(j "$C/abs.json" "d['b']['ab']['load']['ci_high']") $(j "$C/abs.json" "d['b']['ab']['load']['verdict']" | tr -d '"') $($PY -c "import sys,math; print(math.isclose(float(sys.argv[1]), 2 * 2.0 ** -int(sys.argv[2]), rel_tol=1e-9))" "$(j "$C/abs.json" "d['b']['ab']['load']['p_value']")" "$nl")"
+eq "A/B shifted arm: store unchanged (interval [0, 0], p 1, no change)" '[0, 0, 1.0, "no change"]' \
+	"$(j "$C/abs.json" "[d['b']['ab']['store'][k] for k in ('ci_low', 'ci_high', 'p_value', 'verdict')]")"
+eq "A/B the other way round: load faster" '"faster"' "$(j "$C/abf.json" "d['b']['ab']['load']['verdict']")"
+eq "A/B two seeds (noise only): both ops no change, the interval holds 0" '[["no change", true], ["no change", true]]' \
+	"$(j "$C/abn.json" "[[d['b']['ab'][o]['verdict'], d['b']['ab'][o]['ci_low'] <= 0 <= d['b']['ab'][o]['ci_high']] for o in ('load', 'store')]")"
+if [ $have_scipy = 1 ]; then
+	for f in abs abf abn; do
+		eq "A/B $f: p-value = scipy.stats.binomtest, interval = scipy's binomial ranks (load, store)" "same 2" \
+			"$($PY tests/compare_check.py ab "$C/$f.db" "$BUILD/kvio" "$C/$f.json")"
+	done
+fi
+for f in abs abn; do
+	ok "A/B $f: the model (tests/model_report.py) = kvio-report" $PY tests/model_report.py "$C/$f.db" "$BUILD/kvio" "$C/$f.json"
+done
+eq "A/B text: the interval, p and verdict on the line" 1 \
+	"$("$R" "$C/abs.db" | grep -c '^  b vs a \[load\]: span delta p50 0.02ms (n=[0-9]* paired; negative = b faster), 95% CI \[0.02ms, 0.02ms\] p=[0-9.e-]*: slower$')"
+
 # --- several databases: the JSON list and --csv ---
 "$BUILD/kvio-ingest" -q -o "$C/ab.db" --merge a=fixtures/ab/a.sem.jsonl,fixtures/ab/a.ebpf.jsonl,fixtures/ab/a.serving.jsonl \
 	--merge b=fixtures/ab/b.sem.jsonl,fixtures/ab/b.ebpf.jsonl
