@@ -147,12 +147,14 @@ bench: deps
 # mutation fuzzing of the inputs under ASan/UBSan (minutes; not part of `make test`),
 # after the output cases (full disks, signals, same-file refusals: tests/t_35_outputs.sh)
 # on the same build; then the databases (issue 21): scripts/dbfuzz.py (whole databases
-# mutated, as damage and as a forger would, through every reader; DBFUZZ_RUNS) and the
+# mutated, as damage and, DBFUZZ_FORGER of the runs, as a forger would, through every
+# reader; DBFUZZ_RUNS) and the
 # libFuzzer targets tests/fuzz_chunk.c and tests/fuzz_db.c (clang, FUZZ_SECONDS each;
 # scripts/libfuzz.sh: seeds in $(B)/fuzz-corpus, a line per target). Exit 1 on a finding.
 FUZZ_RUNS ?= 300
 FUZZ_SEED ?= 1
 DBFUZZ_RUNS ?= 150
+DBFUZZ_FORGER ?= 0.5
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -DSQLITE_CORE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 \
@@ -165,7 +167,7 @@ fuzz: deps
 		KVIO_TEST_BUILD=$(abspath $(B)/asan) sh tests/run.sh tests/t_35_outputs.sh
 	@python3 scripts/fuzz.py $(B)/asan $(B)/fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED)
 	@rc=0; python3 scripts/dbfuzz.py $(B)/asan $(B)/dbfuzz --runs $(DBFUZZ_RUNS) --seed $(FUZZ_SEED) --expect-clean \
-		--keep-going || rc=1; \
+		--keep-going --forger $(DBFUZZ_FORGER) || rc=1; \
 	sh scripts/libfuzz.sh $(B)/asan $(B)/libfuzz $(B)/fuzz-corpus $(FUZZ_SECONDS) || rc=1; exit $$rc
 
 # dbforge (tests/t_36_damaged.sh builds its own; dbfuzz.py's forger uses this one)

@@ -60,8 +60,8 @@ execution is classified:
   SAME         exit 0, output identical (the damage did not matter to that command)
   REFUSED      non-zero exit: the code and the message are recorded; exit 2 with one line
                saying "database damaged or not written by kvio" (or which kvio reads the
-               version) is the wanted answer (REFUSED-OK in the summary); for kvio-check, exit 2
-               with its DAMAGED lines
+               version) is the wanted answer (REFUSED-OK in the summary); for the sqlite3 CLI,
+               a statement failing with that line; for kvio-check, exit 2 with its DAMAGED lines
 Each mutation says whether it is invalid, plausible or neutral for the readers' outputs, and
 for kvio-check (e.g. the chunk row's own n: not read by the readers, compared by kvio-check).
 A run is invalid when any of its mutations the forger did not undo is; a SAME of an invalid run
@@ -304,7 +304,8 @@ def judge_chunk(c, cid, old, new):
             elif f == 'kv_id':
                 v = NEUTRAL if not flags & CHF_KV else PLAUSIBLE if b in info.kvs else INVALID
             elif f == 'slba':
-                v = NEUTRAL if not flags & CHF_SLBA else PLAUSIBLE if b >= 0 else INVALID
+                # any: kvio stores the u64 LBA as an i64 (one past 2^63 reads negative)
+                v = NEUTRAL if not flags & CHF_SLBA else PLAUSIBLE
             elif f == 'slba_track':  # any counter track, or none
                 v = PLAUSIBLE if b == 0 or b in info.counter_tracks else INVALID
             elif f == 'data_len':
@@ -319,8 +320,6 @@ def judge_chunk(c, cid, old, new):
                 if b & ~31 or (b & CHF_HEADER and b & CHF_PAYLOAD):
                     v = INVALID
                 elif b & CHF_KV and dn['kv_id'][i] not in info.kvs:
-                    v = INVALID
-                elif b & CHF_SLBA and dn['slba'][i] < 0:
                     v = INVALID
             if v == INVALID:
                 return INVALID
@@ -1093,8 +1092,9 @@ def m_cell(c, R):
         return None
     c.execute('UPDATE %s SET %s = ? WHERE %s' % (t, col, where), (val,) + args)
     v = INVALID
-    if t in ('kvio_warning', 'kvio_file') and col in ('message', 'path') and kind == 'long':
-        v = PLAUSIBLE
+    if kind == 'long' and (t, col) in (('kvio_warning', 'message'), ('kvio_file', 'path'), ('kvio_arg', 'string_value'),
+                                       ('process', 'name'), ('thread', 'name')):
+        v = PLAUSIBLE  # free text kvio copies from the capture
     return Mut('cell', '%s.%s=%s' % (t, col, kind), '%s %r %s: %r -> %s' % (t, args, col, now, kind), v)
 
 
@@ -1381,13 +1381,16 @@ def site_of(err):
 REFUSAL_RE = re.compile(r'database damaged or not written by kvio|kvio database version|not a kvio database')
 
 
-def refused_ok(rc, err):
-    """Exit 2 with one line on stderr: the damage line, or a version sentence."""
+def refused_ok(rc, err, sql=False):
+    """Exit 2 with one line on stderr: the damage line, or a version sentence; the sqlite3 CLI:
+    a statement failed with that line ("Error: stepping, ...", its own exit code)."""
     lines = [l for l in err.splitlines() if l.strip()]
+    if sql:
+        return rc > 0 and len(lines) == 1 and bool(REFUSAL_RE.search(lines[0]))
     return rc == 2 and len(lines) == 1 and bool(REFUSAL_RE.search(lines[0]))
 
 
-def classify(rc, hung, err, same, verdict, must=False, must_if_changed=False):
+def classify(rc, hung, err, same, verdict, must=False, must_if_changed=False, sql=False):
     """One execution's outcome. must: exit 0 is wrong whatever the output (the command checks what
     changed: a sum, the schema, the version); must_if_changed: exit 0 with another output is wrong
     (a chunk whose checksum the command checks when it reads it); else the verdict decides."""
@@ -1405,7 +1408,7 @@ def classify(rc, hung, err, same, verdict, must=False, must_if_changed=False):
         if same:
             return 'SAME'
         return 'CHANGED' if verdict == PLAUSIBLE else 'SILENT-WRONG'
-    return 'REFUSED-OK' if refused_ok(rc, err) else 'REFUSED'
+    return 'REFUSED-OK' if refused_ok(rc, err, sql) else 'REFUSED'
 
 
 def classify_check(rc, hung, err, out, same, must):
@@ -1421,8 +1424,12 @@ def classify_check(rc, hung, err, out, same, must):
     return o
 
 
-def norm_msg(err):
+def norm_msg(err, out=b''):
+    """The refusal's first line (kvio-check: its first DAMAGED line, from stdout)."""
     lines = [l for l in err.splitlines() if l.strip()]
+    dmg = [l.strip() for l in out.decode('utf-8', 'replace').splitlines() if 'DAMAGED' in l]
+    if dmg:
+        lines = dmg
     first = lines[0] if lines else '(no message)'
     first = re.sub(r'/\S*/', '', first)
     first = re.sub(r'-?\b\d+\b', 'N', first)
@@ -1630,7 +1637,7 @@ def main():
                 # statement away from kvio_cmd, change what plain SQL reads (documented): not findings
                 v = PLAUSIBLE if cname.startswith('sql-') and verdict == INVALID and (
                     plain_sql_only(touched) or 'schema' in touched) else verdict
-                o = classify(rc, hung, err, same, v, bool(must), bool(must_changed))
+                o = classify(rc, hung, err, same, v, bool(must), bool(must_changed), is_sql)
                 if o == 'REFUSED-OK':
                     refused_by.append(cname)
                 why = ('changed: %s' % ','.join(sorted(must)) if must else 'changed: %s' % ','.join(sorted(must_changed))
@@ -1639,7 +1646,8 @@ def main():
                 counts[(cl, cname, o)] = counts.get((cl, cname, o), 0) + 1
             counts[('', cname, o)] = counts.get(('', cname, o), 0) + 1  # each execution once
             if o in ('REFUSED', 'REFUSED-OK'):
-                r = refusals.setdefault((cname, rc, norm_msg(err)), [0, kinds])
+                r = refusals.setdefault((cname, rc, norm_msg(err, open(so_path, 'rb').read() if cname == 'check'
+                                                             else b'')), [0, kinds])
                 r[0] += 1
             if o in ('SILENT-WRONG', 'CHANGED'):
                 tab = silent if o == 'SILENT-WRONG' else changed
