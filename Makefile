@@ -146,15 +146,45 @@ bench: deps
 
 # mutation fuzzing of the inputs under ASan/UBSan (minutes; not part of `make test`),
 # after the output cases (full disks, signals, same-file refusals: tests/t_35_outputs.sh)
-# on the same build
+# on the same build; then the databases (issue 21): scripts/dbfuzz.py (whole databases
+# mutated, as damage and, DBFUZZ_FORGER of the runs, as a forger would, through every
+# reader; DBFUZZ_RUNS) and the
+# libFuzzer targets tests/fuzz_chunk.c and tests/fuzz_db.c (clang, FUZZ_SECONDS each;
+# scripts/libfuzz.sh: seeds in $(B)/fuzz-corpus, a line per target). Exit 1 on a finding.
 FUZZ_RUNS ?= 300
 FUZZ_SEED ?= 1
+DBFUZZ_RUNS ?= 150
+DBFUZZ_FORGER ?= 0.5
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -DSQLITE_CORE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 fuzz: deps
 	@$(MAKE) --no-print-directory B=$(B)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
-		$(addprefix $(B)/asan/,$(CMDS)) $(B)/asan/kvio-gen $(B)/asan/jl-diff
+		$(addprefix $(B)/asan/,$(CMDS)) $(B)/asan/kvio-gen $(B)/asan/jl-diff $(B)/asan/kvio.so $(B)/asan/dbforge
+	@$(MAKE) --no-print-directory $(B)/libfuzz/fuzz_chunk $(B)/libfuzz/fuzz_db
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		KVIO_TEST_BUILD=$(abspath $(B)/asan) sh tests/run.sh tests/t_35_outputs.sh
 	@python3 scripts/fuzz.py $(B)/asan $(B)/fuzz --runs $(FUZZ_RUNS) --seed $(FUZZ_SEED)
+	@rc=0; python3 scripts/dbfuzz.py $(B)/asan $(B)/dbfuzz --runs $(DBFUZZ_RUNS) --seed $(FUZZ_SEED) --expect-clean \
+		--keep-going --forger $(DBFUZZ_FORGER) || rc=1; \
+	sh scripts/libfuzz.sh $(B)/asan $(B)/libfuzz $(B)/fuzz-corpus $(FUZZ_SECONDS) || rc=1; exit $$rc
+
+# dbforge (tests/t_36_damaged.sh builds its own; dbfuzz.py's forger uses this one)
+$(B)/dbforge: tests/dbforge.c db/chunk.c db/valid.c db/memo.c db/ddl.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DSQLITE_CORE -o $@ tests/dbforge.c db/chunk.c db/valid.c \
+		db/memo.c db/ddl.c -lsqlite3 -lxxhash -lpthread
+
+# the libFuzzer targets: a chunk blob (the real checksum, re-sealed by the target), a whole
+# database (-DKVIO_FUZZ_NO_SUMS: every checksum passes, db/chunk.c and db/valid.c)
+$(B)/libfuzz/fuzz_chunk: tests/fuzz_chunk.c db/chunk.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz_chunk.c db/chunk.c -lsqlite3 -lxxhash
+
+$(B)/libfuzz/fuzz_db: tests/fuzz_db.c $(EXT_SRC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DKVIO_FUZZ_NO_SUMS -o $@ tests/fuzz_db.c $(EXT_SRC) -lsqlite3 -lxxhash -lm -lpthread
 
 # install: the user-space set (builds it if needed, never the BPF toolchain);
 # the tracer and kvio-load are installed when they were built (make capture)

@@ -81,8 +81,10 @@ static int cur_select(struct cmd_cur *c, struct store *s, uint32_t i0)
 	return 0;
 }
 
-/* Move to the first wanted row at or after (k, i), or eof. */
-void cur_settle(struct cmd_cur *c, struct store *s)
+/* Move to the first wanted row at or after (k, i), or eof. SQLITE_OK; else
+ * the code of a chunk the filter could not read (SQLITE_CORRUPT: damaged,
+ * store_why says how): the scan must fail, not hand out its rows unfiltered. */
+int cur_settle(struct cmd_cur *c, struct store *s)
 {
 	for (;;) {
 		while (c->k < s->d.nchunks && c->i >= s->d.n[c->k]) {
@@ -91,7 +93,7 @@ void cur_settle(struct cmd_cur *c, struct store *s)
 		}
 		c->eof = c->k >= s->d.nchunks || s->d.first[c->k] + c->i > c->hi;
 		if (c->eof || !c->skip)
-			return;
+			return SQLITE_OK;
 		if (s->d.ext && cur_misses(c, &s->d.ext[c->k])) {
 			c->k++;
 			c->i = 0;
@@ -99,8 +101,8 @@ void cur_settle(struct cmd_cur *c, struct store *s)
 		}
 		if (!c->selok || c->selk != c->k || c->i < c->selfrom) {
 			int r = cur_select(c, s, c->i);
-			if (r < 0)
-				return; /* an unreadable chunk: vt_column says so */
+			if (r < 0) /* an unreadable chunk: a statement that reads no column would count its rows */
+				return s->chunk_rc == SQLITE_OK ? SQLITE_CORRUPT : s->chunk_rc;
 			if (r > 0) { /* no room for a selection: row by row */
 				const struct chunk_view *v = cur_view(c, s);
 				uint32_t n = s->d.n[c->k];
@@ -108,7 +110,7 @@ void cur_settle(struct cmd_cur *c, struct store *s)
 					c->i++;
 				if (c->i < n) {
 					c->eof = s->d.first[c->k] + c->i > c->hi;
-					return;
+					return SQLITE_OK;
 				}
 				continue;
 			}
@@ -117,7 +119,7 @@ void cur_settle(struct cmd_cur *c, struct store *s)
 			c->psel++;
 		if (c->psel < c->nsel) {
 			c->i = c->sel[c->psel]; /* an id <= hi: not eof */
-			return;
+			return SQLITE_OK;
 		}
 		c->i = s->d.n[c->k]; /* no more wanted rows in this chunk */
 	}

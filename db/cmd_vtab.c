@@ -330,6 +330,17 @@ static int cur_sort(struct cmd_cur *c, struct store *s)
 	return SQLITE_OK;
 }
 
+/* cur_settle's failure rc (a chunk the scan's filter could not read) as the cursor's error:
+ * damage with its sentence, else the read's code (an interrupt says itself). */
+static int scan_failed(sqlite3_vtab_cursor *cur, struct store *s, int rc)
+{
+	if (rc == SQLITE_CORRUPT) {
+		sqlite3_free(cur->pVtab->zErrMsg);
+		cur->pVtab->zErrMsg = sqlite3_mprintf("%s", store_why(s));
+	}
+	return rc;
+}
+
 static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
 {
 	(void)idx;
@@ -386,7 +397,8 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		if (f >= 0) {
 			c->k = (size_t)f;
 			c->i = (uint32_t)(lo - s->d.first[f]);
-			cur_settle(c, s);
+			if ((rc = cur_settle(c, s)) != SQLITE_OK)
+				return scan_failed(cur, s, rc);
 			return cur_sort(c, s);
 		}
 		while (k < s->d.nchunks && s->d.first[k] + (int64_t)s->d.n[k] <= lo)
@@ -396,7 +408,8 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	c->i = 0;
 	if (k < s->d.nchunks && s->d.first[k] < lo)
 		c->i = (uint32_t)(lo - s->d.first[k]);
-	cur_settle(c, s);
+	if ((rc = cur_settle(c, s)) != SQLITE_OK)
+		return scan_failed(cur, s, rc);
 	return cur_sort(c, s);
 }
 
@@ -416,16 +429,16 @@ static int vt_next(sqlite3_vtab_cursor *cur)
 	}
 	if (c->batch) { /* past the batch: the chunk's selection, or the one row */
 		c->i = c->selok && c->selk == c->k ? cur_store(cur)->d.n[c->k] : c->i + 1;
-		cur_settle(c, cur_store(cur));
-		return SQLITE_OK;
+		int rc = cur_settle(c, cur_store(cur));
+		return rc == SQLITE_OK ? rc : scan_failed(cur, cur_store(cur), rc);
 	}
 	if (c->selok && c->selk == c->k && c->psel + 1 < c->nsel && c->sel[c->psel] == c->i) {
 		c->i = c->sel[++c->psel]; /* the chunk's next wanted row */
 		return SQLITE_OK;
 	}
 	c->i++;
-	cur_settle(c, cur_store(cur));
-	return SQLITE_OK;
+	int rc = cur_settle(c, cur_store(cur));
+	return rc == SQLITE_OK ? rc : scan_failed(cur, cur_store(cur), rc);
 }
 
 static int vt_eof(sqlite3_vtab_cursor *cur)

@@ -98,7 +98,7 @@ static int load_chunks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* The command names: ids 0..65535 (a chunk's u16), each a text. */
+/* The command names: ids 0..65535 (a chunk's u16), each a text, no name twice. */
 static int load_names(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 {
 	sqlite3_stmt *st;
@@ -123,6 +123,17 @@ static int load_names(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 		}
 		d->nnames = (size_t)id + 1;
 	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc;
+	/* kvio writes each name once (ingest/dbw.c interns them): a name twice splits its
+	 * commands between two ids that read the same */
+	if ((rc = dir_prep(db, q, "SELECT a.id, a.name FROM %s.kvio_cmd_name a JOIN %s.kvio_cmd_name b"
+			   " ON b.name = a.name AND b.id < a.id LIMIT 1", &st)) != SQLITE_OK)
+		return rc;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		rc = damaged(why, "kvio_cmd_name %lld: the name '%s' is another row's too", (long long)sqlite3_column_int64(st, 0),
+			     (const char *)sqlite3_column_text(st, 1));
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }

@@ -287,7 +287,7 @@ static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx
 /* cmd_scan.c: move the cursor to its first wanted row at or after (k, i), or
  * eof; apply plan letter p with its value x (NULL for T, U; *lo gets an id's
  * lower bound). cmd_vtab.c: the module. */
-void cur_settle(struct cmd_cur *c, struct store *s);
+int cur_settle(struct cmd_cur *c, struct store *s);
 int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_value *x, int64_t *lo);
 extern const sqlite3_module kvio_cmd_module;
 

@@ -1,55 +1,91 @@
 #!/usr/bin/env python3
 """dbfuzz.py — mutation fuzzing of whole kvio databases (issue 21: a trace.db is untrusted input).
 
-  python3 scripts/dbfuzz.py BUILD_DIR OUT_DIR [--runs N] [--seed S] [--timeout SEC]
-                            [--expect-clean] [--keep-going]
+  python3 scripts/dbfuzz.py BUILD_DIR OUT_DIR [--runs N] [--seed S] [--timeout SEC] [--forger P]
+                            [--dbforge PATH] [--expect-clean] [--keep-going]
 
-BUILD_DIR holds kvio-ingest, kvio-report, kvio-export, kvio-gen and kvio.so (an ASan/UBSan
-build as `make fuzz` makes it, or a plain one). Seed databases are ingested with BUILD_DIR's
-kvio-ingest: fixtures/tiny, the A/B merge of fixtures/ab, fixtures/kv --join-by-key and a
-kvio-gen capture of ~30000 lines (three command chunks). For each seed the undamaged
-database's outputs are the reference: kvio-report --json, kvio-report --html, kvio-export,
-and extension queries through the sqlite3 CLI (.load BUILD_DIR/kvio; an ASan kvio.so is loaded
-with the sanitizer runtimes in LD_PRELOAD).
+BUILD_DIR holds kvio-ingest, kvio-report, kvio-export, kvio-check, kvio-gen and kvio.so (an
+ASan/UBSan build as `make fuzz` makes it, or a plain one) and, for the forger mode, dbforge
+(tests/dbforge.c; built into OUT_DIR/work when BUILD_DIR has none, or --dbforge). Seed databases
+are ingested with BUILD_DIR's kvio-ingest: fixtures/tiny, the A/B merge of fixtures/ab,
+fixtures/kv --join-by-key and a kvio-gen capture of ~30000 lines (three command chunks). For
+each seed the undamaged database's outputs are the reference: kvio-report --json, kvio-report
+--html, kvio-export, extension queries through the sqlite3 CLI (.load BUILD_DIR/kvio; an ASan
+kvio.so is loaded with the sanitizer runtimes in LD_PRELOAD), and kvio-check (exit 0).
 
-Each run copies a seed, applies 1-3 mutations with Python's sqlite3 (the file stays a valid
-SQLite database: PRAGMA quick_check), skips the run when the content did not change, runs
-every command under --timeout and classifies each execution:
+The format is kvio_schema_version 3 (db/chunk.h): a chunk is u32 magic "KVC3", u32 n, u64
+XXH3-64 of the bytes after the 16-byte header seeded with the chunk id, then its arrays;
+kvio_cmd_range(id, n, ts_min, end_max, tid_min, tid_max) is the directory the readers list the
+chunks from; kvio_sum(name, rows, xxh3) sums every other table (db/valid.c).
+
+Each run copies a seed and applies 1-3 mutations with Python's sqlite3 (the file stays a valid
+SQLite database: PRAGMA quick_check). Python has no XXH3 here, so a mutated chunk keeps the
+checksum bytes it had. Two modes:
+  damage  (1 - --forger of the runs): the mutated file as it is: every change to a chunk or a
+          summed table is damage the checksums must catch.
+  forger  (--forger, default 0.5; one mutation, so that a changed output is its own): then every chunk whose bytes differ from the seed's is
+          re-sealed (`dbforge DB reseal ID`: its checksum computed from its bytes as they are,
+          whatever its header says) and kvio_sum is written again (`dbforge DB resum`), as a
+          careful forger would: what is exercised is the checks behind the checksums (each
+          command's values, the directory's values and types, the schema, the version,
+          kvio-check's invariants across tables). A mutation of checksum bytes alone is undone.
+A run whose content did not change is skipped. Every command runs under --timeout; each
+execution is classified:
   SANITIZER    ASan/UBSan/LSan report on stderr
   CRASH        killed by a signal (or exit 128+SEGV/BUS/ABRT/FPE/ILL/TRAP)
   HANG         the timeout, or an output past 256 MiB (SIGXFSZ)
   OOM          out of memory (allocations above 2 GiB fail: ASan max_allocation_size_mb,
                else RLIMIT_AS 4 GiB)
-  SILENT-WRONG exit 0, output differs from the reference, and the mutation broke a rule
-               kvio's own databases keep (wrong type, dangling reference, bad blob, ...)
-  CHANGED      exit 0, output differs, but the mutation is plausible (the database could
-               have been written by kvio for another capture: a renamed op, another
-               existing track for a command, a ts inside the chunk's recorded extent)
+  SILENT-WRONG exit 0 where kvio must have refused: (a) the run changed what the command
+               checks before it believes it: the schema or the version (any mode); a summed
+               table it checks (damage mode: report the directory, bookkeeping, objects,
+               slices and args; export and kvio-check every table; the extension the
+               directory and bookkeeping, unless the schema changed: a crafted view can keep a
+               statement away from kvio_cmd); the chunk rows (kvio-check); or a chunk's bytes
+               and the output differs (damage mode: a chunk that was read was not checked);
+               or (b) the output differs and a mutation is INVALID: it broke a rule kvio's own
+               databases keep (a wrong type, a dangling reference, a track that is not a slice
+               track, an extent that is not the commands'...): kvio's value checks must catch
+               it, in the forger mode too; or (c) kvio-check exits 0 on a run another command
+               refused with the damage line, or with a mutation INVALID for kvio-check (see
+               Mut: it also checks the chunk rows and the invariants the readers rely on).
+  CHANGED      exit 0, output differs, but the mutations are PLAUSIBLE: consistent values kvio
+               cannot tell from a real capture's (a renamed op, another existing track for a
+               command, a ts inside the chunk's recorded extent, a track without a name, a
+               directory row and its chunk moved to free ids by a forger); and, for the
+               extension's queries only, changes confined to tables it never checks and reads
+               with plain SQL (kvio_slice, kvio_obj, kvio_arg, kvio_counter, flow: the slice,
+               args and counter views), or a crafted schema that keeps the statement away from
+               kvio_cmd (a slice table of its own: docs/database.md "Trust": run kvio-check first)
   SAME         exit 0, output identical (the damage did not matter to that command)
   REFUSED      non-zero exit: the code and the message are recorded; exit 2 with one line
-               saying "damaged" is the wanted answer (REFUSED-OK in the summary)
-Each mutation says whether it is invalid, plausible or neutral (e.g. deleting a
-kvio_cmd_range row: documented as "read the chunks whole"); a run is invalid when any of its
-mutations is, a SAME of an invalid run is fine too.
+               saying "database damaged or not written by kvio" (or which kvio reads the
+               version) is the wanted answer (REFUSED-OK in the summary); for the sqlite3 CLI,
+               a statement failing with that line; for kvio-check, exit 2 with its DAMAGED lines
+Each mutation says whether it is invalid, plausible or neutral for the readers' outputs, and
+for kvio-check (e.g. the chunk row's own n: not read by the readers, compared by kvio-check).
+A run is invalid when any of its mutations the forger did not undo is; a SAME of an invalid run
+is fine (the damage did not reach the output) unless (a) holds.
 
-OUT_DIR/summary.txt: counts per mutation class x command x outcome (a run with several
-mutations counts under each of its classes), the refusal messages, the SILENT-WRONG kinds
-and the findings. OUT_DIR/findings/NNNN-OUTCOME-COMMAND/: trace.db (the mutated database),
-cmd.sh (runs the command on it), stderr.txt, mutations.txt, diff.txt; one per
-(outcome, first stack frame in kvio's sources), or per (outcome, command, mutation kinds)
-where there is no stack. SANITIZER, CRASH, HANG, OOM and SILENT-WRONG are findings.
+OUT_DIR/summary.txt: counts per mutation class (and mode) x command x outcome (a run with several
+mutations counts under each of its classes), the refusal messages, the SILENT-WRONG kinds and the
+findings. OUT_DIR/findings/NNNN-OUTCOME-COMMAND/: trace.db (the mutated, maybe forged database),
+cmd.sh (runs the commands with that outcome on it), stderr.txt, mutations.txt (the mode, the
+mutations, what the forger did, the parts that changed), diff.txt; one per (outcome, first stack
+frame in kvio's sources), or per (outcome, deciding mutations, forger or not) where there is no
+stack. SANITIZER, CRASH, HANG, OOM and SILENT-WRONG are findings.
 
 --expect-clean: exit 1 when there is a finding (and stop after the first run that has one,
 unless --keep-going), else 0. Without it the exit status is 0 whatever was found (2: the
-setup failed). Deterministic for a given --seed (the mutations and the seeds; not the
-timings).
+setup failed). Deterministic for a given --seed (the mutations, the modes and the seeds; not
+the timings).
 """
 import argparse, difflib, hashlib, os, re, resource, shlex, shutil, signal, sqlite3, struct, subprocess, sys, time
 import random
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 I64_MAX, I64_MIN, U32_MAX = 2 ** 63 - 1, -2 ** 63, 2 ** 32 - 1
-MAGIC = 0x4b43564b
+MAGIC, HDR, CHUNK_ROWS = 0x3343564b, 16, 8192  # "KVC3": u32 magic, u32 n, u64 XXH3-64 (db/chunk.h)
 FIELDS = [('ts', 'q', 8), ('dur', 'q', 8), ('slba', 'q', 8), ('track', 'I', 4), ('data_len', 'I', 4),
           ('trace_id', 'I', 4), ('slba_track', 'I', 4), ('kv_id', 'I', 4), ('name', 'H', 2), ('flags', 'B', 1)]
 CHF_SLBA, CHF_REAL, CHF_KV, CHF_HEADER, CHF_PAYLOAD = 1, 2, 4, 8, 16
@@ -58,7 +94,9 @@ OUTCOMES = ('SAME', 'CHANGED', 'REFUSED-OK', 'REFUSED') + FINDINGS
 INVALID, PLAUSIBLE, NEUTRAL = 'invalid', 'plausible', 'neutral'
 
 
-# ---- the chunk blob (ingest/cmdchunk.h) ---------------------------------------------------
+# ---- the chunk blob (db/chunk.h) -----------------------------------------------------------
+# Python has no XXH3 here: a mutated chunk keeps the checksum of the bytes it had (so, as
+# damage, it fails its check) until the forger mode re-seals it with `dbforge DB reseal ID`.
 
 def al8(x):
     return (x + 7) & ~7
@@ -66,7 +104,7 @@ def al8(x):
 
 def layout(n):
     """[(field, typecode, size, offset)], total bytes of a chunk of n commands."""
-    out, o = [], 8
+    out, o = [], HDR
     for f, tc, sz in FIELDS:
         out.append((f, tc, sz, o))
         o += al8(sz * n)
@@ -75,23 +113,27 @@ def layout(n):
 
 def decode(b):
     """{'n': n, field: list} or None when b is not a chunk (as chunk_map decides)."""
-    if not isinstance(b, bytes) or len(b) < 8:
+    if not isinstance(b, bytes) or len(b) < HDR:
         return None
     magic, n = struct.unpack_from('<II', b)
-    lay, size = layout(n)
-    if magic != MAGIC or size != len(b):
+    if magic != MAGIC or n > CHUNK_ROWS:
         return None
-    d = {'n': n}
+    lay, size = layout(n)
+    if size != len(b):
+        return None
+    d = {'n': n, 'sum': b[8:HDR]}
     for f, tc, sz, o in lay:
         d[f] = list(struct.unpack_from('<%d%s' % (n, tc), b, o))
     return d
 
 
 def encode(d, magic=MAGIC):
+    """The blob of d, with the checksum bytes d had (stale once a value changed)."""
     n = d['n']
     lay, size = layout(n)
     b = bytearray(size)
     struct.pack_into('<II', b, 0, magic, n)
+    b[8:HDR] = d.get('sum', bytes(8))
     for f, tc, sz, o in lay:
         struct.pack_into('<%d%s' % (n, tc), b, o, *d[f])
     return bytes(b)
@@ -142,7 +184,15 @@ def has_table(c, name):
 
 
 def chunks(c):
+    """[(id, n)] of the chunk rows (n: the chunk row's own; the readers take kvio_cmd_range's)."""
     return q(c, "SELECT id, n FROM kvio_cmd_chunk ORDER BY id") if has_table(c, 'kvio_cmd_chunk') else []
+
+
+def dir_n(c, cid):
+    """The directory's n of chunk cid (kvio_cmd_range: what the readers go by), or None."""
+    if not has_table(c, 'kvio_cmd_range'):
+        return None
+    return q1(c, "SELECT n FROM kvio_cmd_range WHERE id = ?", (cid,))
 
 
 def blob(c, cid):
@@ -176,6 +226,9 @@ class Info:
         s.names = set(ids(c, 'kvio_cmd_name'))
         s.kvs = set(ids(c, 'kvio_cmd_kv'))
         s.tracks = set(ids(c, 'kvio_track'))
+        s.slice_tracks = set(r[0] for r in q(c, "SELECT id FROM kvio_track WHERE is_counter = 0")) \
+            if has_table(c, 'kvio_track') else set()
+        s.counter_tracks = s.tracks - s.slice_tracks
         s.cmd_tracks, s.slba_tracks, s.used_names, s.used_kv = set(), set(), set(), set()
         for _, d in s.dec:
             s.cmd_tracks.update(d['track'])
@@ -210,11 +263,21 @@ def schema_sql(c, sql, args=()):
 
 
 class Mut:
-    def __init__(s, cls, kind, desc, verdict):
+    """A mutation: its verdict for the readers' outputs; check=INVALID: it breaks what kvio-check
+    checks beyond the readers' checks (the chunk rows against the directory, the invariants across
+    tables: slice ids apart from command ids, slice and counter tracks, track processes and
+    parents, objects and arg sets on slices, flow ends, stats' types), so kvio-check must find it
+    even behind valid sums (None: no such claim; what the readers check, kvio-check checks too:
+    a reader's refusal with kvio-check's exit 0 is a finding); undone: the forger mode's
+    re-sealing undoes it (a checksum's bytes)."""
+
+    def __init__(s, cls, kind, desc, verdict, check=None, undone=False):
         s.cls, s.kind, s.desc, s.verdict = cls, kind, desc, verdict
+        s.check = check
+        s.undone = undone
 
     def __str__(s):
-        return '%s [%s] %s: %s' % (s.cls, s.kind, s.verdict, s.desc)
+        return '%s [%s] %s%s: %s' % (s.cls, s.kind, s.verdict, ' (kvio-check: invalid)' if s.check else '', s.desc)
 
 
 # ---- judging a changed chunk ---------------------------------------------------------------
@@ -224,7 +287,7 @@ def judge_chunk(c, cid, old, new):
     if not isinstance(new, bytes):
         return INVALID
     dn, do = decode(new), decode(old) if isinstance(old, bytes) else None
-    n = q1(c, "SELECT n FROM kvio_cmd_chunk WHERE id = ?", (cid,))
+    n = dir_n(c, cid)
     if dn is None or do is None or dn['n'] != n or do['n'] != dn['n']:
         return INVALID
     info = Info(c)
@@ -234,16 +297,17 @@ def judge_chunk(c, cid, old, new):
             if a == b:
                 continue
             flags = dn['flags'][i]
-            if f == 'track':
-                v = PLAUSIBLE if b in info.cmd_tracks or b in set(do['track']) else INVALID
+            if f == 'track':  # any slice track: kvio cannot tell a command lane from another slice track
+                v = PLAUSIBLE if b in info.slice_tracks else INVALID
             elif f == 'name':
                 v = PLAUSIBLE if b in info.names else INVALID
             elif f == 'kv_id':
                 v = NEUTRAL if not flags & CHF_KV else PLAUSIBLE if b in info.kvs else INVALID
             elif f == 'slba':
-                v = NEUTRAL if not flags & CHF_SLBA else PLAUSIBLE if b >= 0 else INVALID
-            elif f == 'slba_track':
-                v = PLAUSIBLE if b == 0 or b in info.slba_tracks else INVALID
+                # any: kvio stores the u64 LBA as an i64 (one past 2^63 reads negative)
+                v = NEUTRAL if not flags & CHF_SLBA else PLAUSIBLE
+            elif f == 'slba_track':  # any counter track, or none
+                v = PLAUSIBLE if b == 0 or b in info.counter_tracks else INVALID
             elif f == 'data_len':
                 v = PLAUSIBLE
             elif f in ('ts', 'dur'):
@@ -256,8 +320,6 @@ def judge_chunk(c, cid, old, new):
                 if b & ~31 or (b & CHF_HEADER and b & CHF_PAYLOAD):
                     v = INVALID
                 elif b & CHF_KV and dn['kv_id'][i] not in info.kvs:
-                    v = INVALID
-                elif b & CHF_SLBA and dn['slba'][i] < 0:
                     v = INVALID
             if v == INVALID:
                 return INVALID
@@ -294,10 +356,10 @@ def m_blob_flip(c, R):
     nb = bytearray(b)
     where = []
     for _ in range(R.randint(1, 8)):
-        i = R.randrange(8, len(nb)) if R.random() < 0.9 else R.randrange(len(nb))
+        i = R.randrange(HDR, len(nb)) if R.random() < 0.9 else R.randrange(len(nb))
         nb[i] = R.randrange(256)
         fi = field_at(d['n'], i)
-        where.append('%d(%s)' % (i, '%s[%d]' % fi if fi else 'hdr/pad'))
+        where.append('%d(%s)' % (i, '%s[%d]' % fi if fi else 'sum' if 8 <= i < HDR else 'hdr/pad'))
     nb = bytes(nb)
     if nb == b:
         return None
@@ -312,10 +374,14 @@ def m_blob_hdr(c, R):
         return None
     cid, b, d = p
     nb = bytearray(b)
-    if R.random() < 0.4:
+    r, undone = R.random(), False
+    if r < 0.3:
         kind = 'magic'
         i = R.randrange(4)
         nb[i] ^= 1 << R.randrange(8)
+    elif r < 0.45:
+        kind, undone = 'sum', True
+        nb[R.randrange(8, HDR)] ^= 1 << R.randrange(8)
     else:
         others = [n for _, n in chunks(c) if n != d['n']]
         v = R.choice([d['n'] + 1, d['n'] - 1, 0, 2 ** 31, U32_MAX, 8192, 8193] + others)
@@ -325,7 +391,7 @@ def m_blob_hdr(c, R):
     if nb == b:
         return None
     set_blob(c, cid, nb)
-    return Mut('blob-hdr', kind, 'chunk %d header' % cid, INVALID)
+    return Mut('blob-hdr', kind, 'chunk %d header' % cid, INVALID, undone=undone)
 
 
 def set_elems(c, R, cls, field, values, many=0.15):
@@ -438,9 +504,18 @@ def m_blob_grow(c, R):
             d[f] += [d[f][-1]] * k
         d['n'] += k
         nb, kind = encode(d), 'rows+%s' % (k if k in (1, 2, 100) else 'to8192')
-        if R.random() < 0.7:
+        if R.random() < 0.7:  # the chunk row's n and the directory's: a forger's consistent chunk
             c.execute("UPDATE kvio_cmd_chunk SET n = ? WHERE id = ?", (d['n'], cid))
+            c.execute("UPDATE kvio_cmd_range SET n = ? WHERE id = ?", (d['n'], cid))
             kind += '+n'
+            set_blob(c, cid, nb)
+            # copies of the last command at fresh ids: plausible unless the ids run into another
+            # chunk's (the directory's check) or a slice's, or a flow names them
+            v = PLAUSIBLE if free_ids(c, cid, cid + d['n'] - k, cid + d['n']) else INVALID
+            hit = has_table(c, 'kvio_slice') and q1(c, "SELECT count(*) FROM kvio_slice WHERE id >= ? AND id < ?",
+                                                   (cid + d['n'] - k, cid + d['n']))
+            return Mut('blob-grow', kind, 'chunk %d grown from %d to %d bytes' % (cid, len(b), len(nb)), v,
+                       check=INVALID if hit else None)
     set_blob(c, cid, nb)
     return Mut('blob-grow', kind, 'chunk %d grown from %d to %d bytes' % (cid, len(b), len(nb)), INVALID)
 
@@ -457,8 +532,9 @@ def m_blob_swap(c, R):
     set_blob(c, b2, ba)
     kind = 'data'
     if R.random() < 0.4 and na != nb:
-        c.execute("UPDATE kvio_cmd_chunk SET n = ? WHERE id = ?", (nb, a))
-        c.execute("UPDATE kvio_cmd_chunk SET n = ? WHERE id = ?", (na, b2))
+        for t in ('kvio_cmd_chunk', 'kvio_cmd_range'):
+            c.execute("UPDATE %s SET n = ? WHERE id = ?" % t, (nb, a))
+            c.execute("UPDATE %s SET n = ? WHERE id = ?" % t, (na, b2))
         kind = 'data+n'
     return Mut('blob-swap', kind, 'chunks %d and %d swapped (%s)' % (a, b2, kind), INVALID)
 
@@ -479,9 +555,26 @@ def m_blob_type(c, R):
         o = R.choice(others)
         c.execute("UPDATE kvio_cmd_chunk SET data = (SELECT data FROM kvio_cmd_chunk WHERE id = ?),"
                   " n = (SELECT n FROM kvio_cmd_chunk WHERE id = ?) WHERE id = ?", (o, o, cid))
+        c.execute("UPDATE kvio_cmd_range SET n = (SELECT n FROM kvio_cmd_range WHERE id = ?) WHERE id = ?", (o, cid))
     else:
         set_blob(c, cid, val)
     return Mut('blob-type', kind, 'chunk %d data = %s' % (cid, kind), INVALID)
+
+
+def free_ids(c, cid, lo, hi):
+    """Whether command ids lo..hi-1 (of chunk cid, as it is now in the directory) are free: inside no
+    other chunk (the directory's rows), no kvio_slice id, and no flow names them."""
+    if lo < 1 or hi > 2 ** 53:
+        return False
+    if has_table(c, 'kvio_cmd_range') and q1(c, "SELECT count(*) FROM kvio_cmd_range WHERE id <> ? AND id < ? AND"
+                                                " id + n > ?", (cid, hi, lo)):
+        return False
+    if has_table(c, 'kvio_slice') and q1(c, "SELECT count(*) FROM kvio_slice WHERE id >= ? AND id < ?", (lo, hi)):
+        return False
+    if has_table(c, 'flow') and q1(c, "SELECT count(*) FROM flow WHERE slice_out >= ?1 AND slice_out < ?2 OR"
+                                      " slice_in >= ?1 AND slice_in < ?2", (lo, hi)):
+        return False
+    return True
 
 
 def m_chunk_n(c, R):
@@ -494,10 +587,17 @@ def m_chunk_n(c, R):
                         ('real', n + 0.5), ('null', None)])
     if v == n:
         return None
+    # the chunk row's own n: the readers go by the directory's (not read: neutral), kvio-check
+    # compares the two; the directory's: every reader reads it
+    t = R.choice(['kvio_cmd_chunk', 'kvio_cmd_range'])
+    if not has_table(c, t):
+        return None
     if v is None:
-        relax(c, 'kvio_cmd_chunk')
-    c.execute("UPDATE kvio_cmd_chunk SET n = ? WHERE id = ?", (v, cid))
-    return Mut('chunk-n', kind, 'chunk %d n %d -> %r' % (cid, n, v), INVALID)
+        relax(c, t)
+    c.execute("UPDATE %s SET n = ? WHERE id = ?" % t, (v, cid))
+    if t == 'kvio_cmd_chunk':
+        return Mut('chunk-n', 'row:' + kind, 'chunk row %d n %d -> %r' % (cid, n, v), NEUTRAL, check=INVALID)
+    return Mut('chunk-n', 'dir:' + kind, 'kvio_cmd_range %d n %d -> %r' % (cid, n, v), INVALID)
 
 
 def m_chunk_id(c, R):
@@ -510,7 +610,8 @@ def m_chunk_id(c, R):
     nxt = ch[k + 1] if k + 1 < len(ch) else None
     last = ch[-1]
     cand = [('i64max', I64_MAX), ('id+n overflows', I64_MAX - n // 2), ('-1', -1), ('0', 0),
-            ('gap', last[0] + last[1] + 1000), ('+1', cid + 1), ('-1rel', cid - 1), ('i64min', I64_MIN)]
+            ('gap', last[0] + last[1] + 1000), ('+1', cid + 1), ('-1rel', cid - 1), ('i64min', I64_MIN),
+            ('2^53', 2 ** 53)]
     if prev:
         cand.append(('overlap-prev', prev[0] + 1))
     if nxt:
@@ -519,45 +620,88 @@ def m_chunk_id(c, R):
     if q1(c, "SELECT count(*) FROM kvio_cmd_chunk WHERE id = ?", (nid,)):
         return None
     c.execute("UPDATE kvio_cmd_chunk SET id = ? WHERE id = ?", (nid, cid))
+    v = INVALID  # the directory names a chunk row that is not there
     if R.random() < 0.5 and has_table(c, 'kvio_cmd_range') and \
             not q1(c, "SELECT count(*) FROM kvio_cmd_range WHERE id = ?", (nid,)):
         c.execute("UPDATE kvio_cmd_range SET id = ? WHERE id = ?", (nid, cid))
         kind += '+range'
-    return Mut('chunk-id', kind, 'chunk %d moved to %d' % (cid, nid), INVALID)
+        # the commands renumbered: its checksum's seed is its id (only a forger re-seals it);
+        # plausible when the old ids were named by no flow and the new ones are free
+        dn = dir_n(c, nid) or 0
+        was_free = not (has_table(c, 'flow') and q1(c, "SELECT count(*) FROM flow WHERE slice_out >= ?1 AND"
+                                                       " slice_out < ?2 OR slice_in >= ?1 AND slice_in < ?2",
+                                                       (cid, cid + dn)))
+        if isinstance(dn, int) and dn > 0 and was_free and free_ids(c, nid, nid, nid + dn):
+            v = PLAUSIBLE
+        elif isinstance(dn, int) and 0 < dn and has_table(c, 'kvio_slice') and q1(
+                c, "SELECT count(*) FROM kvio_slice WHERE id >= ? AND id < ?", (nid, nid + dn)):
+            return Mut('chunk-id', kind, 'chunk %d moved to %d (onto slice ids)' % (cid, nid), v, check=INVALID)
+    return Mut('chunk-id', kind, 'chunk %d moved to %d' % (cid, nid), v, check=INVALID)  # chunk rows or flow ends
 
 
 def m_range(c, R):
     if not has_table(c, 'kvio_cmd_range'):
         return None
-    rows = q(c, "SELECT id, ts_min, end_max, tid_min, tid_max FROM kvio_cmd_range ORDER BY id")
+    rows = q(c, "SELECT id, n, ts_min, end_max, tid_min, tid_max FROM kvio_cmd_range ORDER BY id")
     if not rows:
         return None
-    rid, ts_min, end_max, tid_min, tid_max = R.choice(rows)
+    rid, n, ts_min, end_max, tid_min, tid_max = R.choice(rows)
     kind = R.choice(['delete', 'drop-table', 'stray-row', 'null-tid', 'ts_min+1', 'ts_min-1', 'end_max-1',
-                     'end_max+1', 'tid_min+1', 'tid_max-1', 'i64max', 'text', 'null-ts'])
+                     'end_max+1', 'tid_min+1', 'tid_max-1', 'i64max', 'text', 'null-ts', 'n=0', 'n=real'])
     if kind == 'delete':
+        # the readers list the chunks from the directory: a chunk without its row is not read; a
+        # smaller capture to them unless a flow names its commands; kvio-check compares the rows
+        named = has_table(c, 'flow') and isinstance(n, int) and q1(
+            c, "SELECT count(*) FROM flow WHERE slice_out >= ?1 AND slice_out < ?2 OR slice_in >= ?1 AND"
+               " slice_in < ?2", (rid, rid + n))
         c.execute("DELETE FROM kvio_cmd_range WHERE id = ?", (rid,))
-        return Mut('range', kind, 'kvio_cmd_range row %d deleted' % rid, NEUTRAL)
+        return Mut('range', kind, 'kvio_cmd_range row %d deleted' % rid, INVALID if named else PLAUSIBLE,
+                   check=INVALID)
     if kind == 'drop-table':
         c.execute("DROP TABLE kvio_cmd_range")
-        return Mut('range', kind, 'kvio_cmd_range dropped', NEUTRAL)
+        return Mut('range', kind, 'kvio_cmd_range dropped', INVALID)
     if kind == 'stray-row':
         sid = max(r[0] for r in rows) + 100000
-        c.execute("INSERT INTO kvio_cmd_range VALUES (?, 0, 1, NULL, NULL)", (sid,))
-        return Mut('range', kind, 'kvio_cmd_range row %d without a chunk' % sid, NEUTRAL)
+        c.execute("INSERT INTO kvio_cmd_range VALUES (?, 1, 0, 1, NULL, NULL)", (sid,))
+        return Mut('range', kind, 'kvio_cmd_range row %d without a chunk' % sid, INVALID)
     col, val = {'null-tid': ('tid_min', None), 'ts_min+1': ('ts_min', ts_min + 1), 'ts_min-1': ('ts_min', ts_min - 1),
                 'end_max-1': ('end_max', end_max - 1), 'end_max+1': ('end_max', end_max + 1),
                 'tid_min+1': ('tid_min', (tid_min or 0) + 1), 'tid_max-1': ('tid_max', (tid_max or 0) - 1),
                 'i64max': (R.choice(['ts_min', 'end_max', 'tid_min', 'tid_max']), I64_MAX),
-                'text': (R.choice(['ts_min', 'end_max', 'tid_max']), 'x'), 'null-ts': ('end_max', None)}[kind]
+                'text': (R.choice(['ts_min', 'end_max', 'tid_max', 'n']), 'x'), 'null-ts': ('end_max', None),
+                'n=0': ('n', 0), 'n=real': ('n', (n or 0) + 0.5)}[kind]
     if val is None:
         relax(c, 'kvio_cmd_range')
     c.execute("UPDATE kvio_cmd_range SET %s = ? WHERE id = ?" % col, (val, rid))
     d = decode(blob(c, rid)) if q1(c, "SELECT count(*) FROM kvio_cmd_chunk WHERE id = ?", (rid,)) else None
     row = tuple(q(c, "SELECT ts_min, end_max, tid_min, tid_max FROM kvio_cmd_range WHERE id = ?", (rid,))[0])
-    if d is not None and row == extent(d):
+    if col != 'n' and d is not None and row == extent(d):
         return None  # e.g. tid_min NULL on a chunk without tagged commands: no change in meaning
     return Mut('range', kind, 'kvio_cmd_range %d %s = %r' % (rid, col, val), INVALID)
+
+
+def m_sum(c, R):
+    """kvio_sum itself (the forger mode writes it again: undone there, but for a dropped table)."""
+    if not has_table(c, 'kvio_sum'):
+        return None
+    rows = q(c, "SELECT name, rows, xxh3 FROM kvio_sum ORDER BY name")
+    if not rows:
+        return None
+    name, nrows, x = R.choice(rows)
+    kind = R.choice(['xxh3+1', 'rows+1', 'rows-1', 'delete', 'xxh3=text', 'xxh3=real', 'add-row', 'drop'])
+    if kind == 'drop':
+        c.execute("DROP TABLE kvio_sum")
+        return Mut('sum', kind, 'kvio_sum dropped', INVALID)
+    if kind == 'add-row':
+        c.execute("INSERT INTO kvio_sum VALUES ('fuzz_table', 1, 1)")
+        return Mut('sum', kind, 'kvio_sum row for no table', NEUTRAL, undone=True)
+    if kind == 'delete':
+        c.execute("DELETE FROM kvio_sum WHERE name = ?", (name,))
+    else:
+        col, val = {'xxh3+1': ('xxh3', (x + 1) if x < I64_MAX else 0), 'rows+1': ('rows', nrows + 1),
+                    'rows-1': ('rows', nrows - 1), 'xxh3=text': ('xxh3', str(x)), 'xxh3=real': ('xxh3', x + 0.5)}[kind]
+        c.execute("UPDATE kvio_sum SET %s = ? WHERE name = ?" % col, (val, name))
+    return Mut('sum', '%s:%s' % (name, kind), 'kvio_sum %s %s' % (name, kind), INVALID, undone=True)
 
 
 def m_name(c, R):
@@ -570,7 +714,7 @@ def m_name(c, R):
     if kind.startswith('add-id'):
         nid = {'add-id-2^40': 2 ** 40, 'add-id-2^62': 2 ** 62, 'add-id--5': -5}[kind]
         c.execute("INSERT INTO kvio_cmd_name VALUES (?, 'stray')", (nid,))
-        return Mut('name', kind, 'kvio_cmd_name row %d added (no command names it)' % nid, NEUTRAL)
+        return Mut('name', kind, 'kvio_cmd_name row %d added (no command names it; ids are 0..65535)' % nid, INVALID)
     if not rows:
         return None
     nid, name = R.choice(rows)
@@ -605,9 +749,9 @@ def m_kv(c, R):
     used = kid in info.used_kv
     kind = R.choice(['delete', 'key_len=-1', 'key_len=text', 'key_len=i64max', 'key_len=real', 'value_len=text',
                      'value_len=-1', 'key_hex=blob', 'key_hex=int', 'key_hex=long', 'key_hex=null'])
-    if kind == 'delete':
+    if kind == 'delete':  # kvio numbers the rows 1..rows: only the last one's can go unnoticed
         c.execute("DELETE FROM kvio_cmd_kv WHERE id = ?", (kid,))
-        return Mut('kv', kind, 'kvio_cmd_kv %d deleted' % kid, INVALID if used else NEUTRAL)
+        return Mut('kv', kind, 'kvio_cmd_kv %d deleted' % kid, INVALID if used or kid != max(rows) else NEUTRAL)
     col, k = kind.split('=')
     val = {'-1': -1, 'text': 'x', 'i64max': I64_MAX, 'real': 1.5, 'blob': b'\x01\x02', 'int': 12,
            'long': 'ab' * (1 << 19), 'null': None}[k]
@@ -627,20 +771,22 @@ def m_track(c, R):
     if kind.startswith('add-id'):
         tid = 2 ** 31 if kind == 'add-id-2^31' else 2 ** 62
         c.execute("INSERT INTO kvio_track(id, name, upid, is_counter) VALUES (?, 'stray', 1, 0)", (tid,))
-        return Mut('track', kind, 'kvio_track %d added (nothing on it: an export shows it)' % tid, PLAUSIBLE)
+        return Mut('track', kind, 'kvio_track %d added (ids beyond the rows + 256)' % tid, INVALID)
     if not rows:
         return None
     tid = R.choice(rows) if R.random() < 0.5 or not info.cmd_tracks else R.choice(sorted(info.cmd_tracks & set(rows)) or rows)
     used = tid in info.track_refs or q1(c, "SELECT count(*) FROM kvio_track WHERE parent_id = ?", (tid,))
     if kind == 'delete':
         c.execute("DELETE FROM kvio_track WHERE id = ?", (tid,))
-        return Mut('track', kind, 'kvio_track %d deleted' % tid, INVALID if used else NEUTRAL)
+        return Mut('track', kind, 'kvio_track %d deleted' % tid, INVALID if used else NEUTRAL,
+                   check=INVALID if used else None)
     if kind.startswith('id='):
         nv = {'id=max+1000': max(rows) + 1000, 'id=2^31': 2 ** 31, 'id=-1': -1, 'id=2^40': 2 ** 40}[kind]
         if nv in rows:
             return None
         c.execute("UPDATE kvio_track SET id = ? WHERE id = ?", (nv, tid))
-        return Mut('track', kind, 'kvio_track %d moved to %d' % (tid, nv), INVALID if used else NEUTRAL)
+        far = nv < 1 or nv > len(rows) + 256  # dir.c: ids 1..rows + 256
+        return Mut('track', kind, 'kvio_track %d moved to %d' % (tid, nv), INVALID if used or far else NEUTRAL)
     old = q(c, "SELECT upid, is_counter, name, parent_id FROM kvio_track WHERE id = ?", (tid,))[0]
     if kind == 'is_counter^1':
         c.execute("UPDATE kvio_track SET is_counter = 1 - is_counter WHERE id = ?", (tid,))
@@ -652,10 +798,15 @@ def m_track(c, R):
         if cur == val:
             return None
         c.execute("UPDATE kvio_track SET %s = ? WHERE id = ?" % col, (val, tid))
-    return Mut('track', kind, 'kvio_track %d %s' % (tid, kind), INVALID)
+        if kind == 'name=null':  # kvio writes tracks without a name (NULL) itself
+            return Mut('track', kind, 'kvio_track %d %s' % (tid, kind), PLAUSIBLE)
+    return Mut('track', kind, 'kvio_track %d %s' % (tid, kind), INVALID,  # track processes, parents; slice tracks
+               check=INVALID if kind in ('upid=99', 'parent=self', 'parent=missing') or kind == 'is_counter^1' and used
+               else None)
 
 
 OBJ_INT = {'trace_id', 'bytes', 'slot_offset', 'rank', 'tp_rank', 'tp_world', 'n_cmds', 'occurrence'}
+OBJ_INT_NULL = {'rank', 'tp_rank', 'tp_world', 'occurrence'}  # NULL where the capture has none (kvio writes it)
 OBJ_TEXT = {'op', 'part', 'fmt', 'chunk', 'tp_chunk', 'key'}
 OBJ_ANY = {'error', 'instance', 'producer_pid'}
 
@@ -687,14 +838,15 @@ def m_obj(c, R):
     if col == 'id':
         nid = max(rows) + 1000
         c.execute("UPDATE kvio_obj SET id = ? WHERE id = ?", (nid, oid))
-        return Mut('obj', 'id-moved', 'kvio_obj %d moved to %d (no slice)' % (oid, nid), INVALID)
+        return Mut('obj', 'id-moved', 'kvio_obj %d moved to %d (no slice)' % (oid, nid), INVALID, check=INVALID)
     kind, val = wrong_value(R, now)
     if val == now and type(val) == type(now):
         return None
     if col in OBJ_ANY:
         v = PLAUSIBLE
     elif col in OBJ_INT:
-        v = PLAUSIBLE if isinstance(val, int) and isinstance(now, int) else INVALID
+        v = PLAUSIBLE if isinstance(val, int) and isinstance(now, int) or val is None and col in OBJ_INT_NULL \
+            else INVALID
     elif col in OBJ_TEXT:
         v = PLAUSIBLE if kind == 'long' or (val is None and col in ('fmt', 'chunk', 'tp_chunk')) else INVALID
     else:  # op_latency_ms
@@ -715,8 +867,12 @@ def m_slice(c, R):
     now = q1(c, 'SELECT %s FROM kvio_slice WHERE id = ?' % col, (sid,))
     if col == 'id':
         nid = max(info.slices | info.cmd_ids) + 1000
+        named = sum(q1(c, sql, (sid,)) or 0 for sql in (
+            "SELECT count(*) FROM kvio_obj WHERE id = ?", "SELECT count(*) FROM kvio_arg WHERE arg_set_id = ?",
+            "SELECT count(*) FROM flow WHERE ?1 IN (slice_out, slice_in)") if has_table(c, sql.split()[3]))
         c.execute("UPDATE kvio_slice SET id = ? WHERE id = ?", (nid, sid))
-        return Mut('slice', 'id-moved', 'kvio_slice %d moved to %d' % (sid, nid), INVALID)
+        return Mut('slice', 'id-moved', 'kvio_slice %d moved to %d' % (sid, nid), INVALID,
+                   check=INVALID if named else None)
     if col in ('track_id', 'parent_id', 'arg_set_id') and R.random() < 0.4:
         kind, val = 'missing', max(info.tracks | info.slices | info.cmd_ids | {0}) + 999
     elif col == 'ts' and R.random() < 0.3:
@@ -732,8 +888,10 @@ def m_slice(c, R):
         v = PLAUSIBLE if col == 'category' else INVALID
     if col == 'parent_id' and now is None and kind in ('null',):
         return None
+    info_t = Info(c)
+    chk = INVALID if col == 'track_id' and val not in info_t.slice_tracks else None  # slice tracks
     c.execute('UPDATE kvio_slice SET %s = ? WHERE id = ?' % col, (val, sid))
-    return Mut('slice', '%s=%s' % (col, kind), 'kvio_slice %d %s: %r -> %s' % (sid, col, now, kind), v)
+    return Mut('slice', '%s=%s' % (col, kind), 'kvio_slice %d %s: %r -> %s' % (sid, col, now, kind), v, check=chk)
 
 
 def m_meta(c, R):
@@ -786,8 +944,12 @@ def m_stats(c, R):
         if val == now:
             return None
         c.execute("UPDATE kvio_stats SET value = ? WHERE label = ? AND name = ?", (val, label, name))
-        v = INVALID
-    return Mut('stats', kind, 'kvio_stats %s.%s: %r -> %s' % (label, name, now, kind), v)
+        v = PLAUSIBLE if kind == 'i64max' else INVALID  # a count kvio cannot tell from a real one
+        if kind in ('-1', 'i64min') and name == 'base_ns':
+            v = PLAUSIBLE
+    bad = kind in ('text', 'real', 'blob', 'null') or kind in ('-1', 'i64min') and name != 'base_ns'
+    return Mut('stats', kind, 'kvio_stats %s.%s: %r -> %s' % (label, name, now, kind), v,
+               check=INVALID if bad else None)  # kvio-check: stats are integers, >= 0 but base_ns
 
 
 def m_flow(c, R):
@@ -800,7 +962,7 @@ def m_flow(c, R):
                      'add-missing', 'dup'])
     if kind == 'add-missing' or not rows:
         c.execute("INSERT INTO flow(slice_out, slice_in, trace_id) VALUES (?, ?, 1)", (missing, missing + 1))
-        return Mut('flow', 'add-missing', 'flow %d -> %d added (no such slices)' % (missing, missing + 1), INVALID)
+        return Mut('flow', 'add-missing', 'flow %d -> %d added (no such slices)' % (missing, missing + 1), INVALID, check=INVALID)
     fid = R.choice(rows)
     if kind == 'dup':
         c.execute("INSERT INTO flow(type, slice_out, slice_in, trace_id, arg_set_id)"
@@ -812,7 +974,8 @@ def m_flow(c, R):
     if val is None:
         relax(c, 'flow')
     c.execute("UPDATE flow SET %s = ? WHERE id = ?" % col, (val, fid))
-    return Mut('flow', kind, 'flow %d %s' % (fid, kind), INVALID)
+    return Mut('flow', kind, 'flow %d %s' % (fid, kind), INVALID,
+               check=INVALID if col in ('slice_out', 'slice_in') else None)  # flow ends
 
 
 VIEW_TABLES = ['flow', 'kvio_stats', 'kvio_track', 'kvio_cmd_name', 'kvio_slice', 'kvio_obj', 'metadata',
@@ -828,9 +991,9 @@ def m_schema_view(c, R):
     kind = R.choices(['same', 'different', 'infinite'], [3, 3, 2])[0]
     c.execute('CREATE TABLE fuzz_%s AS SELECT * FROM %s' % (t, t))
     c.execute('DROP TABLE %s' % t)
-    if kind == 'same':
+    if kind == 'same':  # the same rows, but not kvio's statement: the schema check's
         c.execute('CREATE VIEW %s AS SELECT * FROM fuzz_%s' % (t, t))
-        v = NEUTRAL
+        v = INVALID
     elif kind == 'different':
         # every other row, the first column's values offset
         c.execute('CREATE VIEW %s(%s) AS SELECT %s FROM fuzz_%s WHERE rowid %% 2 = 0' %
@@ -848,7 +1011,7 @@ def m_schema_trigger(c, R):
     if not t:
         return None
     c.execute('CREATE TRIGGER fuzz_trg AFTER INSERT ON %s BEGIN SELECT RAISE(ABORT, \'fuzz\'); END' % t)
-    return Mut('schema-trigger', t, 'a trigger on %s' % t, NEUTRAL)
+    return Mut('schema-trigger', t, 'a trigger on %s (kvio refuses any)' % t, INVALID)
 
 
 def m_schema_columns(c, R):
@@ -892,7 +1055,7 @@ def m_schema_vtab(c, R):
     if kind == 'module-args':
         schema_sql(c, "UPDATE sqlite_master SET sql = 'CREATE VIRTUAL TABLE kvio_cmd USING kvio_cmds(fuzz, 1)'"
                       " WHERE name = 'kvio_cmd'")
-        return Mut('schema-vtab', kind, 'kvio_cmd USING kvio_cmds(fuzz, 1)', NEUTRAL)
+        return Mut('schema-vtab', kind, 'kvio_cmd USING kvio_cmds(fuzz, 1) (not kvio\'s statement)', INVALID)
     schema_sql(c, "DELETE FROM sqlite_master WHERE name = 'kvio_cmd'")
     if kind == 'plain-table':
         c.close()  # the schema is read again by the next connection
@@ -929,8 +1092,9 @@ def m_cell(c, R):
         return None
     c.execute('UPDATE %s SET %s = ? WHERE %s' % (t, col, where), (val,) + args)
     v = INVALID
-    if t in ('kvio_warning', 'kvio_file') and col in ('message', 'path') and kind == 'long':
-        v = PLAUSIBLE
+    if kind == 'long' and (t, col) in (('kvio_warning', 'message'), ('kvio_file', 'path'), ('kvio_arg', 'string_value'),
+                                       ('process', 'name'), ('thread', 'name')):
+        v = PLAUSIBLE  # free text kvio copies from the capture
     return Mut('cell', '%s.%s=%s' % (t, col, kind), '%s %r %s: %r -> %s' % (t, args, col, now, kind), v)
 
 
@@ -956,7 +1120,7 @@ def m_row_delete(c, R):
 MUTATORS = [  # (function, weight)
     (m_blob_flip, 3), (m_blob_hdr, 2), (m_blob_track, 2), (m_blob_name, 2), (m_blob_tid, 1), (m_blob_tsdur, 2),
     (m_blob_field, 2), (m_blob_cut, 1), (m_blob_grow, 1), (m_blob_swap, 1), (m_blob_type, 1), (m_chunk_n, 2),
-    (m_chunk_id, 2), (m_range, 2), (m_name, 2), (m_kv, 1), (m_track, 2), (m_obj, 2), (m_slice, 2), (m_meta, 2),
+    (m_chunk_id, 2), (m_range, 2), (m_sum, 1), (m_name, 2), (m_kv, 1), (m_track, 2), (m_obj, 2), (m_slice, 2), (m_meta, 2),
     (m_stats, 2), (m_flow, 1), (m_schema_view, 2), (m_schema_trigger, 1), (m_schema_columns, 1),
     (m_schema_slice, 1), (m_schema_vtab, 1), (m_cell, 2), (m_row_delete, 1)]
 
@@ -974,6 +1138,98 @@ def digest(path):
     finally:
         c.close()
     return h.hexdigest()
+
+
+SUM_SMALL = {'metadata', 'process', 'thread', 'kvio_track', 'kvio_cmd_range', 'kvio_cmd_name', 'kvio_file',
+             'kvio_stats', 'kvio_warning'}
+SUM_REPORT = {'kvio_slice', 'kvio_obj', 'kvio_arg'}
+SUM_OTHER = {'kvio_cmd_kv', 'kvio_counter', 'flow'}
+SUM_ALL = SUM_SMALL | SUM_REPORT | SUM_OTHER
+
+
+def parts(path):
+    """The parts of the database whose change a command is answerable for, each a digest:
+    every table of kvio_sum (with kvio_sum's row for it), 'chunk-data' (the chunks' blobs),
+    'chunk-n' (the chunk rows' own n), 'schema' (sqlite_master but the fuzzer's own fuzz_*
+    tables), 'version' (kvio_schema_version). A part unreadable (an endless view) is 'error'."""
+    c = connect(path)
+    out = {}
+
+    def h(key, sql, args=()):
+        try:
+            out[key] = hashlib.sha256(repr(q(c, sql, args)).encode()).hexdigest()
+        except sqlite3.Error:
+            out[key] = 'error'
+    try:
+        h('schema', "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE NOT (type = 'table' AND"
+                    " name LIKE 'fuzz\\_%' ESCAPE '\\') ORDER BY type, name")
+        h('version', "SELECT typeof(int_value), int_value FROM metadata WHERE name = 'kvio_schema_version'")
+        for t in sorted(SUM_ALL):
+            h(t, 'SELECT * FROM "%s"' % t)
+            h('sum:' + t, "SELECT typeof(rows), rows, typeof(xxh3), xxh3 FROM kvio_sum WHERE name = ?", (t,))
+            out[t] = out[t] + out.pop('sum:' + t)
+        h('chunk-data', "SELECT id, data FROM kvio_cmd_chunk ORDER BY id")
+        h('chunk-n', "SELECT id, n FROM kvio_cmd_chunk ORDER BY id")
+    finally:
+        c.close()
+    return out
+
+
+def answerable(cname, changed, forged):
+    """(parts whose change cname must refuse whatever it prints, parts whose change it must refuse
+    when its output differs): what the command checks before it believes it. Sums and chunk
+    checksums only count in a run the forger did not re-seal; the schema and the version count in
+    every run (no checksum covers them: kvio compares them)."""
+    always = {'schema', 'version'}
+    if cname == 'check':
+        must = always | (set() if forged else SUM_ALL | {'chunk-data', 'chunk-n'})
+        return changed & must, set()
+    if cname.startswith('sql-'):
+        # the extension checks at kvio_cmd's first use; a crafted schema may keep a statement
+        # away from kvio_cmd (a slice table of its own): then nothing is answerable
+        if 'schema' in changed:
+            return set(), set()
+        return changed & ({'version'} | (set() if forged else SUM_SMALL)), \
+            changed & (set() if forged else {'chunk-data'})
+    tables = SUM_SMALL | SUM_REPORT if cname.startswith('report') else SUM_ALL
+    return changed & (always | (set() if forged else tables)), changed & (set() if forged else {'chunk-data'})
+
+
+PLAIN_SQL = SUM_REPORT | {'kvio_counter', 'flow'}
+
+
+def plain_sql_only(touched):
+    """Whether the run changed only tables the extension never checks, which the slice, args and
+    counter views read with plain SQL (docs/database.md, "Trust": run kvio-check first)."""
+    t = touched - {'chunk-n'}
+    return bool(t) and t <= PLAIN_SQL
+
+
+def forge(path, seed_blobs, dbforge, env):
+    """The forger: re-seal every chunk whose bytes differ from the seed's (dbforge reseal: the
+    checksum of its bytes as they are, whatever its header says), then write kvio_sum again
+    (dbforge resum, one transaction). Returns what it did, for mutations.txt."""
+    c = connect(path)
+    try:
+        rows = q(c, "SELECT id, data FROM kvio_cmd_chunk WHERE typeof(data) = 'blob' AND length(data) >= ?"
+                    " AND typeof(id) = 'integer' ORDER BY id", (HDR,)) if has_table(c, 'kvio_cmd_chunk') else []
+    except sqlite3.Error:
+        rows = []
+    finally:
+        c.close()
+    ids = [str(i) for i, b in rows if seed_blobs.get(i) != b]
+    did = []
+    for argv in ([dbforge, path, 'reseal'] + ids if ids else None, [dbforge, path, 'resum']):
+        if not argv:
+            continue
+        try:
+            p = subprocess.run(argv, capture_output=True, env=env.env, timeout=env.timeout)
+            did.append('%s: exit %d%s' % (' '.join(argv[2:]), p.returncode,
+                                          ' (%s)' % p.stderr.decode('utf-8', 'replace').strip()[:200]
+                                          if p.returncode else ''))
+        except subprocess.TimeoutExpired:
+            did.append('%s: timeout' % ' '.join(argv[2:]))
+    return did
 
 
 def mutate(path, R, k):
@@ -1082,6 +1338,8 @@ def commands(build, db, work, seedinfo):
                          ' FROM kvio_cmd WHERE batch = 1;'
                          ' SELECT * FROM kvio_pct((SELECT kvio_pct_gather(track_id, role, dur) FROM kvio_cmd WHERE batch = 1));'
                          ' SELECT * FROM kvio_depth((SELECT kvio_depth_gather(upid, ts, dur) FROM kvio_cmd WHERE batch = 2));'),
+        # last: whether it misses what another command refused is part of its judgement
+        'check': ([os.path.join(build, 'kvio-check'), db], False, []),
     }
 
 
@@ -1120,7 +1378,22 @@ def site_of(err):
     return caller or next(('%s:%s (%s)' % f for f in frames), None), m.group(1) if m else None
 
 
-def classify(rc, hung, err, same, verdict):
+REFUSAL_RE = re.compile(r'database damaged or not written by kvio|kvio database version|not a kvio database')
+
+
+def refused_ok(rc, err, sql=False):
+    """Exit 2 with one line on stderr: the damage line, or a version sentence; the sqlite3 CLI:
+    a statement failed with that line ("Error: stepping, ...", its own exit code)."""
+    lines = [l for l in err.splitlines() if l.strip()]
+    if sql:
+        return rc > 0 and len(lines) == 1 and bool(REFUSAL_RE.search(lines[0]))
+    return rc == 2 and len(lines) == 1 and bool(REFUSAL_RE.search(lines[0]))
+
+
+def classify(rc, hung, err, same, verdict, must=False, must_if_changed=False, sql=False):
+    """One execution's outcome. must: exit 0 is wrong whatever the output (the command checks what
+    changed: a sum, the schema, the version); must_if_changed: exit 0 with another output is wrong
+    (a chunk whose checksum the command checks when it reads it); else the verdict decides."""
     if hung or rc == -signal.SIGXFSZ or rc == 128 + signal.SIGXFSZ:
         return 'HANG'
     if OOM_RE.search(err):
@@ -1130,15 +1403,33 @@ def classify(rc, hung, err, same, verdict):
     if rc < 0 or (rc > 128 and rc - 128 in CRASH_SIGS):
         return 'CRASH'
     if rc == 0:
+        if must or (must_if_changed and not same):
+            return 'SILENT-WRONG'
         if same:
             return 'SAME'
         return 'CHANGED' if verdict == PLAUSIBLE else 'SILENT-WRONG'
-    lines = [l for l in err.splitlines() if l.strip()]
-    return 'REFUSED-OK' if rc == 2 and len(lines) == 1 and 'damaged' in lines[0] else 'REFUSED'
+    return 'REFUSED-OK' if refused_ok(rc, err, sql) else 'REFUSED'
 
 
-def norm_msg(err):
+def classify_check(rc, hung, err, out, same, must):
+    """kvio-check's outcome: exit 2 with its DAMAGED lines (or the one line of a database it cannot
+    read as kvio's) is the answer to damage; exit 0 where it must have found some is SILENT-WRONG."""
+    o = classify(rc, hung, err, True, NEUTRAL)
+    if o not in ('SAME', 'REFUSED', 'REFUSED-OK'):
+        return o
+    if rc == 0:
+        return 'SILENT-WRONG' if must else 'SAME' if same else 'CHANGED'
+    if rc == 2 and b'DAMAGED' in out:
+        return 'REFUSED-OK'
+    return o
+
+
+def norm_msg(err, out=b''):
+    """The refusal's first line (kvio-check: its first DAMAGED line, from stdout)."""
     lines = [l for l in err.splitlines() if l.strip()]
+    dmg = [l.strip() for l in out.decode('utf-8', 'replace').splitlines() if 'DAMAGED' in l]
+    if dmg:
+        lines = dmg
     first = lines[0] if lines else '(no message)'
     first = re.sub(r'/\S*/', '', first)
     first = re.sub(r'-?\b\d+\b', 'N', first)
@@ -1225,9 +1516,11 @@ def main():
     ap.add_argument('--timeout', type=float, default=10.0)
     ap.add_argument('--expect-clean', action='store_true')
     ap.add_argument('--keep-going', action='store_true')
+    ap.add_argument('--forger', type=float, default=0.5, help='share of runs in forger mode (default 0.5)')
+    ap.add_argument('--dbforge', help='tests/dbforge.c built (default BUILD_DIR/dbforge, else built here)')
     a = ap.parse_args()
     build, out = os.path.abspath(a.build), os.path.abspath(a.out)
-    for f in ('kvio', 'kvio-ingest', 'kvio-report', 'kvio-export', 'kvio-gen', 'kvio.so'):
+    for f in ('kvio', 'kvio-ingest', 'kvio-report', 'kvio-export', 'kvio-check', 'kvio-gen', 'kvio.so'):
         if not os.path.exists(os.path.join(build, f)):
             sys.exit('dbfuzz: %s: no %s (make %s)' % (build, f, os.path.join(a.build, f)))
     if not shutil.which('sqlite3'):
@@ -1238,13 +1531,26 @@ def main():
     os.makedirs(work, exist_ok=True)
     os.makedirs(fdir)
     R = random.Random(a.seed)
+    dbforge = os.path.abspath(a.dbforge) if a.dbforge else os.path.join(build, 'dbforge')
+    if not os.path.exists(dbforge):
+        dbforge = os.path.join(work, 'dbforge')
+        cc = [os.environ.get('CC', 'cc'), '-std=c11', '-D_GNU_SOURCE', '-DSQLITE_CORE', '-O1', '-o', dbforge] + \
+            [os.path.join(REPO, f) for f in ('tests/dbforge.c', 'db/chunk.c', 'db/valid.c', 'db/memo.c', 'db/ddl.c')] + \
+            ['-lsqlite3', '-lxxhash', '-lpthread']
+        p = subprocess.run(cc, capture_output=True)
+        if p.returncode:
+            sys.exit('dbfuzz: building dbforge failed: %s' % p.stderr.decode('utf-8', 'replace')[:2000])
     seeds = build_seeds(build, work, a.seed, env)
     db = os.path.join(work, 'trace.db')
     so_path, se_path = os.path.join(work, 'stdout'), os.path.join(work, 'stderr')
-    infos, refs, digests, nondet = {}, {}, {}, set()
+    infos, refs, digests, nondet, sparts, sblobs = {}, {}, {}, set(), {}, {}
     for name, sdb in seeds.items():
         infos[name] = seed_info(sdb)
         digests[name] = digest(sdb)
+        sparts[name] = parts(sdb)
+        sc = sqlite3.connect(sdb)
+        sblobs[name] = dict(q(sc, "SELECT id, data FROM kvio_cmd_chunk"))
+        sc.close()
         shutil.copy(sdb, db)
         refs[name] = {}
         for cname, (argv, is_sql, files) in commands(build, db, work, infos[name]).items():
@@ -1283,7 +1589,9 @@ def main():
         name = R.choices(seed_names, seed_w)[0]
         shutil.copy(seeds[name], db)
         k = R.choices([1, 2, 3], [7, 2, 1])[0]
-        muts = mutate(db, R, k)
+        forged = R.random() < a.forger
+        muts = mutate(db, R, 1 if forged else k)  # forger: one mutation, so the judgement is its own
+        forger_did = forge(db, sblobs[name], dbforge, env) if forged and muts else []
         try:
             qc = connect(db)
             ok = muts and qc.execute('PRAGMA quick_check').fetchone()[0] == 'ok'
@@ -1295,12 +1603,19 @@ def main():
             skipped += 1
             continue
         done += 1
-        verdicts = {m.verdict for m in muts}
-        verdict = INVALID if INVALID in verdicts else PLAUSIBLE if PLAUSIBLE in verdicts else NEUTRAL
-        runs_by[(name, verdict)] = runs_by.get((name, verdict), 0) + 1
-        classes = sorted({m.cls for m in muts})
-        kinds = ' + '.join('%s[%s]' % (m.cls, m.kind) for m in muts)
-        run_found = False
+        live = [m for m in muts if not (forged and m.undone)]  # what the forger did not undo
+
+        def worst(vs):
+            return INVALID if INVALID in vs else PLAUSIBLE if PLAUSIBLE in vs else NEUTRAL
+        verdict = worst({m.verdict for m in live})
+        check_verdict = INVALID if any(m.check == INVALID for m in live) else NEUTRAL
+        mode = 'forger' if forged else 'damage'
+        runs_by[(name, mode, verdict)] = runs_by.get((name, mode, verdict), 0) + 1
+        pa = parts(db)
+        touched = {k for k in pa if pa[k] != sparts[name].get(k)}
+        classes = sorted({m.cls for m in muts}) + ['(%s mode)' % mode]
+        kinds = ('forger: ' if forged else '') + ' + '.join('%s[%s]' % (m.cls, m.kind) for m in muts)
+        run_found, refused_by = False, []
         for cname, (argv, is_sql, files) in commands(build, db, work, infos[name]).items():
             for f in files:
                 if os.path.exists(f):
@@ -1310,12 +1625,29 @@ def main():
             err = open(se_path, 'rb').read().decode('utf-8', 'replace')
             got = read_outputs(so_path, files) if rc == 0 and not hung else None
             same = got == refs[name][cname] or (name, cname) in nondet
-            o = classify(rc, hung, err, same, verdict)
+            must, must_changed = answerable(cname, touched, forged)
+            why = ''
+            if cname == 'check':
+                o = classify_check(rc, hung, err, open(so_path, 'rb').read(), same,
+                                   bool(must) or check_verdict == INVALID or bool(refused_by))
+                why = ('changed: %s' % ','.join(sorted(must)) if must else 'refused by %s' % ','.join(refused_by)
+                       if refused_by else 'an invariant kvio-check checks')
+            else:
+                # the extension's queries: tables it never checks, or a crafted schema that keeps the
+                # statement away from kvio_cmd, change what plain SQL reads (documented): not findings
+                v = PLAUSIBLE if cname.startswith('sql-') and verdict == INVALID and (
+                    plain_sql_only(touched) or 'schema' in touched) else verdict
+                o = classify(rc, hung, err, same, v, bool(must), bool(must_changed), is_sql)
+                if o == 'REFUSED-OK':
+                    refused_by.append(cname)
+                why = ('changed: %s' % ','.join(sorted(must)) if must else 'changed: %s' % ','.join(sorted(must_changed))
+                       if must_changed and not same else 'verdict invalid')
             for cl in classes:
                 counts[(cl, cname, o)] = counts.get((cl, cname, o), 0) + 1
             counts[('', cname, o)] = counts.get(('', cname, o), 0) + 1  # each execution once
             if o in ('REFUSED', 'REFUSED-OK'):
-                r = refusals.setdefault((cname, rc, norm_msg(err)), [0, kinds])
+                r = refusals.setdefault((cname, rc, norm_msg(err, open(so_path, 'rb').read() if cname == 'check'
+                                                             else b'')), [0, kinds])
                 r[0] += 1
             if o in ('SILENT-WRONG', 'CHANGED'):
                 tab = silent if o == 'SILENT-WRONG' else changed
@@ -1325,7 +1657,12 @@ def main():
             nfound[o] += 1
             run_found = True
             site, what = site_of(err) if o in ('SANITIZER', 'OOM', 'CRASH') else (None, None)
-            deciding = ' + '.join(sorted('%s[%s]' % (m.cls, m.kind) for m in muts if m.verdict == verdict))
+            # one finding per (outcome, the mutations that decided it): kvio-check's miss and the
+            # readers' of one forged value are one finding (the 'also' list names the commands)
+            deciding = ('forger: ' if forged else '') + ' + '.join(sorted(
+                '%s[%s]' % (m.cls, m.kind) for m in live if ((m.check == INVALID or check_verdict != INVALID)
+                                                             if cname == 'check' else m.verdict == verdict))) + (
+                ' (%s)' % why.split(':')[0] if o == 'SILENT-WRONG' and 'changed' in why else '')
             key = (o, site) if site else (o, deciding)
             if key not in findings:
                 d = os.path.join(fdir, '%04d-%s-%s' % (len(findings) + 1, o, cname))
@@ -1333,12 +1670,18 @@ def main():
                 shutil.copy(db, os.path.join(d, 'trace.db'))
                 shutil.copy(se_path, os.path.join(d, 'stderr.txt'))
                 with open(os.path.join(d, 'mutations.txt'), 'w') as f:
-                    f.write('seed %s, run %d (--seed %d), verdict %s\n' % (name, run, a.seed, verdict)
-                            + ''.join('%s\n' % m for m in muts))
+                    f.write('seed %s, run %d (--seed %d), %s mode, verdict %s, for kvio-check %s\n'
+                            % (name, run, a.seed, mode, verdict, check_verdict)
+                            + ''.join('%s%s\n' % (m, ' (undone by the forger)' if forged and m.undone else '')
+                                      for m in muts)
+                            + ''.join('forger: dbforge trace.db %s\n' % x for x in forger_did)
+                            + 'changed: %s\n' % ', '.join(sorted(touched)))
                 with open(os.path.join(d, 'cmd.sh'), 'w') as f:
                     f.write('#!/bin/sh\n# the commands of this run with this outcome (the first one\'s stderr:'
                             ' stderr.txt)\ncd "$(dirname "$0")"\n')
-                line = '%s %s %s%s%s' % (o, cname, kinds, ' at ' + site if site else '', ' (%s)' % what if what else '')
+                line = '%s %s %s%s%s' % (o, cname, kinds, ' at ' + site if site else '',
+                                         ' (%s)' % (what if what else why if o == 'SILENT-WRONG' else ''))
+                line = line.replace(' ()', '')
                 findings[key] = [0, d, line, run, []]
                 print('FOUND %s -> %s' % (line, os.path.relpath(d, out)), flush=True)
             fk = findings[key]
@@ -1360,8 +1703,10 @@ def main():
             break
     dt = time.time() - t0
     total = sum(nfound.values())
-    tail = ('dbfuzz: %d runs (%d skipped: content unchanged or not checkable) on seed %d, %d executions in %.0f s'
-            ' (%.1f exec/s): %s; %d distinct findings' % (done, skipped, a.seed, execs, dt, execs / dt if dt else 0,
+    nforged = sum(v for k, v in runs_by.items() if k[1] == 'forger')
+    tail = ('dbfuzz: %d runs (%d in forger mode; %d skipped: content unchanged or not checkable) on seed %d,'
+            ' %d executions in %.0f s (%.1f exec/s): %s; %d distinct findings'
+            % (done, nforged, skipped, a.seed, execs, dt, execs / dt if dt else 0,
                                       ', '.join('%d %s' % (nfound[o], o) for o in FINDINGS), len(findings)))
     write_summary(os.path.join(out, 'summary.txt'), a, build, seeds, infos, counts, refusals, silent, changed,
                   findings, tail, out, stop, runs_by)
@@ -1370,11 +1715,11 @@ def main():
 
 
 def write_summary(path, a, build, seeds, infos, counts, refusals, silent, changed, findings, tail, out, stop, runs_by):
-    cmds = ['report-json', 'report-html', 'export', 'sql-slice', 'sql-args', 'sql-cmd', 'sql-win', 'sql-batch']
+    cmds = ['report-json', 'report-html', 'export', 'sql-slice', 'sql-args', 'sql-cmd', 'sql-win', 'sql-batch', 'check']
     L = ['dbfuzz summary: %s, --seed %d, --runs %d, --timeout %g%s' % (build, a.seed, a.runs, a.timeout,
                                                                       ' (stopped at the first finding)' if stop else ''),
          tail, '', 'seeds: ' + ', '.join('%s %d cmds/%d chunks' % (n, infos[n]['cmds'], infos[n]['chunks']) for n in seeds),
-         'runs by seed and verdict: ' + ', '.join('%s %s %d' % (k[0], k[1], v) for k, v in sorted(runs_by.items())),
+         'runs by seed, mode and verdict: ' + ', '.join('%s %s %s %d' % (k + (v,)) for k, v in sorted(runs_by.items())),
          '', 'outcomes per mutation class, all commands (executions; a run with several mutations counts under each'
              ' of its classes)', '%-28s ' % 'class' + ' '.join('%12s' % o for o in OUTCOMES)]
     for cl in sorted({k[0] for k in counts} - {''}):
