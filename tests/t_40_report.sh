@@ -81,7 +81,7 @@ for f in sql/*.sql; do
 	for db in "$T/tiny.db" "$T/ab.db"; do
 		eq "sqlite3 CLI = kvio-report: $n on $(basename "$db")" \
 			"$("$BUILD/kvio-report" "$db" --rows "$n")" \
-			"$(sqlite3 -batch -cmd ".load $BUILD/kvio" "$db" ".read sql/prelude.sql" ".parameter set :batch_gap_ns 50000" \
+			"$(sqlite3 -batch -cmd ".load $BUILD/kvio" "$db" ".parameter set :batch_gap_ns 50000" ".read sql/prelude.sql" \
 				".output /dev/null" ".read $first" ".output" ".read $f")"
 	done
 done
