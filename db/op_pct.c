@@ -140,10 +140,28 @@ static int mval_cmp(const void *x, const void *y)
 
 /* Sort g's values ascending, in place (a scratch of one more copy: 4 bytes a
  * value while they fit in 32 bits). SQLITE_OK or NOMEM. */
+#define SMALL_SORT 64 /* groups this small: insertion sort (a radix pass costs its 257 counters and a scratch) */
+#define INSERTION_SORT(T, a, n)                                                \
+	for (size_t i_ = 1; i_ < (n); i_++) {                                   \
+		T x_ = (a)[i_];                                                 \
+		size_t j_ = i_;                                                 \
+		for (; j_ > 0 && (a)[j_ - 1] > x_; j_--)                        \
+			(a)[j_] = (a)[j_ - 1];                                  \
+		(a)[j_] = x_;                                                   \
+	}
+
 static int vgroup_sort(struct vgroup *g)
 {
 	if (g->n < 2)
 		return SQLITE_OK;
+	if (g->mode == VM_I32 && g->n <= SMALL_SORT) {
+		INSERTION_SORT(int32_t, (int32_t *)g->v, g->n);
+		return SQLITE_OK;
+	}
+	if (g->mode == VM_I64 && g->n <= SMALL_SORT) {
+		INSERTION_SORT(int64_t, (int64_t *)g->v, g->n);
+		return SQLITE_OK;
+	}
 	if (g->mode == VM_MIXED) {
 		qsort(g->v, g->n, sizeof(struct mval), mval_cmp);
 		return SQLITE_OK;

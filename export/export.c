@@ -13,6 +13,7 @@
 #include "export_int.h"
 #include "../db/schema.h"
 #include "../db/valid.h"
+#include "../db/memo.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <stdio.h>
@@ -27,6 +28,8 @@ static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, st
 	int drc = db_check_tables(db, "main", DB_TABLES, &why); /* every table it reads, summed */
 	if (drc == SQLITE_OK)
 		drc = dir_load(db, "\"main\"", &x->dir, &why);
+	if (drc == SQLITE_OK) /* the chunks this process checked, shared with the findings' connection */
+		x->checked = memo_chunks(memo_of(db, "main"), x->dir.nchunks);
 	if (drc != SQLITE_OK) {
 		if (drc == SQLITE_CORRUPT && why && !strncmp(why, KVIO_DAMAGED, strlen(KVIO_DAMAGED)))
 			say_once("%s: %s", db_name(db), why);
@@ -45,9 +48,9 @@ static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, st
 }
 
 /* The pieces in order: without findings the tracks, the slices, the commands,
- * the counters; with them, the findings' SQL runs while the commands are
- * written, then their tracks, the slices (objects with the findings' flows),
- * the findings, the counters. 0, or 2 after the one line. */
+ * the counters; with them, the findings' SQL runs while the commands and the
+ * counters are written, then the findings' tracks, the slices (objects with
+ * the findings' flows), the findings. 0, or 2 after the one line. */
 static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl)
 {
 	struct findings f;
@@ -57,7 +60,7 @@ static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_op
 		rc = -1;
 	else if (!on || f.imported)
 		rc = export_slices(db, x, fl) || export_cmds(db, x, fl) || export_counters(db, x);
-	else if (export_cmds(db, x, fl))
+	else if (export_cmds(db, x, fl) || export_counters(db, x))
 		rc = -1 - findings_finish(db, &f, 1); /* the commands failed: the findings are not waited for */
 	else if (findings_finish(db, &f, 0))
 		rc = -2;                              /* said */
@@ -67,7 +70,6 @@ static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_op
 		rc = export_slices(db, x, fl);
 		if (!rc)
 			findings_slices(x, &f);
-		rc = rc || export_counters(db, x);
 	}
 	findings_free(&f);
 	if (rc == -2)

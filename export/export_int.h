@@ -69,6 +69,7 @@ struct exporter {
 	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
 	const struct kept *keep;       /* what win keeps (NULL without one) */
 	struct dbdir dir;              /* the chunks and what they index, checked (db/dir.h) */
+	uint8_t *checked;              /* the process's memo of the chunks checked (db/memo.h), or NULL */
 	void *buf;                     /* one chunk's bytes (sqlite3_malloc'd) */
 	size_t bufcap;
 };

@@ -103,6 +103,15 @@ static void findings_keep(struct findings *f, sqlite3_stmt *st)
 	}
 }
 
+/* The first words of st's SQL after its comments, for KVIO_TIMING's lines. */
+static const char *statement_head(sqlite3_stmt *st)
+{
+	const char *q = sqlite3_sql(st);
+	while (q && (*q == ' ' || *q == '\n' || *q == '\t' || (q[0] == '-' && q[1] == '-')))
+		q = q[0] == '-' ? (strchr(q, '\n') ? strchr(q, '\n') + 1 : q + strlen(q)) : q + 1;
+	return q ? q : "";
+}
+
 /* Run every statement of sql/<name> on f's connection; keep: the rows of its
  * statements with columns (findings.sql has one) are the findings. 0, or -1
  * (kept in f). */
@@ -125,12 +134,16 @@ static int findings_run(struct findings *f, const char *name, int keep)
 		if (!st)
 			continue; /* a comment or blank tail */
 		findings_bind(st, f->eo);
+		double t0 = now_s();
 		int rows = keep && sqlite3_column_count(st) > 0, s;
 		while ((s = sqlite3_step(st)) == SQLITE_ROW)
 			if (rows)
 				findings_keep(f, st);
 		if (s != SQLITE_DONE)
 			rc = findings_fail(f, what);
+		if (getenv("KVIO_TIMING")) /* as kvio-report's: each statement's time, its first words */
+			kvio_err("timing: findings: sql/%s %.3fs: %.*s", name, now_s() - t0,
+				 (int)strcspn(statement_head(st), "\n"), statement_head(st));
 		sqlite3_finalize(st);
 	}
 	free(sql);

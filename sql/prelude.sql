@@ -143,7 +143,8 @@ CREATE TEMP VIEW kvio_pool_ordered_batches AS SELECT * FROM kvio_pool WHERE batc
 -- args from kvio_obj (typed), or extract_arg for a database whose objects
 -- keep their args in kvio_arg (kvio-ingest --pftrace)
 CREATE TEMP TABLE kvio_object AS
-SELECT
+SELECT *, NOT (error IS NULL OR error = '' OR error = 0) AS failed -- 1: a failed op (error set: not NULL, '' or 0), else 0
+FROM (SELECT
   p.label,
   s.id,
   s.ts,                                             -- object begin (ns)
@@ -159,8 +160,7 @@ SELECT
   CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.error') ELSE o.error END AS error, -- set on failed ops
   CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.tp_rank') ELSE o.tp_rank END AS tp_rank, -- decoded shard rank
   CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.tp_world') ELSE o.tp_world END AS tp_world, -- decoded world size
-  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.tp_chunk') ELSE o.tp_chunk END AS tp_chunk, -- decoded chunk id
-  NULL AS failed                                    -- 1: a failed op (error set: not NULL, '' or 0), else 0
+  CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.tp_chunk') ELSE o.tp_chunk END AS tp_chunk -- decoded chunk id
 FROM kvio_slice s
 JOIN process_track pt ON s.track_id = pt.id
 JOIN kvio_proc p USING (upid)
@@ -168,8 +168,7 @@ LEFT JOIN kvio_obj o ON o.id = s.arg_set_id
 WHERE pt.name LIKE 'objects%'
   AND (:win_hi IS NULL OR s.ts <= :win_hi) AND (:win_lo IS NULL OR s.ts + s.dur >= :win_lo)
   AND (:win_tlo IS NULL OR (CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.trace_id') ELSE o.trace_id END)
-                           BETWEEN :win_tlo AND :win_thi);
-UPDATE kvio_object SET failed = NOT (error IS NULL OR error = '' OR error = 0);
+                           BETWEEN :win_tlo AND :win_thi));
 
 -- kvio_object_span: object spans per label and op (store, load, delete) over the
 -- objects without an error: objects.sql's span_p50/p99, and the findings' slow objects
