@@ -31,7 +31,7 @@
 -- kvio_qd1_verdict, kvio_tp_gap (prelude.sql); kvio_pct, kvio_is, kvio_runs,
 -- kvio_depth_spans (the extension).
 CREATE INDEX IF NOT EXISTS temp.kvio_object_id ON kvio_object(id);
-CREATE INDEX IF NOT EXISTS temp.kvio_object_tid ON kvio_object(label, tid);
+CREATE INDEX IF NOT EXISTS temp.kvio_object_tid ON kvio_object(label, tid, id); -- a trace_id's first object
 CREATE INDEX IF NOT EXISTS temp.kvio_object_ts ON kvio_object(label, ts);
 
 -- The QD1 detector's gaps of each object (per label: a sequence per trace_id)
@@ -49,13 +49,10 @@ FROM kvio_cmd_proc c, kvio_pct((
 DROP TABLE IF EXISTS temp.kvio_find_judged;
 CREATE TEMP TABLE kvio_find_judged(obj INTEGER PRIMARY KEY, op TEXT, kind TEXT, gap_p50 INTEGER, svc INTEGER);
 INSERT INTO kvio_find_judged                       -- each object judged not pipelined (its trace_id's first slice)
-WITH first_obj AS MATERIALIZED (
-  SELECT label, tid, min(id) AS obj FROM kvio_object WHERE tid IS NOT NULL GROUP BY label, tid
-)
-SELECT o.obj, v.op, v.kind, v.gap_p50, v.svc
+SELECT o.id, v.op, v.kind, v.gap_p50, v.svc
 FROM kvio_qd1_verdict v
 JOIN kvio_proc p ON p.upid = v.lid
-JOIN first_obj o ON o.label = p.label AND o.tid = v.tid
+JOIN kvio_object o ON o.id = (SELECT min(x.id) FROM kvio_object x WHERE x.label = p.label AND x.tid = v.tid)
 WHERE v.kind <> 'pipelined';
 DROP TABLE IF EXISTS temp.kvio_find_qd1;
 CREATE TEMP TABLE kvio_find_qd1 AS
@@ -71,19 +68,20 @@ WITH seq AS (                                      -- every object of a label th
   SELECT *, row_number() OVER (PARTITION BY label, run ORDER BY ts, id) AS rn FROM runs WHERE kind IS NOT NULL
 ), gap AS MATERIALIZED (                           -- per run: the median of its objects' gap p50
   SELECT k1 AS label, k2 AS run, p50 FROM kvio_pct((SELECT kvio_pct_gather(label, run, gap_p50) FROM member))
+), agg AS (
+  SELECT
+    label, op, kind, run,
+    min(ts) AS ts,                                 -- the first object's begin (ns)
+    max(ts + dur) - min(ts) AS dur,                -- to the last object's end (ns)
+    max(CASE WHEN rn = 1 THEN id END) AS obj,      -- the first object
+    max(CASE WHEN rn = 1 THEN tid END) AS trace_id,
+    count(*) AS n_objects,
+    sum(n_cmds) AS n_cmds,
+    max(svc) AS svc_ns                             -- the class's service time (ns), NULL without completions
+  FROM member
+  GROUP BY label, run
 )
-SELECT
-  m.label, m.op, m.kind, m.run,
-  min(m.ts) AS ts,                                 -- the first object's begin (ns)
-  max(m.ts + m.dur) - min(m.ts) AS dur,            -- to the last object's end (ns)
-  max(CASE WHEN m.rn = 1 THEN m.id END) AS obj,    -- the first object
-  max(CASE WHEN m.rn = 1 THEN m.tid END) AS trace_id,
-  count(*) AS n_objects,
-  sum(m.n_cmds) AS n_cmds,
-  (SELECT g.p50 FROM gap g WHERE g.label = m.label AND g.run = m.run) AS gap_p50_ns,
-  max(m.svc) AS svc_ns                             -- the class's service time (ns), NULL without completions
-FROM member m
-GROUP BY m.label, m.run;
+SELECT a.*, g.p50 AS gap_p50_ns FROM agg a JOIN gap g ON g.label = a.label AND g.run = a.run;
 
 -- kvio_find_low: the label's spans at achieved depth <= qd_low lasting at least 1 ms
 DROP TABLE IF EXISTS temp.kvio_find_low;
@@ -110,13 +108,15 @@ WITH span AS (
 )
 SELECT label, min(s), max(e) FROM island GROUP BY label, k;
 
--- kvio_find_batch: every inferred batch (batches.sql's split, each run listed)
+-- kvio_find_batch: every inferred batch (batches.sql's split, each run listed), numbered
+-- in order (each label's in start order); tid without a type, as kvio_object's
 DROP TABLE IF EXISTS temp.kvio_find_batch;
-CREATE TEMP TABLE kvio_find_batch AS
-SELECT p.label, b.start, b.end, b.n, b.tag AS tid
+CREATE TEMP TABLE kvio_find_batch(pos INTEGER PRIMARY KEY, label TEXT, start INTEGER, end INTEGER, n INTEGER, tid);
+INSERT INTO kvio_find_batch(label, start, end, n, tid)
+SELECT p.label, b.start, b.end, b.n, b.tag
 FROM kvio_runs((SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid)
                 FROM kvio_pool_ordered_batches)) b
-JOIN kvio_proc p ON p.upid = b.k;
+CROSS JOIN kvio_proc p ON p.upid = b.k;              -- in kvio_runs' order
 
 WITH qd_low AS (                                   -- the low spans where objects were in flight
   SELECT l.label, max(l.start, b.s) AS ts, min(l.end, b.e) - max(l.start, b.s) AS dur
@@ -130,14 +130,10 @@ WITH qd_low AS (                                   -- the low spans where object
   FROM qd_low q
 ), batch_stat AS MATERIALIZED (                    -- per label: batches, size_p95 (batches.sql's)
   SELECT k1 AS label, n AS n_batches, p95 FROM kvio_pct((SELECT kvio_pct_gather(label, NULL, n) FROM kvio_find_batch))
-), single_run AS (                                 -- one-command batches, numbered by the larger ones before
-  SELECT *, sum(n > 1) OVER (PARTITION BY label ORDER BY start ROWS UNBOUNDED PRECEDING) AS k FROM kvio_find_batch
-), single AS (
-  SELECT *, row_number() OVER (PARTITION BY label, k ORDER BY start) AS rn FROM single_run WHERE n = 1
-), singles AS (
-  SELECT label, min(start) AS ts, max(end) - min(start) AS dur, count(*) AS n_batches,
-    max(CASE WHEN rn = 1 THEN tid END) AS tid
-  FROM single GROUP BY label, k
+), singles AS (                                   -- runs of one-command batches: consecutive positions
+  SELECT b.label, b.start AS ts, r.end - b.start AS dur, r.n AS n_batches, r.tag AS tid
+  FROM kvio_runs((SELECT kvio_runs_gather(label, pos, 1, end, tid) FROM kvio_find_batch WHERE n = 1)) r
+  JOIN kvio_find_batch b ON b.pos = r.start
 ), span AS MATERIALIZED (
   SELECT * FROM kvio_object_span
 ), tp AS MATERIALIZED (

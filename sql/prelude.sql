@@ -201,7 +201,8 @@ JOIN kvio_cmd_name o ON o.id = k2;
 -- kvio_qd1_gap: the gaps to judge, filled by the file that judges them (it empties it first)
 CREATE TEMP TABLE kvio_qd1_gap(
   lid INTEGER,                                      -- label id
-  tid INTEGER,                                      -- the object's trace_id; NULL: the label's objects together
+  tid,                                              -- the object's trace_id; NULL: the label's objects together
+                                                    -- (no type, as kvio_object.tid: equal values index-join)
   op TEXT,                                          -- load | store
   gap_p50 INTEGER,                                  -- submit gap p50 (ns)
   gap_p95 INTEGER,                                  -- submit gap p95 (ns)
