@@ -398,6 +398,7 @@ void findings_slices(struct exporter *x, struct findings *f)
 	}
 }
 
+/* Free what f holds (its rows, names, error; its connection if still open). */
 void findings_free(struct findings *f)
 {
 	struct frow *r = f->rows.v;
