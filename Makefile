@@ -23,7 +23,7 @@ EXT_SRC    := db/ext.c db/ddl.c db/valid.c db/memo.c db/check.c db/chunk.c db/di
 INGEST_SRC := ingest/jsonl.c ingest/input.c ingest/records.c ingest/arm.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
               ingest/offset.c ingest/ingest.c
 REPORT_SRC := report/report.c report/label.c report/run.c report/multi.c report/metric.c report/compare.c report/compare_out.c report/stats.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c
-EXPORT_SRC := export/export.c export/pfwrite.c export/window.c export/slices.c export/cmds.c
+EXPORT_SRC := export/export.c export/pfwrite.c export/window.c export/slices.c export/cmds.c export/findings.c
 CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c cmd/check.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
 HDRS       := $(wildcard lib/*.h db/*.h ingest/*.h report/*.h export/*.h cmd/*.h)

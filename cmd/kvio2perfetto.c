@@ -17,6 +17,9 @@ static const char help[] =
 	"options:\n"
 	"  -o, --out FILE        the .pftrace to write (.gz suffix gzips; '-': standard\n"
 	"                        output, plain, without the summary)\n"
+	"  --no-findings         leave the 'kvio findings' tracks out (kvio-export's)\n"
+	"  --batch-gap-us N      submit gap that splits the findings' inferred batches\n"
+	"                        (kvio-report's --batch-gap-us; default 50)\n"
 	"%s\n"
 	"EXAMPLES\n"
 	"  kvio2perfetto --sem sem.jsonl --ebpf ebpf.jsonl -o kv.pftrace\n"
@@ -25,9 +28,30 @@ static const char help[] =
 	"  or whose --time-range/--trace-id window holds none (nothing written); 2 usage or I/O error, or an input that is not a JSONL\n"
 	"  capture; 130/143 interrupted by SIGINT/SIGTERM (nothing written)\n";
 
+/* The export's own options (--no-findings, --batch-gap-us N) out of argv into
+ * eo; the others stay, in order, for the ingest's parser. The new argc, or -1
+ * after a one-line usage error. */
+static int take_export_opts(struct export_opts *eo, int argc, char **argv)
+{
+	int n = 1, seen_gap = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-findings") || opt_is(argv[i], "--batch-gap-us")) {
+			if (export_parse_opt(eo, argc, argv, &i, &seen_gap))
+				return -1;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	argv[n] = NULL;
+	return n;
+}
+
 int cmd_kvio2perfetto(int argc, char **argv)
 {
 	struct ingest_args a;
+	struct export_opts eo = {NULL, 1, 50000};
+	if ((argc = take_export_opts(&eo, argc, argv)) < 0)
+		return 2;
 	int rc = ingest_cmdline(&a, argc, argv, help, "kv.pftrace");
 	if (rc >= 0)
 		return rc;
@@ -55,7 +79,7 @@ int cmd_kvio2perfetto(int argc, char **argv)
 		rc = 1;
 	if (!rc) {
 		sqlite3 *db = db_open_ro(tdb.tmp);
-		rc = db ? export_db(db, &out, NULL, &s) : 2;
+		rc = db ? export_db(db, &out, &eo, &s) : 2;
 		if (db)
 			sqlite3_close(db);
 	}

@@ -393,6 +393,15 @@ struct vgroup {
 	void *v;
 	int64_t nnull;
 	int64_t members; /* sequences behind the values (kvio_gaps_gather), else 0 */
+	struct vrun *runs; /* kvio_runs_gather with end and tag: the group's runs, in t order */
+	size_t nruns, capruns;
+};
+
+/* One run of kvio_runs_gather(k, t, max_gap, end, tag), for kvio_runs. */
+struct vrun {
+	int64_t start, end, n; /* its first t, the largest end of its rows, its rows */
+	int64_t tag;           /* the tag of its first row (has_tag 0: NULL) */
+	int has_tag;
 };
 
 struct vset {
@@ -454,6 +463,12 @@ struct dgroup {
 	int started;
 	int64_t *at; /* at[d]: time at depth d */
 	size_t nat;
+	/* kvio_depth_gather(k, ts, dur, max_depth, min_len): the low spans, for kvio_depth_spans */
+	int spans_on, high;     /* spans kept; the depth is above max_depth */
+	int64_t max_depth, min_len;
+	int64_t lo_from, hi_from; /* where the current low span began; where the depth went above */
+	int64_t *spans;         /* (start, end) pairs, in time order */
+	size_t nspans, capspans;
 };
 
 struct dset {

@@ -1,6 +1,8 @@
 /* op_depth.c — the depth sweep: how many intervals [ts, ts + dur) are open.
  *
  *   kvio_depth_gather(k, ts, dur)                 time at each depth by k      -> kvio_depth(p)
+ *   kvio_depth_gather(k, ts, dur, max_depth, min_len)  the same, and the spans
+ *                                                 at depth <= max_depth        -> kvio_depth_spans(p)
  *   kvio_depth_buckets_gather(k, ts, dur, t0, w)  area and max depth per time
  *                                                 bucket of width w from t0    -> kvio_depth_buckets(p)
  *
@@ -18,6 +20,7 @@ static void dgroup_fini(struct ghead *h)
 	struct dgroup *g = (struct dgroup *)h;
 	sqlite3_free(g->heap);
 	sqlite3_free(g->at);
+	sqlite3_free(g->spans);
 }
 
 static void dset_free(void *p)
@@ -80,26 +83,72 @@ static int64_t heap_pop(int64_t *h, size_t *n)
 	return top;
 }
 
+/* Keep the low span [lo_from, end) of g when it lasts at least min_len (and
+ * more than 0). SQLITE_OK or NOMEM. */
+static int dgroup_span(struct dgroup *g, int64_t end)
+{
+	if (end - g->lo_from < g->min_len || end <= g->lo_from)
+		return SQLITE_OK;
+	if (g->nspans + 2 > g->capspans) {
+		size_t c = g->capspans ? g->capspans * 2 : 16;
+		int64_t *sp = sqlite3_realloc64(g->spans, c * sizeof *sp);
+		if (!sp)
+			return SQLITE_NOMEM;
+		g->spans = sp;
+		g->capspans = c;
+	}
+	g->spans[g->nspans++] = g->lo_from;
+	g->spans[g->nspans++] = end;
+	return SQLITE_OK;
+}
+
+/* Change g's depth by delta at its time g->t; with spans, follow the low spans:
+ * a span ends where the depth rises above max_depth for a time > 0 (a rise
+ * and fall at one ns does not split it). SQLITE_OK or NOMEM. */
+static int dgroup_step(struct dgroup *g, int delta)
+{
+	g->depth += delta;
+	if (!g->spans_on)
+		return SQLITE_OK;
+	int high = g->depth > g->max_depth;
+	if (high && !g->high) {
+		g->hi_from = g->t;
+	} else if (!high && g->high && g->t > g->hi_from) {
+		int rc = dgroup_span(g, g->hi_from);
+		if (rc != SQLITE_OK)
+			return rc;
+		g->lo_from = g->t;
+	}
+	g->high = high;
+	return SQLITE_OK;
+}
+
 /* End every open interval of g that ends at or before t. */
 static int dgroup_close_until(struct dgroup *g, int64_t t)
 {
 	while (g->nheap && g->heap[0] <= t) {
 		int64_t e = heap_pop(g->heap, &g->nheap);
 		int rc = dgroup_advance(g, e);
+		if (rc == SQLITE_OK)
+			rc = dgroup_step(g, -1);
 		if (rc != SQLITE_OK)
 			return rc;
-		g->depth--;
 	}
 	return SQLITE_OK;
 }
 
-/* kvio_depth_gather(k, ts, dur): interval [ts, ts + dur) of group k; rows of a
- * group in ts order, dur >= 0. */
+/* kvio_depth_gather(k, ts, dur [, max_depth, min_len]): interval [ts, ts + dur)
+ * of group k; rows of a group in ts order, dur >= 0; with max_depth and
+ * min_len (integers >= 0) the group's spans at depth <= max_depth lasting at
+ * least min_len are kept too. */
 static int depth_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
-	(void)argc;
 	if (k[1].t != SQLITE_INTEGER || k[2].t != SQLITE_INTEGER || k[2].i < 0) {
 		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_depth_gather: ts and dur must be integers, dur >= 0");
+		return SQLITE_MISMATCH;
+	}
+	if (argc == 5 && (k[3].t != SQLITE_INTEGER || k[4].t != SQLITE_INTEGER || k[3].i < 0 || k[4].i < 0)) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_depth_gather: max_depth and min_len must be integers >= 0");
 		return SQLITE_MISMATCH;
 	}
 	struct dset *s = a->p;
@@ -128,7 +177,10 @@ static int depth_row(sqlite3_context *ctx, struct agg *a, int argc, const struct
 	}
 	if (!g->started) {
 		g->started = 1;
-		g->t = ts;
+		g->t = g->lo_from = ts;
+		g->spans_on = argc == 5;
+		g->max_depth = argc == 5 ? k[3].i : 0;
+		g->min_len = argc == 5 ? k[4].i : 0;
 	}
 	g->last_start = ts;
 	if (g->nheap == g->capheap) {
@@ -144,11 +196,12 @@ static int depth_row(sqlite3_context *ctx, struct agg *a, int argc, const struct
 	int rc = dgroup_close_until(g, ts);
 	if (rc == SQLITE_OK)
 		rc = dgroup_advance(g, ts);
+	if (rc == SQLITE_OK)
+		rc = dgroup_step(g, +1);
 	if (rc != SQLITE_OK) {
-		agg_fail(ctx, a, rc, "kvio_depth_gather: a group's times span more than int64");
+		agg_fail(ctx, a, rc, rc == SQLITE_NOMEM ? NULL : "kvio_depth_gather: a group's times span more than int64");
 		return rc;
 	}
-	g->depth++;
 	heap_push(g->heap, &g->nheap, end);
 	return SQLITE_OK;
 }
@@ -175,7 +228,10 @@ static void depth_final(sqlite3_context *ctx)
 		return;
 	}
 	for (size_t i = 0; i < s->t.nlist; i++) {
-		int rc = dgroup_close_until((struct dgroup *)s->t.list[i], INT64_MAX);
+		struct dgroup *g = (struct dgroup *)s->t.list[i];
+		int rc = dgroup_close_until(g, INT64_MAX);
+		if (rc == SQLITE_OK && g->spans_on && !g->high) /* the last span ends at the last end */
+			rc = dgroup_span(g, g->t);
 		if (rc != SQLITE_OK) {
 			dset_free(s);
 			if (rc == SQLITE_NOMEM)
@@ -544,6 +600,7 @@ int op_depth_register(sqlite3 *db)
 {
 	static const struct op_agg aggs[] = {
 		{"kvio_depth_gather", 3, depth_step, depth_final},
+		{"kvio_depth_gather", 5, depth_step, depth_final},
 		{"kvio_depth_buckets_gather", 5, bucket_step, bucket_final},
 	};
 	int rc = sqlite3_create_module_v2(db, "kvio_depth_buckets", &bk_module, NULL, NULL);

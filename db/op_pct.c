@@ -2,6 +2,7 @@
  *
  *   kvio_pct_gather(k1, k2, v)            v by group (k1, k2)              -> kvio_pct(p)
  *   kvio_runs_gather(k, t, max_gap)       run lengths by group (k, NULL)  -> kvio_pct(p)
+ *   kvio_runs_gather(k, t, max_gap, end, tag)  the same, and each run      -> kvio_runs(p)
  *   kvio_gaps_gather(k, seq, t, cls, min) consecutive gaps by (k, cls)    -> kvio_pct(p)
  *
  * An aggregate gathers the values of each group in one pass (int32 while they
@@ -20,6 +21,7 @@
 static void vgroup_fini(struct ghead *h)
 {
 	sqlite3_free(((struct vgroup *)h)->v);
+	sqlite3_free(((struct vgroup *)h)->runs);
 }
 
 void vset_free(void *p)
@@ -138,10 +140,28 @@ static int mval_cmp(const void *x, const void *y)
 
 /* Sort g's values ascending, in place (a scratch of one more copy: 4 bytes a
  * value while they fit in 32 bits). SQLITE_OK or NOMEM. */
+#define SMALL_SORT 64 /* groups this small: insertion sort (a radix pass costs its 257 counters and a scratch) */
+#define INSERTION_SORT(T, a, n)                                                \
+	for (size_t i_ = 1; i_ < (n); i_++) {                                   \
+		T x_ = (a)[i_];                                                 \
+		size_t j_ = i_;                                                 \
+		for (; j_ > 0 && (a)[j_ - 1] > x_; j_--)                        \
+			(a)[j_] = (a)[j_ - 1];                                  \
+		(a)[j_] = x_;                                                   \
+	}
+
 static int vgroup_sort(struct vgroup *g)
 {
 	if (g->n < 2)
 		return SQLITE_OK;
+	if (g->mode == VM_I32 && g->n <= SMALL_SORT) {
+		INSERTION_SORT(int32_t, (int32_t *)g->v, g->n);
+		return SQLITE_OK;
+	}
+	if (g->mode == VM_I64 && g->n <= SMALL_SORT) {
+		INSERTION_SORT(int64_t, (int64_t *)g->v, g->n);
+		return SQLITE_OK;
+	}
 	if (g->mode == VM_MIXED) {
 		qsort(g->v, g->n, sizeof(struct mval), mval_cmp);
 		return SQLITE_OK;
@@ -243,12 +263,14 @@ struct seq {
 	int64_t last_t, n;   /* last t seen, rows so far */
 	struct vgroup *out;  /* where its values go (gaps: chosen by the first row's cls) */
 	int64_t pend[16];    /* gaps: held until the sequence has min_n rows */
+	struct vrun run;     /* runs with spans: the current run (its start, end, tag) */
 };
 
 struct seqagg {
 	struct gtab seqs;     /* struct seq by (k, seq) or (k) */
 	struct vset *set;     /* the output */
 	int64_t min_n, max_gap;
+	int spans;            /* kvio_runs_gather's five-argument form: the runs are kept */
 };
 
 static void seqagg_free(void *p)
@@ -282,13 +304,38 @@ static struct vgroup *seqagg_out(struct seqagg *q, const struct key *k, const st
 	return (struct vgroup *)gtab_get(&q->set->t, a);
 }
 
-/* kvio_runs_gather(k, t, max_gap): rows of group k in t order split into runs
- * wherever t - previous t > max_gap; each run's length into group (k, NULL). */
+/* Close run s (n rows) into its output group: its length, and with spans
+ * (kvio_runs_gather's five-argument form) the run itself. SQLITE_OK or NOMEM. */
+static int run_close(struct seq *s, int spans)
+{
+	if (vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	if (!spans)
+		return SQLITE_OK;
+	struct vgroup *g = s->out;
+	if (g->nruns == g->capruns) {
+		size_t cap = g->capruns ? g->capruns * 2 : 16;
+		struct vrun *r = sqlite3_realloc64(g->runs, cap * sizeof *r);
+		if (!r)
+			return SQLITE_NOMEM;
+		g->runs = r;
+		g->capruns = cap;
+	}
+	s->run.n = s->n;
+	g->runs[g->nruns++] = s->run;
+	return SQLITE_OK;
+}
+
+/* kvio_runs_gather(k, t, max_gap [, end, tag]): rows of group k in t order split
+ * into runs wherever t - previous t > max_gap; each run's length into group
+ * (k, NULL); with end and tag (integers; tag may be NULL) each run too: its
+ * first t, the largest end of its rows, the tag of its first row. */
 static int runs_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
-	(void)argc;
-	if (k[1].t != SQLITE_INTEGER || k[2].t != SQLITE_INTEGER) {
-		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_runs_gather: t and max_gap must be integers");
+	int spans = argc == 5;
+	if (k[1].t != SQLITE_INTEGER || k[2].t != SQLITE_INTEGER ||
+	    (spans && (k[3].t != SQLITE_INTEGER || (k[4].t != SQLITE_INTEGER && k[4].t != SQLITE_NULL)))) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_runs_gather: t, max_gap and end must be integers, tag an integer or NULL");
 		return SQLITE_MISMATCH;
 	}
 	struct seqagg *q = a->p;
@@ -298,6 +345,7 @@ static int runs_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 		return SQLITE_NOMEM;
 	}
 	q->max_gap = k[2].i;
+	q->spans = spans;
 	int64_t t = k[1].i;
 	struct seq *s = (struct seq *)gtab_get(&q->seqs, k);
 	if (!s || (!s->out && !(s->out = seqagg_out(q, &k[0], NULL)))) {
@@ -314,12 +362,16 @@ static int runs_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 		return SQLITE_TOOBIG;
 	}
 	if (s->n && gap > q->max_gap) {
-		if (vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK) {
+		if (run_close(s, spans) != SQLITE_OK) {
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
 			return SQLITE_NOMEM;
 		}
 		s->n = 0;
 	}
+	if (spans && !s->n)
+		s->run = (struct vrun){.start = t, .end = k[3].i, .tag = k[4].i, .has_tag = k[4].t == SQLITE_INTEGER};
+	else if (spans && k[3].i > s->run.end)
+		s->run.end = k[3].i;
 	s->n++;
 	s->last_t = t;
 	return SQLITE_OK;
@@ -358,7 +410,7 @@ static int runs_flush(struct seqagg *q)
 {
 	for (size_t i = 0; i < q->seqs.nlist; i++) {
 		struct seq *s = (struct seq *)q->seqs.list[i];
-		if (s->n && vgroup_add(s->out, 1, s->n, 0) != SQLITE_OK)
+		if (s->n && run_close(s, q->spans) != SQLITE_OK)
 			return SQLITE_NOMEM;
 	}
 	return SQLITE_OK;
@@ -442,6 +494,7 @@ int op_pct_register(sqlite3 *db)
 	static const struct op_agg aggs[] = {
 		{"kvio_pct_gather", 3, pct_step, vset_final},
 		{"kvio_runs_gather", 3, runs_step, runs_final},
+		{"kvio_runs_gather", 5, runs_step, runs_final},
 		{"kvio_gaps_gather", 5, gaps_step, gaps_final},
 	};
 	return op_register_aggs(db, aggs, sizeof aggs / sizeof aggs[0]);

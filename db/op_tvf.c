@@ -3,16 +3,20 @@
  *   kvio_pct(p)     k1, k2, n, p25, p50, p95, p99, max, members  (a value set, op_pct.c)
  *   kvio_depth(p)   k, depth, time                               (a depth sweep, op_depth.c)
  *   kvio_groups(p)  k1, k2, n, count, min, max, sum, col         (hash groups, op_group.c)
+ *   kvio_runs(p)    k, start, end, n, tag                        (the runs of kvio_runs_gather's
+ *                                                                 five-argument form, op_pct.c)
+ *   kvio_depth_spans(p)  k, start, end                           (the low spans of kvio_depth_gather's
+ *                                                                 five-argument form, op_depth.c)
  *
- * One eponymous module serves the three; p is the pointer the gathering
+ * One eponymous module serves the five; p is the pointer the gathering
  * aggregate returned (it lives only inside the statement). Rows come in the
  * keys' SQL order. */
 #include "kvio_int.h"
 
 /* ---- the table-valued functions ----------------------------------------------- */
 
-/* One module serves the three tables; the kind says which. */
-enum { TV_PCT, TV_DEPTH, TV_GROUPS };
+/* One module serves the five tables; the kind says which. */
+enum { TV_PCT, TV_DEPTH, TV_GROUPS, TV_RUNS, TV_SPANS, TV_N };
 
 struct tv_tab {
 	sqlite3_vtab base;
@@ -24,7 +28,8 @@ struct tv_cur {
 	int kind;
 	struct gtab *t; /* the groups of the set */
 	size_t g;       /* current group */
-	size_t d;       /* kvio_depth: current depth within the group; kvio_groups: value column */
+	size_t d;       /* kvio_depth: current depth within the group; kvio_groups: value column;
+			   kvio_runs, kvio_depth_spans: the group's run, span */
 	int nvals;      /* kvio_groups: value columns per group */
 	int64_t rowid;
 };
@@ -33,9 +38,11 @@ static const char *const tv_schema[] = {
 	"CREATE TABLE x(k1, k2, n, p25, p50, p95, p99, max, members, p HIDDEN)",
 	"CREATE TABLE x(k, depth, time, p HIDDEN)",
 	"CREATE TABLE x(k1, k2, n, count, min, max, sum, col, p HIDDEN)",
+	"CREATE TABLE x(k, start, end, n, tag, p HIDDEN)",
+	"CREATE TABLE x(k, start, end, p HIDDEN)",
 };
-static const int tv_pcol[] = {9, 3, 8};
-static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups"};
+static const int tv_pcol[] = {9, 3, 8, 5, 3};
+static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups", "kvio_vset", "kvio_depth"};
 
 static int tv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
@@ -123,7 +130,20 @@ static void tv_pct_settle(struct tv_cur *c)
 	}
 }
 
-static const char *const tv_names[] = {"kvio_pct", "kvio_depth", "kvio_groups"};
+/* kvio_runs, kvio_depth_spans: step to a group with a run (span) left. */
+static void tv_list_settle(struct tv_cur *c)
+{
+	while (c->g < c->t->nlist) {
+		const struct ghead *h = c->t->list[c->g];
+		size_t n = c->kind == TV_RUNS ? ((const struct vgroup *)h)->nruns : ((const struct dgroup *)h)->nspans / 2;
+		if (c->d < n)
+			return;
+		c->g++;
+		c->d = 0;
+	}
+}
+
+static const char *const tv_names[] = {"kvio_pct", "kvio_depth", "kvio_groups", "kvio_runs", "kvio_depth_spans"};
 
 static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
 {
@@ -135,23 +155,31 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 	c->rowid = 0;
 	if (!p) {
 		static const char *const from[] = {"kvio_pct_gather, kvio_runs_gather or kvio_gaps_gather",
-						   "kvio_depth_gather", "kvio_group_gather or kvio_step_gather"};
+						   "kvio_depth_gather", "kvio_group_gather or kvio_step_gather",
+						   "kvio_runs_gather(k, t, max_gap, end, tag)",
+						   "kvio_depth_gather(k, ts, dur, max_depth, min_len)"};
 		cur->pVtab->zErrMsg = sqlite3_mprintf("%s: the argument is not a %s set (the result of %s)",
 						     tv_names[c->kind], tv_ptype[c->kind], from[c->kind]);
 		return SQLITE_ERROR;
 	}
-	if (c->kind == TV_PCT) {
+	if (c->kind == TV_PCT || c->kind == TV_RUNS) {
 		if (vset_prepare(p) != SQLITE_OK)
 			return SQLITE_NOMEM;
 		c->t = &((struct vset *)p)->t;
-		tv_pct_settle(c);
-	} else if (c->kind == TV_DEPTH) {
+		if (c->kind == TV_PCT)
+			tv_pct_settle(c);
+		else
+			tv_list_settle(c);
+	} else if (c->kind == TV_DEPTH || c->kind == TV_SPANS) {
 		struct dset *s = p;
 		if (!s->sorted)
 			gtab_sort(&s->t);
 		s->sorted = 1;
 		c->t = &s->t;
-		tv_depth_settle(c);
+		if (c->kind == TV_DEPTH)
+			tv_depth_settle(c);
+		else
+			tv_list_settle(c);
 	} else {
 		struct sset *s = p;
 		if (!s->sorted)
@@ -170,6 +198,9 @@ static int tv_next(sqlite3_vtab_cursor *cur)
 	if (c->kind == TV_DEPTH) {
 		c->d++;
 		tv_depth_settle(c);
+	} else if (c->kind == TV_RUNS || c->kind == TV_SPANS) {
+		c->d++;
+		tv_list_settle(c);
 	} else if (c->kind == TV_GROUPS && (int)++c->d < c->nvals) {
 		/* the group's next value column */
 	} else {
@@ -227,6 +258,27 @@ static void tv_groups_column(sqlite3_context *ctx, const struct sgroup *g, size_
 	}
 }
 
+/* A kvio_runs row (k, start, end, n, tag) or a kvio_depth_spans row (k, start, end). */
+static void tv_list_column(sqlite3_context *ctx, const struct tv_cur *c, const struct ghead *h, int col)
+{
+	if (col == 0) {
+		key_result(ctx, &h->k[0]);
+	} else if (c->kind == TV_SPANS) {
+		if (col <= 2)
+			sqlite3_result_int64(ctx, ((const struct dgroup *)h)->spans[2 * c->d + (size_t)col - 1]);
+	} else {
+		const struct vrun *r = &((const struct vgroup *)h)->runs[c->d];
+		if (col == 1)
+			sqlite3_result_int64(ctx, r->start);
+		else if (col == 2)
+			sqlite3_result_int64(ctx, r->end);
+		else if (col == 3)
+			sqlite3_result_int64(ctx, r->n);
+		else if (col == 4 && r->has_tag)
+			sqlite3_result_int64(ctx, r->tag);
+	}
+}
+
 static int tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	struct tv_cur *c = (struct tv_cur *)cur;
@@ -239,6 +291,10 @@ static int tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 			sqlite3_result_int64(ctx, (int64_t)c->d);
 		else if (col == 2)
 			sqlite3_result_int64(ctx, g->at[c->d]);
+		return SQLITE_OK;
+	}
+	if (c->kind == TV_RUNS || c->kind == TV_SPANS) {
+		tv_list_column(ctx, c, h, col);
 		return SQLITE_OK;
 	}
 	if (col < 2) {
@@ -277,7 +333,7 @@ static sqlite3_module tv_module = {
 
 int op_tvf_register(sqlite3 *db)
 {
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < TV_N; k++) {
 		int rc = sqlite3_create_module_v2(db, tv_names[k], &tv_module, (void *)(intptr_t)k, NULL);
 		if (rc != SQLITE_OK)
 			return rc;

@@ -224,7 +224,7 @@ static unsigned char *cmd_event(unsigned char *p, const struct cmd_ctx *c, const
 			p = pfv(p, F.te_xuuids, v->slba_track[i]);
 		p = pfv(p, F.te_xvals, (v->flags[i] & CHF_SLBA) ? (uint64_t)v->slba[i] : 0);
 	}
-	uint64_t fs[4], tf[4];
+	uint64_t fs[MAXFLOWS], tf[MAXFLOWS];
 	size_t nf, ntf;
 	slice_flows(c->fl, id, fs, &nf, tf, &ntf);
 	for (size_t k = 0; k < nf; k++)

@@ -13,18 +13,81 @@
 #include "export_int.h"
 #include "../db/schema.h"
 #include "../db/valid.h"
+#include "../db/memo.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <stdio.h>
 #include <stdlib.h>
 
-int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, struct export_stats *stats)
+/* The checks of db and what the export reads before it writes: the tables'
+ * sums, the chunks' directory, the window's keep-list, the flows. 0, or 2
+ * after the one line saying why. */
+static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, struct flows *fl)
+{
+	char *why = NULL;
+	int drc = db_check_tables(db, "main", DB_TABLES, &why); /* every table it reads, summed */
+	if (drc == SQLITE_OK)
+		drc = dir_load(db, "\"main\"", &x->dir, &why);
+	if (drc == SQLITE_OK) /* the chunks this process checked, shared with the findings' connection */
+		x->checked = memo_chunks(memo_of(db, "main"), x->dir.nchunks);
+	if (drc != SQLITE_OK) {
+		if (drc == SQLITE_CORRUPT && why && !strncmp(why, KVIO_DAMAGED, strlen(KVIO_DAMAGED)))
+			say_once("%s: %s", db_name(db), why);
+		else if (drc == SQLITE_CORRUPT && why)
+			chunk_damaged(db, why);
+		else
+			db_failed(db, "reading the database");
+		sqlite3_free(why);
+		return 2;
+	}
+	if ((x->win && window_kept(db, x, keep)) || load_flows(db, x->keep, fl)) {
+		db_failed(db, "reading flows");
+		return 2;
+	}
+	return 0;
+}
+
+/* The pieces in order: without findings the tracks, the slices, the commands,
+ * the counters; with them, the findings' SQL runs while the commands and the
+ * counters are written, then the findings' tracks, the slices (objects with
+ * the findings' flows), the findings. 0, or 2 after the one line. */
+static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl)
+{
+	struct findings f;
+	memset(&f, 0, sizeof f);
+	int on = eo && eo->findings, rc = 0;
+	if (export_tracks(db, x) || (on && findings_start(db, &f, eo)))
+		rc = -1;
+	else if (!on || f.imported)
+		rc = export_slices(db, x, fl) || export_cmds(db, x, fl) || export_counters(db, x);
+	else if (export_cmds(db, x, fl) || export_counters(db, x))
+		rc = -1 - findings_finish(db, &f, 1); /* the commands failed: the findings are not waited for */
+	else if (findings_finish(db, &f, 0))
+		rc = -2;                              /* said */
+	else {
+		findings_tracks(x, &f);
+		findings_flows(x, &f, fl);
+		rc = export_slices(db, x, fl);
+		if (!rc)
+			findings_slices(x, &f);
+	}
+	findings_free(&f);
+	if (rc == -2)
+		return 2;
+	if (rc) {
+		db_failed(db, "reading the database");
+		return 2;
+	}
+	return 0;
+}
+
+int export_db(sqlite3 *db, struct outfile *of, const struct export_opts *eo, struct export_stats *stats)
 {
 	struct exporter x;
 	memset(&x, 0, sizeof x);
 	fieldnums_init();
 	size_t pl = strlen(of->path);
-	int rc = 0;
+	int rc;
 	x.o.f = of;
 	x.o.gz = pl > 3 && !strcmp(of->path + pl - 3, ".gz");
 	if (x.o.gz) {
@@ -35,31 +98,15 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 		}
 		x.o.zbuf = xmalloc(ZBUF_BYTES);
 	}
+	const struct kvio_window *win = eo ? eo->win : NULL;
 	x.win = win && (win->has_time || win->has_tid) ? win : NULL;
 	x.o.cap = 1 << 20;
 	x.o.buf = xmalloc(x.o.cap);
 	struct flows fl = {0};
 	struct kept keep = {{0}, {0}};
 	x.keep = x.win ? &keep : NULL;
-	char *why = NULL;
-	int drc = db_check_tables(db, "main", DB_TABLES, &why); /* every table it reads, summed */
-	if (drc == SQLITE_OK)
-		drc = dir_load(db, "\"main\"", &x.dir, &why);
-	if (drc != SQLITE_OK) {
-		if (drc == SQLITE_CORRUPT && why && !strncmp(why, KVIO_DAMAGED, strlen(KVIO_DAMAGED)))
-			say_once("%s: %s", db_name(db), why);
-		else if (drc == SQLITE_CORRUPT && why)
-			chunk_damaged(db, why);
-		else
-			db_failed(db, "reading the database");
-		sqlite3_free(why);
-		rc = 2;
-	} else if ((x.win && window_kept(db, &x, &keep)) || load_flows(db, x.keep, &fl)) {
-		db_failed(db, "reading flows");
-		rc = 2;
-	}
-	/* the sequence starts with cleared incremental state */
-	if (!rc) {
+	rc = export_prepare(db, &x, &keep, &fl);
+	if (!rc) { /* the sequence starts with cleared incremental state */
 		Kvio__Pf__TracePacket p = KVIO__PF__TRACE_PACKET__INIT;
 		p.has_trusted_packet_sequence_id = 1;
 		p.trusted_packet_sequence_id = SEQ_ID;
@@ -67,21 +114,13 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 		p.sequence_flags = SEQ_INCREMENTAL_STATE_CLEARED;
 		out_packet(&x.o, &p);
 		x.packets++;
-	}
-	if (!rc && (export_tracks(db, &x) || export_slices(db, &x, &fl) || export_cmds(db, &x, &fl) ||
-		    export_counters(db, &x))) {
-		db_failed(db, "reading the database");
-		rc = 2;
+		rc = export_pieces(db, &x, eo, &fl);
 	}
 	out_flush(&x.o, 1);
 	if (x.o.gz)
 		deflateEnd(&x.o.z);
-	if (stats) {
-		stats->packets = x.packets;
-		stats->kept = x.kept;
-		stats->slices = x.slices;
-		stats->bytes = x.o.bytes;
-	}
+	if (stats)
+		*stats = (struct export_stats){x.packets, x.o.bytes, x.kept, x.slices, x.findings};
 	free(fl.r);
 	kept_free(&keep);
 	dir_free(&x.dir, 0);
@@ -95,16 +134,23 @@ int export_db(sqlite3 *db, struct outfile *of, const struct kvio_window *win, st
 }
 
 static const char export_help[] =
-	"usage: kvio-export trace.db -o kv.pftrace[.gz] [--time-range S,E] [--trace-id A[-B]]\n\n"
+	"usage: kvio-export trace.db -o kv.pftrace[.gz] [--time-range S,E] [--trace-id A[-B]]\n"
+	"                   [--no-findings] [--batch-gap-us 50]\n\n"
 	"Writes the database as a Perfetto TrackEvent trace: drag it onto\n"
 	"https://ui.perfetto.dev (processing stays in the browser) or open it with\n"
-	"trace_processor. A .gz suffix gzips. The file appears only when complete.\n\n"
+	"trace_processor. A .gz suffix gzips. The file appears only when complete.\n"
+	"Per label, a 'kvio findings' track group holds what kvio-report finds (QD~1\n"
+	"objects, QD<=1 spans, inferred batches, slow and failed objects, TP barrier\n"
+	"skew: sql/findings.sql), each slice linked by a flow to its object.\n\n"
 	"options:\n"
 	"  -o, --out FILE        the .pftrace to write ('-': standard output, plain)\n"
 	"  --time-range S,E      only what overlaps [S, E] seconds of the database's time\n"
 	"                        (rebased per arm; absolute if ingested with --no-rebase);\n"
 	"                        reads only the command chunks of the window\n"
-	"  --trace-id A[-B]      only the commands and objects of trace_id A..B\n\n"
+	"  --trace-id A[-B]      only the commands and objects of trace_id A..B\n"
+	"  --no-findings         leave the findings tracks out\n"
+	"  --batch-gap-us N      submit gap that splits the findings' inferred batches\n"
+	"                        (kvio-report's --batch-gap-us; default 50)\n\n"
 	"EXAMPLES\n"
 	"  kvio-export trace.db -o kv.pftrace\n"
 	"  kvio-export ab.db -o ab.pftrace.gz\n"
@@ -114,10 +160,36 @@ static const char export_help[] =
 	"  could not be written (nothing left behind); 130/143 interrupted by\n"
 	"  SIGINT/SIGTERM (nothing left behind)\n";
 
+/* --no-findings, --batch-gap-us N (argv[*i] one of them) into eo. 0, or 2
+ * after a one-line usage error. */
+int export_parse_opt(struct export_opts *eo, int argc, char **argv, int *i, int *seen_gap)
+{
+	const char *v;
+	int64_t n;
+	if (!strcmp(argv[*i], "--no-findings")) {
+		eo->findings = 0;
+		return 0;
+	}
+	if ((*seen_gap)++) {
+		kvio_err("--batch-gap-us given twice (see --help)");
+		return 2;
+	}
+	if (!(v = opt_value(argc, argv, i, "--batch-gap-us")))
+		return 2;
+	if (parse_i64(v, &n) || n < 0 || n > INT64_MAX / 1000) {
+		kvio_err("--batch-gap-us: '%s' is not a non-negative integer", v);
+		return 2;
+	}
+	eo->batch_gap_ns = n * 1000;
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *dbpath = NULL, *out = NULL;
 	struct kvio_window win = {0};
+	struct export_opts eo = {&win, 1, 50000};
+	int seen_gap = 0;
 	for (int i = 1; i < argc; i++) {
 		int r;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -125,6 +197,9 @@ int cmd_export(int argc, char **argv)
 			return 0;
 		} else if ((r = window_parse_opt(&win, argc, argv, &i)) != 0) {
 			if (r < 0)
+				return 2;
+		} else if (!strcmp(argv[i], "--no-findings") || opt_is(argv[i], "--batch-gap-us")) {
+			if (export_parse_opt(&eo, argc, argv, &i, &seen_gap))
 				return 2;
 		} else if (!strcmp(argv[i], "-o") || opt_is(argv[i], "--out")) {
 			if (out) {
@@ -157,15 +232,18 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	struct export_stats s;
-	int rc = export_db(db, &of, &win, &s);
+	int rc = export_db(db, &of, &eo, &s);
 	sqlite3_close(db);
 	if (rc)
 		outfile_abort(&of);
 	else
 		rc = outfile_commit(&of);
+	char fnd[48] = "";
+	if (eo.findings)
+		snprintf(fnd, sizeof fnd, "; %llu findings", (unsigned long long)s.findings);
 	if (!rc) /* with -o -, standard output holds the trace: the line goes to stderr */
-		fprintf(of.std ? stderr : stdout, "kvio-export: wrote %s (%llu packets, %llu bytes before compression)\n",
-			of.path, (unsigned long long)s.packets, (unsigned long long)s.bytes);
+		fprintf(of.std ? stderr : stdout, "kvio-export: wrote %s (%llu packets, %llu bytes before compression%s)\n",
+			of.path, (unsigned long long)s.packets, (unsigned long long)s.bytes, fnd);
 	if (!rc && !s.slices) { /* written, as ingest writes its database, but nothing in it to look at */
 		char wd[128];
 		if (win.has_time || win.has_tid)

@@ -11,6 +11,7 @@
 #include "../lib/strpool.h"
 #include "../lib/util.h"
 #include "../lib/window.h"
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 struct outfile;
 
 #define SEQ_ID 1
+#define MAXFLOWS 8 /* flows through one slice: an object's to its commands, its findings' */
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 #define SEQ_NEEDS_INCREMENTAL_STATE 2
 
@@ -53,7 +55,7 @@ struct ev {
 	Kvio__Pf__DebugAnnotationName *dnp[MAXANN];
 	Kvio__Pf__InternedString is[MAXANN];
 	Kvio__Pf__InternedString *isp[MAXANN];
-	uint64_t flows[4], tflows[4];
+	uint64_t flows[MAXFLOWS], tflows[MAXFLOWS];
 };
 
 struct exporter {
@@ -63,9 +65,11 @@ struct exporter {
 	uint64_t packets;
 	uint64_t kept; /* command and object slices written */
 	uint64_t slices; /* slices written, commands included, capture_info not */
+	uint64_t findings; /* finding slices written */
 	const struct kvio_window *win; /* --time-range / --trace-id; NULL: everything */
 	const struct kept *keep;       /* what win keeps (NULL without one) */
 	struct dbdir dir;              /* the chunks and what they index, checked (db/dir.h) */
+	uint8_t *checked;              /* the process's memo of the chunks checked (db/memo.h), or NULL */
 	void *buf;                     /* one chunk's bytes (sqlite3_malloc'd) */
 	size_t bufcap;
 };
@@ -178,8 +182,62 @@ void kept_free(struct kept *k);
 int kept_chunk_has(const struct kept_chunk *c, uint32_t i);
 int window_kept(sqlite3 *db, struct exporter *x, struct kept *k);
 int load_flows(sqlite3 *db, const struct kept *k, struct flows *f);
+int kept_has(const struct kept *k, int64_t id);
+void flows_add(struct flows *f, struct flowref *add, size_t n);
 void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, uint64_t *tfl, size_t *ntf);
 void ev_flows(struct exporter *x, const struct flows *f, int64_t id);
+
+/* ---- findings (findings.c) ----------------------------------------------------
+ * The rows of sql/findings.sql, computed on a connection of its own while the
+ * commands are written. The sql/ files as build/sqlfiles.c holds them (the
+ * declaration of report/sqlfiles.h, which the export may not include). */
+struct sql_file {
+	const char *name;
+	const char *text;
+};
+extern const struct sql_file kvio_sql_files[];
+
+struct fcell {
+	int t; /* SQLITE_INTEGER, _FLOAT, _TEXT, _NULL */
+	int64_t i;
+	double d;
+	char *s;
+};
+
+struct frow {
+	char *label, *track, *name;
+	int64_t ts, dur;
+	int64_t obj, obj_ts;  /* the object's slice id (-1: none) and begin */
+	struct fcell *args;   /* one per arg column */
+	uint32_t lane;
+	uint64_t uuid, fid;   /* its track; its flow id (0: none) */
+};
+
+struct flabel {
+	char *label;
+	int64_t proc_track;   /* the label's process track: the findings group's parent */
+};
+
+struct findings {
+	const struct export_opts *eo;
+	sqlite3 *db;          /* the thread's connection */
+	pthread_t th;
+	int started, rc, imported; /* imported: the database holds findings already (written as they are) */
+	int errcode;
+	char *err;            /* the thread's failure, said by findings_finish */
+	int ncol;             /* arg columns, named col[] */
+	char **col;
+	struct vec rows;      /* struct frow, in findings.sql's order */
+	struct vec labels;    /* struct flabel */
+	uint64_t next_uuid;   /* the next free track uuid */
+};
+
+int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo);
+int findings_finish(sqlite3 *db, struct findings *f, int stop);
+void findings_tracks(struct exporter *x, struct findings *f);
+void findings_flows(const struct exporter *x, struct findings *f, struct flows *fl);
+void findings_slices(struct exporter *x, struct findings *f);
+void findings_free(struct findings *f);
 
 /* slices.c: the tracks, the generic slices with their args and flows, the
  * stored counters; cmds.c: the commands from their chunks. 0, or -1 after a

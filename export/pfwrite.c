@@ -5,6 +5,7 @@
 #include "export_int.h"
 #include "../db/schema.h"
 #include "../db/valid.h"
+#include "../db/memo.h"
 #include "../lib/outfile.h"
 #include <errno.h>
 #include <math.h>
@@ -327,7 +328,11 @@ void chunk_damaged(sqlite3 *db, const char *why)
 int export_read_chunk(sqlite3 *db, struct exporter *x, size_t k, int check, struct chunk_view *v)
 {
 	char why[256];
-	int rc = chunk_read(db, "main", &x->dir, k, check && !db_unchecked(), &x->buf, &x->bufcap, v, why, sizeof why);
+	/* a chunk this process checked already (the findings' connection, db/memo.h) is not checked again */
+	check = check && !db_unchecked() && !(x->checked && __atomic_load_n(&x->checked[k], __ATOMIC_ACQUIRE));
+	int rc = chunk_read(db, "main", &x->dir, k, check, &x->buf, &x->bufcap, v, why, sizeof why);
+	if (rc == SQLITE_OK && check && x->checked)
+		__atomic_store_n(&x->checked[k], 1, __ATOMIC_RELEASE);
 	if (rc == SQLITE_CORRUPT)
 		chunk_damaged(db, why);
 	else if (rc != SQLITE_OK)

@@ -141,6 +141,12 @@ static int id_kept(const struct kept *k, int64_t id)
 	return in_ids(&k->slices, id);
 }
 
+/* The slice of id (generic or command) is written under the window k keeps. */
+int kept_has(const struct kept *k, int64_t id)
+{
+	return id_kept(k, id);
+}
+
 static int flowref_cmp(const void *a, const void *b)
 {
 	const struct flowref *x = a, *y = b;
@@ -202,6 +208,28 @@ int load_flows(sqlite3 *db, const struct kept *k, struct flows *f)
 	return 0;
 }
 
+static int flowref_fid_cmp(const void *a, const void *b)
+{
+	const struct flowref *x = a, *y = b;
+	return x->slice != y->slice ? (x->slice < y->slice ? -1 : 1) : (x->fid > y->fid) - (x->fid < y->fid);
+}
+
+/* Merge the n flow ends add[] into f, after f's own ends of the same slice
+ * (add[] is sorted here; f's order is kept: a slice's flow ids come out in it). */
+void flows_add(struct flows *f, struct flowref *add, size_t n)
+{
+	if (!n)
+		return;
+	qsort(add, n, sizeof *add, flowref_fid_cmp);
+	struct flowref *m = xmalloc((f->n + n) * sizeof *m);
+	size_t i = 0, j = 0, k = 0;
+	while (i < f->n || j < n)
+		m[k++] = j == n || (i < f->n && f->r[i].slice <= add[j].slice) ? f->r[i++] : add[j++];
+	free(f->r);
+	f->r = m;
+	f->n = k;
+}
+
 /* Put slice id's flow ids on the current event: a source continues the flow,
  * a slice that only receives it terminates it. */
 void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, uint64_t *tfl, size_t *ntf)
@@ -221,9 +249,9 @@ void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, ui
 		for (size_t k = lo; k < f->n && f->r[k].slice == id; k++)
 			out_too |= f->r[k].fid == r->fid && f->r[k].out;
 		if (r->out) {
-			if (*nf < 4)
+			if (*nf < MAXFLOWS)
 				fl[(*nf)++] = r->fid;
-		} else if (!out_too && *ntf < 4) {
+		} else if (!out_too && *ntf < MAXFLOWS) {
 			tfl[(*ntf)++] = r->fid;
 		}
 	}

@@ -177,6 +177,27 @@ void json_tp_ranks(struct label *L, const struct sel *s, const struct rctx *c)
 			  "chunks");
 }
 
+const char *const findings_kinds[] = {"qd1_load", "qd1_store", "qd1_load_suspicious", "qd1_store_suspicious", "qd_le1",
+				      "batch", "batch_singles", "slow_object", "failed", "tp_barrier", NULL};
+
+/* findings: how many rows of each kind findings.sql has for the label (the
+ * slices of the exported trace's "kvio findings" tracks); every kind, 0 when none. */
+void json_findings(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	(void)c;
+	struct jnode *F = jn_set(L->R, "findings", jn_obj());
+	for (int q = 0; findings_kinds[q]; q++)
+		jn_set(F, findings_kinds[q], jn_int(0));
+	for (size_t j = 0; j < s->n; j++) {
+		const char *k = cstr(col(s, j, "kind"));
+		struct jnode *n = k ? jn_get(F, k) : NULL;
+		if (k && !n)
+			n = jn_set(F, k, jn_int(0)); /* a kind of an edited findings.sql */
+		if (n)
+			n->i++;
+	}
+}
+
 /* A two-element array of cells a and b (as seconds when scale is set), or
  * NULL when either is NULL. */
 static struct jnode *pair_json(const struct cell *a, const struct cell *b, int seconds)

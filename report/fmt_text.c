@@ -174,6 +174,27 @@ void text_tp_barrier(struct label *L, const struct sel *s, const struct rctx *c)
 		    iv(s, j, "chunks"));
 }
 
+/* findings: the count of each kind of findings.sql's rows (the exported
+ * trace's "kvio findings" slices), the kinds it has. */
+void text_findings(struct label *L, const struct sel *s, const struct rctx *c)
+{
+	static const char *const words[] = {"QD~1 load", "QD~1 store", "QD~1? load", "QD~1? store", "QD<=1",
+					    "batches", "runs of 1-cmd batches", "slow objects", "failed", "TP barrier"};
+	char line[512];
+	int w = snprintf(line, sizeof line, "  findings:"), any = 0;
+	(void)c;
+	for (int q = 0; findings_kinds[q] && q < (int)(sizeof words / sizeof words[0]); q++) {
+		long long n = 0;
+		for (size_t j = 0; j < s->n; j++) {
+			const char *k = cstr(col(s, j, "kind"));
+			n += k && !strcmp(k, findings_kinds[q]);
+		}
+		if (n && w < (int)sizeof line)
+			w += snprintf(line + w, sizeof line - w, "%s %lld %s", any++ ? "," : "", n, words[q]);
+	}
+	say(L, "%s%s", line, any ? " (kvio-export: the 'kvio findings' tracks)" : " none");
+}
+
 /* space: the header share is the header commands' own bytes over
  * commands.sql's tagged bytes (the JSON keeps the reference's keys). */
 void text_space(struct label *L, const struct sel *s, const struct rctx *c)

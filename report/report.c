@@ -43,6 +43,7 @@ static const struct analysis analyses[] = {
 	{"commands.sql",   text_throughput, json_throughput, 0,  NULL},
 	{"serving.sql",    text_serving,    json_serving,    3,  "html_serving.sql"},
 	{"tp_ranks.sql",   text_tp_ranks,   json_tp_ranks,   5,  NULL},
+	{"findings.sql",   text_findings,   json_findings,   15, NULL},
 	{"capture.sql",    text_capture,    json_capture,    1,  NULL},
 	{"ab.sql",         text_ab,         json_ab,         7,  "html_ab.sql"},
 };

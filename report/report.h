@@ -148,11 +148,13 @@ void say_tail(struct label *L, const char *fmt, ...) __attribute__((format(print
 
 /* capture.sql's counter columns, NULL-terminated (a database may lack some). */
 extern const char *const capture_keys[];
+/* findings.sql's kinds, NULL-terminated: the keys of "findings" (each present, 0 when none). */
+extern const char *const findings_kinds[];
 
 fmt_fn text_info, text_commands, text_latency, text_qd1, text_qd, text_batches, text_objects, text_failed,
-	text_tp_barrier, text_space, text_throughput, text_serving, text_tp_ranks, text_capture, text_ab;
+	text_tp_barrier, text_space, text_throughput, text_serving, text_tp_ranks, text_findings, text_capture, text_ab;
 fmt_fn json_info, json_commands, json_latency, json_qd1, json_qd, json_batches, json_objects, json_failed,
-	json_tp_barrier, json_space, json_throughput, json_serving, json_tp_ranks, json_capture, json_ab;
+	json_tp_barrier, json_space, json_throughput, json_serving, json_tp_ranks, json_findings, json_capture, json_ab;
 
 /* kvio-report's entry (cmd/main.c's table). */
 int cmd_report(int argc, char **argv);

@@ -25,7 +25,7 @@ CREATE TEMP TABLE kvio_html_ok AS
 SELECT o.label, o.op, o.ts, o.dur, o.tid,
   (SELECT p.lid FROM kvio_cmd_proc p JOIN kvio_proc n ON n.upid = p.lid WHERE n.label = o.label) AS lid
 FROM kvio_object o
-WHERE (o.error IS NULL OR o.error = '' OR o.error = 0) AND o.op IN ('store', 'load', 'delete');
+WHERE NOT o.failed AND o.op IN ('store', 'load', 'delete');
 
 SELECT
   CASE WHEN c.k2 LIKE 'span:%' THEN c.k2 ELSE 'pre:' || substr(c.k2, 5) END AS chart, -- span:<op> | pre:<op>

@@ -7,12 +7,12 @@
 -- highest is listed, empty ones as 0, so the curve closes at both ends. (The
 -- page draws the service time, qd1's svc, as a vertical line: a serialized
 -- path peaks on it.)
--- Inputs: kvio_command_ordered_batches, kvio_proc (prelude.sql); kvio_gaps_gather, kvio_is,
+-- Inputs: kvio_command_ordered_batches, kvio_proc, kvio_rule (prelude.sql); kvio_gaps_gather, kvio_is,
 -- kvio_log_bins (the extension).
 WITH counted AS (                                  -- gaps per (lid, op, bin)
   SELECT k1 AS label, CASE k2 WHEN 1 THEN 'load' ELSE 'store' END AS op, bin, count AS n
   FROM kvio_log_bins((
-    SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), 4) -- the class as in qd1.sql
+    SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule)) -- as qd1.sql
     FROM kvio_command_ordered_batches WHERE tid > 0), 10)
 ), bin_range(label, op, bin, hi) AS (              -- every bin of the drawn range
   SELECT label, op, min(bin) - 1, max(bin) + 1 FROM counted GROUP BY label, op

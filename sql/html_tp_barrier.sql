@@ -2,7 +2,7 @@
 -- draws tp_barrier.sql's samples (per (op, chunk) seen on every shard, max -
 -- min of the object ends), present only for labels with more than one shard;
 -- downsampled to kvio_cdf_grid's quantiles (kvio_quantiles).
--- Inputs: kvio_tp_gap (tp_barrier.sql, run before it), kvio_cdf_grid (prelude.sql);
+-- Inputs: kvio_tp_gap, kvio_cdf_grid (prelude.sql);
 -- kvio_pct_gather, kvio_quantiles (the extension).
 SELECT
   'tp:gap' AS chart,

@@ -1,7 +1,8 @@
 -- objects.sql — KV object spans per label and op (store, load, delete).
 -- Over objects without an error. Span = object slice: op start (schema-2
 -- ts_start, else the first device command) to op end.
---   span_p50/p99   object span (ns)
+--   span_p50/p99   object span (ns): kvio_object_span (prelude.sql), which
+--                  findings.sql's slow objects (span > span_p99) read too
 --   eff_mbs_p50    bytes / span in MB/s (10^6 B/s), objects with span > 0
 --   presubmit_p50  first tagged command of the object's trace_id - object begin
 --                  (ns): the producer's time before the device sees any IO
@@ -10,19 +11,17 @@
 --                  timeline shows it); presubmit_p50 measures a later object of
 --                  a repeated trace_id from the first one's command
 -- (Objects with an error: failed.sql.)
--- Inputs: kvio_object, kvio_command_batches, kvio_proc (prelude.sql), flow, kvio_cmd; kvio_pct,
--- kvio_groups (the extension).
+-- Inputs: kvio_object, kvio_object_span, kvio_command_batches, kvio_proc (prelude.sql), flow,
+-- kvio_cmd; kvio_pct, kvio_groups (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object
-  WHERE (error IS NULL OR error = '' OR error = 0) AND op IN ('store', 'load', 'delete')
+  WHERE NOT failed AND op IN ('store', 'load', 'delete')
 ), first_cmd AS MATERIALIZED (                     -- per (label, trace_id): the first submit
   SELECT p.label, f.k2 AS tid, f.min AS t0
   FROM kvio_groups((SELECT kvio_group_gather(lid, tid, ts) FROM kvio_command_batches WHERE tid > 0)) f
   JOIN kvio_proc p ON p.upid = f.k1
 ), sample AS (
-  SELECT label, 'span:' || op AS grp, dur AS v FROM ok
-  UNION ALL
-  SELECT label, 'mbs:' || op, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 FROM ok WHERE dur <> 0
+  SELECT label, 'mbs:' || op AS grp, coalesce(bytes, 0) / max(1e-9, dur / 1e9) / 1e6 AS v FROM ok WHERE dur <> 0
   UNION ALL
   SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid
   UNION ALL                                        -- the flow object -> its first command
@@ -32,16 +31,15 @@ WITH ok AS (
 )
 SELECT
   s.label,
-  substr(s.grp, 6) AS op,                          -- store | load | delete
+  s.op,                                            -- store | load | delete
   s.n,                                             -- objects
   s.p50 AS span_p50,
   s.p99 AS span_p99,
   m.p50 AS eff_mbs_p50,
   p.p50 AS presubmit_p50,
   w.p50 AS presubmit_own_p50
-FROM pct s
-LEFT JOIN pct m ON m.label = s.label AND m.grp = 'mbs:' || substr(s.grp, 6)
-LEFT JOIN pct p ON p.label = s.label AND p.grp = 'pre:' || substr(s.grp, 6)
-LEFT JOIN pct w ON w.label = s.label AND w.grp = 'own:' || substr(s.grp, 6)
-WHERE s.grp LIKE 'span:%'
-ORDER BY s.label, CASE substr(s.grp, 6) WHEN 'store' THEN 0 WHEN 'load' THEN 1 ELSE 2 END;
+FROM kvio_object_span s
+LEFT JOIN pct m ON m.label = s.label AND m.grp = 'mbs:' || s.op
+LEFT JOIN pct p ON p.label = s.label AND p.grp = 'pre:' || s.op
+LEFT JOIN pct w ON w.label = s.label AND w.grp = 'own:' || s.op
+ORDER BY s.label, CASE s.op WHEN 'store' THEN 0 WHEN 'load' THEN 1 ELSE 2 END;

@@ -24,6 +24,12 @@ DROP TABLE IF EXISTS temp.kvio_cmd_proc;
 DROP TABLE IF EXISTS temp.kvio_pool_all;
 DROP TABLE IF EXISTS temp.kvio_object;
 DROP TABLE IF EXISTS temp.kvio_window;
+DROP TABLE IF EXISTS temp.kvio_rule;
+DROP TABLE IF EXISTS temp.kvio_qd1_gap;
+DROP VIEW IF EXISTS temp.kvio_qd1_svc;
+DROP VIEW IF EXISTS temp.kvio_qd1_verdict;
+DROP VIEW IF EXISTS temp.kvio_object_span;
+DROP VIEW IF EXISTS temp.kvio_tp_gap;
 DROP VIEW IF EXISTS temp.kvio_command;
 DROP VIEW IF EXISTS temp.kvio_pool;
 DROP VIEW IF EXISTS temp.kvio_command_batches;
@@ -53,6 +59,16 @@ WHERE name IS NOT NULL;
 
 -- kvio_window: the window's bounds, NULL when unbound (a view cannot hold parameters)
 CREATE TEMP TABLE kvio_window AS SELECT :win_lo AS lo, :win_hi AS hi, :win_tlo AS tlo, :win_thi AS thi;
+
+-- kvio_rule: the thresholds of the report's verdicts, which the findings
+-- (findings.sql: the exported trace's "kvio findings" tracks) select by too
+CREATE TEMP TABLE kvio_rule AS SELECT
+  coalesce(:batch_gap_ns, 50000) AS batch_gap_ns,  -- inferred batches split where a submit gap exceeds it (ns;
+                                                   -- kvio-report --batch-gap-us, default 50 us)
+  4 AS qd1_min_cmds,                               -- QD1 detector: objects with at least this many tagged commands
+  0.5 AS qd1_ratio,                                -- serialized: gap p50 >= qd1_ratio x the service time
+  40000 AS qd1_suspicious_ns,                      -- without completions: suspicious at gap p50 >= this (ns)
+  1 AS qd_low;                                     -- a low achieved queue depth: <= this (qd.sql's pct_time_le1)
 
 -- kvio_command: one row per NVMe command (in the window), its args typed (no extract_arg)
 CREATE TEMP VIEW kvio_command AS
@@ -127,7 +143,8 @@ CREATE TEMP VIEW kvio_pool_ordered_batches AS SELECT * FROM kvio_pool WHERE batc
 -- args from kvio_obj (typed), or extract_arg for a database whose objects
 -- keep their args in kvio_arg (kvio-ingest --pftrace)
 CREATE TEMP TABLE kvio_object AS
-SELECT
+SELECT *, NOT (error IS NULL OR error = '' OR error = 0) AS failed -- 1: a failed op (error set: not NULL, '' or 0), else 0
+FROM (SELECT
   p.label,
   s.id,
   s.ts,                                             -- object begin (ns)
@@ -151,7 +168,94 @@ LEFT JOIN kvio_obj o ON o.id = s.arg_set_id
 WHERE pt.name LIKE 'objects%'
   AND (:win_hi IS NULL OR s.ts <= :win_hi) AND (:win_lo IS NULL OR s.ts + s.dur >= :win_lo)
   AND (:win_tlo IS NULL OR (CASE WHEN o.id IS NULL THEN extract_arg(s.arg_set_id, 'debug.trace_id') ELSE o.trace_id END)
-                           BETWEEN :win_tlo AND :win_thi);
+                           BETWEEN :win_tlo AND :win_thi));
+
+-- kvio_object_span: object spans per label and op (store, load, delete) over the
+-- objects without an error: objects.sql's span_p50/p99, and the findings' slow objects
+CREATE TEMP VIEW kvio_object_span AS
+SELECT
+  k1 AS label,
+  k2 AS op,                                         -- store | load | delete
+  n,                                                -- objects
+  p50,                                              -- span p50 (ns)
+  p99                                               -- span p99 (ns)
+FROM kvio_pct((SELECT kvio_pct_gather(label, op, dur) FROM kvio_object
+               WHERE NOT failed AND op IN ('store', 'load', 'delete')));
+
+-- The QD1 detector's rule (qd1.sql judges each label's objects together, findings.sql
+-- each object): gaps between consecutive submits of a trace_id's tagged commands,
+-- the object a "load" when its first command is a read, else a "store"; judged
+-- against the service time, p25 of the real durations of the matching op (read for
+-- load, write for store) over tagged commands: at QD1 the device is unloaded, so
+-- its latency floor is the reference.
+-- kvio_qd1_svc: the service time per (label id, load | store)
+CREATE TEMP VIEW kvio_qd1_svc AS
+SELECT
+  k1 AS lid,
+  CASE o.name WHEN 'read' THEN 'load' ELSE 'store' END AS op,
+  p25 AS svc                                        -- service time (ns)
+FROM kvio_pct((SELECT kvio_pct_gather(lid, op_id, dur) FROM kvio_command_batches
+               WHERE tid > 0 AND real = 1 AND op IN ('read', 'write')))
+JOIN kvio_cmd_name o ON o.id = k2;
+
+-- kvio_qd1_gap: the gaps to judge, filled by the file that judges them (it empties it first)
+CREATE TEMP TABLE kvio_qd1_gap(
+  lid INTEGER,                                      -- label id
+  tid,                                              -- the object's trace_id; NULL: the label's objects together
+                                                    -- (no type, as kvio_object.tid: equal values index-join)
+  op TEXT,                                          -- load | store
+  gap_p50 INTEGER,                                  -- submit gap p50 (ns)
+  gap_p95 INTEGER,                                  -- submit gap p95 (ns)
+  n_objects INTEGER);                               -- objects behind the gaps
+
+-- kvio_qd1_verdict: each row of kvio_qd1_gap judged. kind "serialized" when
+-- gap_p50 >= qd1_ratio x service time; without completions (no service time)
+-- "suspicious" when gap_p50 >= qd1_suspicious_ns; else "pipelined"
+CREATE TEMP VIEW kvio_qd1_verdict AS
+WITH svc AS MATERIALIZED (SELECT * FROM kvio_qd1_svc), judged AS (
+  SELECT g.*, s.svc,
+    CASE
+      WHEN s.svc > 0 THEN CASE WHEN g.gap_p50 >= r.qd1_ratio * s.svc THEN 'serialized' ELSE 'pipelined' END
+      ELSE CASE WHEN g.gap_p50 >= r.qd1_suspicious_ns THEN 'suspicious' ELSE 'pipelined' END
+    END AS kind
+  FROM kvio_qd1_gap g CROSS JOIN kvio_rule r
+  LEFT JOIN svc s ON s.lid = g.lid AND s.op = g.op
+)
+SELECT
+  *,                                                -- lid, tid, op, gap_p50, gap_p95, n_objects, svc, kind
+  CASE kind
+    WHEN 'serialized' THEN 'QD~1 (gap ~= service time — serialized)'
+    WHEN 'suspicious' THEN 'QD~1 suspicious (gap >= 40us)'
+    ELSE 'pipelined'
+  END AS verdict                                    -- the report's words
+FROM judged;
+
+-- kvio_tp_gap: the TP all-rank-ready barrier, grouped by the key's fmt field (the
+-- reference's heuristic: on MP-server captures the shard identity is the key's
+-- second field). When a label's objects have more than one distinct fmt
+-- (= shards): per (op, chunk) over store/load objects without error, seen on
+-- every shard, the spread of the object ends (tp_barrier.sql's samples)
+CREATE TEMP VIEW kvio_tp_gap AS
+WITH ok AS (
+  SELECT * FROM kvio_object WHERE NOT failed
+), shards AS (
+  SELECT label, count(DISTINCT fmt) AS n FROM ok WHERE fmt IS NOT NULL AND fmt <> '' GROUP BY label
+), chunk_end AS (
+  SELECT label, op, chunk, count(*) AS n, min(ts + dur) AS t0, max(ts + dur) AS t1
+  FROM ok
+  WHERE chunk IS NOT NULL AND chunk <> '' AND op IN ('store', 'load')
+  GROUP BY label, op, chunk
+)
+SELECT
+  c.label,
+  c.op,                                             -- store | load
+  c.chunk,                                          -- the key's chunk field
+  c.t1 - c.t0 AS gap,                               -- last object end - first (ns)
+  c.t0,                                             -- the first object end (ns)
+  c.t1,                                             -- the last object end (ns)
+  s.n AS shards                                     -- distinct fmt values of the label
+FROM chunk_end c JOIN shards s ON s.label = c.label
+WHERE s.n > 1 AND c.n = s.n;
 
 -- For the html_*.sql pictures (kvio-report --html), which draw samples:
 -- kvio_sample: values to take percentiles of, by (label, grp). Fill it with

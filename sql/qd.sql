@@ -5,9 +5,10 @@
 -- spent at each depth (docs/database.md), so:
 --   mean          time-weighted mean depth over the swept span
 --   max           deepest queue
---   pct_time_le1  share of the swept span with depth <= 1
+--   pct_time_le1  share of the swept span with depth <= 1 (kvio_rule's qd_low; findings.sql's
+--                 QD<=1 spans are the same depths)
 -- The span runs from the first submit to the last completion (idle included).
--- Inputs: kvio_pool_ordered_batches, kvio_proc (prelude.sql); kvio_depth (the extension).
+-- Inputs: kvio_pool_ordered_batches, kvio_proc, kvio_rule (prelude.sql); kvio_depth (the extension).
 WITH depth AS (                                    -- (lid, depth, ns at that depth)
   SELECT k AS lid, depth, time
   FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur) FROM kvio_pool_ordered_batches WHERE real = 1))
@@ -16,7 +17,7 @@ SELECT
   p.label,
   sum(d.depth * d.time) * 1.0 / sum(d.time) AS mean,
   max(d.depth) AS max,
-  sum(CASE WHEN d.depth <= 1 THEN d.time ELSE 0 END) * 1.0 / sum(d.time) AS pct_time_le1
+  sum(CASE WHEN d.depth <= (SELECT qd_low FROM kvio_rule) THEN d.time ELSE 0 END) * 1.0 / sum(d.time) AS pct_time_le1
 FROM depth d JOIN kvio_proc p ON p.upid = d.lid
 GROUP BY d.lid
 ORDER BY p.label;

@@ -52,8 +52,9 @@ def cli_rows(db, ext, metric, gap_ns):
     sql = os.path.join(ROOT, 'sql')
     win = ['.parameter set :win_lo %d' % WINDOW[0], '.parameter set :win_hi %d' % WINDOW[1]] if WINDOW else []
     win += ['.parameter set :base_label "\'%s\'"' % BASE] if BASE else []
+    win += ['.parameter set :batch_gap_ns %d' % gap_ns]  # read by prelude.sql (kvio_rule), as the window's
     out = subprocess.run(['sqlite3', '-batch', '-cmd', '.load ' + ext, db] + win + ['.read %s/prelude.sql' % sql,
-                          '.parameter set :batch_gap_ns %d' % gap_ns, '.output /dev/null',
+                          '.output /dev/null',
                           '.read %s/%s.sql' % (sql, metric), '.output', '.read %s/html_%s.sql' % (sql, metric)],
                          check=True, capture_output=True, text=True).stdout
     return [line.split('|') for line in out.splitlines() if line]

@@ -44,7 +44,8 @@ def load(db, ext):
         ' ORDER BY s.id')
     objs = rows(db, ext, 'SELECT s.id, pr.name AS proc, s.ts, s.dur, ' + ', '.join(
         [arg('trace_id', 'tid'), arg('op'), arg('bytes'), arg('fmt'), arg('chunk'), arg('key'), arg('error'),
-         arg('tp_rank'), arg('tp_world'), arg('tp_chunk')]) + JOIN + "WHERE pt.name LIKE 'objects%' ORDER BY s.id")
+         arg('tp_rank'), arg('tp_world'), arg('tp_chunk'), arg('n_cmds')]) + JOIN +
+        "WHERE pt.name LIKE 'objects%' ORDER BY s.id")
     info = rows(db, ext, 'SELECT pr.name AS proc, ' + ', '.join(
         [arg('kvio_schema', 'schema'), arg('hostname'), arg('device_path', 'device'), arg('lba_bytes'),
          arg('header_bytes')]) + JOIN + "WHERE s.name = 'capture_info'")
@@ -59,6 +60,85 @@ flows = {}  # slice_out -> slice_in: an object's flow to its own first command
 
 def failed(o):
     return o['error'] not in (None, '', 0)
+
+
+def low_spans(real, max_depth, min_len):
+    """The sweep's maximal spans at depth <= max_depth (intervals between consecutive
+    events, sorted by (time, delta), that last > 0), those lasting >= min_len."""
+    ev = sorted([(c['ts'], 1) for c in real] + [(c['ts'] + c['dur'], -1) for c in real])
+    out, cur, d = [], None, 0
+    for (t, dd), nxt in zip(ev, ev[1:]):
+        d += dd
+        if nxt[0] == t:
+            continue
+        if d <= max_depth:
+            cur = [t, nxt[0]] if cur is None or cur[1] != t else [cur[0], nxt[0]]
+        elif cur:
+            out.append(cur)
+            cur = None
+    if cur:
+        out.append(cur)
+    return [x for x in out if x[1] - x[0] >= min_len]
+
+
+def qd1_objects(R, objs, by_tid):
+    """The objects the QD1 detector judges on their own gaps, not pipelined: each trace_id
+    with >= 4 tagged commands (its first object), its gap p50 against the class's service
+    time (R['qd1']); {object id: 'qd1_load' | 'qd1_store' (+ '_suspicious' without one)}."""
+    first_obj = {}
+    for o in sorted(objs, key=lambda o: o['id']):
+        if o['tid'] is not None:
+            first_obj.setdefault(o['tid'], o['id'])
+    judged = {}
+    for tid, cl in by_tid.items():
+        if len(cl) < 4 or tid not in first_obj:
+            continue
+        kind = 'load' if cl[0]['op'] == 'read' else 'store'
+        g50 = pct([b['ts'] - a['ts'] for a, b in zip(cl, cl[1:])], .5)
+        svc = (R['qd1'].get(kind) or {}).get('svc')
+        v = ('serialized' if g50 >= 0.5 * svc else None) if svc else ('suspicious' if g50 >= 40000 else None)
+        if v:
+            judged[first_obj[tid]] = 'qd1_' + kind + ('_suspicious' if v == 'suspicious' else '')
+    return judged
+
+
+def findings(R, tagged, pool, real, objs, ok, by_tid, sizes_runs, barr):
+    """The count of each kind of finding (sql/findings.sql), from the definitions."""
+    F = dict.fromkeys(['qd1_load', 'qd1_store', 'qd1_load_suspicious', 'qd1_store_suspicious', 'qd_le1', 'batch',
+                       'batch_singles', 'slow_object', 'failed', 'tp_barrier'], 0)
+    # QD~1: each trace_id with >= 4 tagged commands judged on its own gaps; runs of
+    # judged (not pipelined) objects of one class and kind among all objects in start order
+    judged = qd1_objects(R, objs, by_tid)
+    R['_judged'] = sorted((k, o['tid']) for o in objs for i, k in judged.items() if i == o['id'])
+    prev = None
+    for o in sorted(objs, key=lambda o: (o['ts'], o['id'])):
+        k = judged.get(o['id'])
+        if k and k != prev:
+            F[k] += 1
+        prev = k
+    # QD<=1: depth <= 1 for > 1 ms while an object with commands was in flight
+    busy = []
+    for o in sorted((o for o in objs if o['dur'] > 0 and (o['n_cmds'] or 0) > 0), key=lambda o: (o['ts'], o['ts'] + o['dur'])):
+        if busy and busy[-1][1] >= o['ts']:
+            busy[-1][1] = max(busy[-1][1], o['ts'] + o['dur'])
+        else:
+            busy.append([o['ts'], o['ts'] + o['dur']])
+    for a, b in low_spans(real, 1, 1000000):
+        F['qd_le1'] += sum(1 for s, e in busy if min(b, e) - max(a, s) > 1000000)
+    # batches: the inferred batches of more than one command (above p95 on a label with
+    # more than 10,000 of them), and the runs of one-command batches
+    if sizes_runs:
+        p95 = pct(sizes_runs, .95)
+        F['batch'] = sum(1 for n in sizes_runs if n > 1 and (len(sizes_runs) <= 10000 or n > p95))
+        F['batch_singles'] = sum(1 for i, n in enumerate(sizes_runs) if n == 1 and (i == 0 or sizes_runs[i - 1] != 1))
+    for op in ('store', 'load', 'delete'):
+        spans = [o['dur'] for o in ok if o['op'] == op]
+        if spans:
+            F['slow_object'] += sum(1 for x in spans if x > pct(spans, .99))
+    F['failed'] = sum(1 for o in objs if failed(o))
+    if barr:
+        F['tp_barrier'] = sum(1 for x in barr if x > pct(barr, .95))
+    return F
 
 
 def label_metrics(cmds, objs, info, serving, gap_ns):
@@ -119,6 +199,7 @@ def label_metrics(cmds, objs, info, serving, gap_ns):
         R['qd'] = {'mean': area / span, 'max': qmax, 'pct_time_le1': le1 / span}
     # inferred batches
     subs = sorted(c['ts'] for c in pool)
+    sizes = []
     if subs:
         sizes, cur = [], 1
         for a, b in zip(subs, subs[1:]):
@@ -150,6 +231,7 @@ def label_metrics(cmds, objs, info, serving, gap_ns):
         R['failed_ops'] = nf
     # TP barrier by the key's fmt field, and by the decoded rank
     fmts = {o['fmt'] for o in ok if o['fmt']}
+    barr = []
     if len(fmts) > 1:
         ends = defaultdict(list)
         for o in ok:
@@ -182,6 +264,7 @@ def label_metrics(cmds, objs, info, serving, gap_ns):
                 seq += 1
         R['space'] = {'lba_reuse': reuse, 'seq_pct': seq / max(1, len(w) - 1),
                       'header_cmds': sum(1 for c in w if c['role'] == 'header')}
+    R['findings'] = findings(R, tagged, pool, real, objs, ok, by_tid, sizes, barr)
     # serving spans by op, else name
     if serving:
         by_op = defaultdict(list)
@@ -267,11 +350,20 @@ def main():
     gap_us = int(sys.argv[sys.argv.index('--batch-gap-us') + 1]) if '--batch-gap-us' in sys.argv else 50
     cmds, objs, info, serving = load(db, ext)
     # the flow from each object to its own first command (presubmit_own_p50)
-    flows.update({r['slice_out']: r['slice_in'] for r in rows(db, ext, 'SELECT slice_out, slice_in FROM flow')})
+    # (an object's other flows, to a finding slice of an exported trace read back, end at no command)
+    cmd_ids = {r['id'] for r in rows(db, ext, 'SELECT id FROM kvio_cmd')}
+    flows.update({r['slice_out']: r['slice_in'] for r in rows(db, ext, 'SELECT slice_out, slice_in FROM flow')
+                  if r['slice_in'] in cmd_ids})
     labels = sorted(set(cmds) | set(objs))
     R = {l: label_metrics(cmds.get(l, []), objs.get(l, []), info.get(l, []), serving.get(l, []), gap_us * 1000)
          for l in labels}
     ab(objs, R)
+    judged = {l: R[l].pop('_judged', []) for l in labels}
+    if rep == '--qd1-objects':
+        for l in labels:
+            for kind, tid in judged[l]:
+                print(l, kind, tid)
+        return
     got = json.load(open(rep))
     errs = []
     if sorted(got) != labels:

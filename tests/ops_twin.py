@@ -135,6 +135,30 @@ def trial(rnd):
     got, err = run(st)
     check('kvio_runs_gather', got, want, st)
 
+    # kvio_runs: the same runs (kvio_runs_gather's five-argument form), each with its
+    # first t, the largest t + dur of its rows, its rows and the tag (a) of its first row
+    st = sql + ("SELECT quote(k), start, end, n, quote(tag) FROM kvio_runs((SELECT kvio_runs_gather(k1, t, %d, t + dur, a)"
+                " FROM (SELECT * FROM r ORDER BY k1, t, id)));\n" % gap)
+    spans = {}
+    last = {}
+    for r in ordered:
+        k = r[0]
+        if k in last and r[3] - last[k] <= gap:
+            sp = spans[k][-1]
+            sp[1] = max(sp[1], r[3] + r[4])
+            sp[2] += 1
+        else:
+            spans.setdefault(k, []).append([r[3], r[3] + r[4], 1, r[7]])
+        last[k] = r[3]
+    want = ['%s|%d|%d|%d|%s' % (q(k), a, b, n, q(tg)) for k in sorted(spans, key=sort_key) for a, b, n, tg in spans[k]]
+    got, err = run(st)
+    check('kvio_runs', got, want, st)
+    st = sql + ("SELECT quote(k1), quote(k2), n, p25, p50, p95, p99, max FROM kvio_pct((SELECT kvio_runs_gather(k1, t, %d,"
+                " t + dur, a) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n" % gap)
+    st2 = sql + ("SELECT quote(k1), quote(k2), n, p25, p50, p95, p99, max FROM kvio_pct((SELECT kvio_runs_gather(k1, t, %d)"
+                 " FROM (SELECT * FROM r ORDER BY k1, t, id)));\n" % gap)
+    check_sql('kvio_runs_gather: the five-argument form has the same lengths', st, st2)
+
     # kvio_gaps_gather: differences within sequences (k1, seq) of >= min_n rows,
     # grouped by (k1, cls of the sequence's first row); members = sequences
     min_n = rnd.choice([1, 2, 4])
@@ -184,6 +208,33 @@ def trial(rnd):
             want.append('%s|%d|%d' % (q(k), depth, at[depth]))
     got, err = run(st)
     check('kvio_depth_gather', got, want, st)
+
+    # kvio_depth_spans: the maximal spans of a group's sweep (first event to last) at
+    # depth <= max_depth, made of the intervals between consecutive events (sorted by
+    # (time, delta)) that last > 0 ns; those lasting >= min_len (and > 0)
+    md, ml = rnd.choice([0, 1, 2]), rnd.choice([0, 1, 5, 30])
+    st = sql + ("SELECT quote(k), start, end FROM kvio_depth_spans((SELECT kvio_depth_gather(k1, t, dur, %d, %d)"
+                " FROM (SELECT * FROM r ORDER BY k1, t)));\n" % (md, ml))
+    want = []
+    for k in sorted(ev, key=sort_key):
+        e = sorted(ev[k])
+        d, cur, out = 0, None, []
+        for i, (tt, dd) in enumerate(e[:-1]):
+            d += dd
+            a, b = tt, e[i + 1][0]
+            if b == a:
+                continue
+            if d <= md:
+                cur = [a, b] if cur is None or cur[1] != a else [cur[0], b]
+            else:
+                if cur:
+                    out.append(cur)
+                cur = None
+        if cur:
+            out.append(cur)
+        want += ['%s|%d|%d' % (q(k), a, b) for a, b in out if b - a >= ml and b > a]
+    got, err = run(st)
+    check('kvio_depth_spans', got, want, st)
 
     # kvio_group_gather: count(*), count(v), min, max, sum per (k1, k2)
     st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
@@ -332,6 +383,10 @@ def refusals():
         ("SELECT count(*) FROM kvio_pct((SELECT kvio_pct_gather(1, 1, 'x')));", 'must be a number'),
         ("SELECT count(*) FROM kvio_depth((SELECT kvio_depth_gather(1, 0, -1)));", 'dur >= 0'),
         ("SELECT count(*) FROM kvio_pct(NULL);", 'not a kvio_vset'),
+        ("SELECT count(*) FROM kvio_runs(NULL);", 'not a kvio_vset'),
+        ("SELECT count(*) FROM kvio_depth_spans(NULL);", 'not a kvio_depth'),
+        ("SELECT count(*) FROM kvio_runs((SELECT kvio_runs_gather(1, 5, 1, 6, 'x')));", 'tag an integer or NULL'),
+        ("SELECT count(*) FROM kvio_depth_spans((SELECT kvio_depth_gather(1, 5, 1, -1, 0)));", 'max_depth and min_len must be integers >= 0'),
         ("SELECT count(*) FROM kvio_quantiles((SELECT kvio_pct_gather(1, 1, 2)), '0.5, 1.5');", 'in [0, 1]'),
         ("SELECT count(*) FROM kvio_quantiles((SELECT kvio_pct_gather(1, 1, 2)), 'x');", 'in [0, 1]'),
         ("SELECT count(*) FROM kvio_quantiles(NULL, '0.5');", 'not a kvio_vset'),

@@ -70,12 +70,13 @@ eq "kvio2perfetto --no-slba-counter --trace-id 2: two reads, no slba track in th
 ok "kvio2perfetto window file: pfwire structure" python3 tests/pfwire.py check "$T/ns.pftrace"
 
 # kvio-export --time-range / --trace-id on an existing database: the same
-# selection as at ingest (second method: the ingest-side filter), and only
+# selection as at ingest (second method: the ingest-side filter; --no-findings:
+# the findings' own flows are t_51_findings.sh's), and only
 # the chunks that can hold the window are read (a damaged chunk outside it
 # does not matter; the full export names it)
 "$BUILD/kvio-ingest" -q -o "$T/full.db" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
 rt() { "$BUILD/kvio-ingest" -q -o "$2" --pftrace "$1"; }
-"$BUILD/kvio-export" "$T/full.db" -o "$T/xw.pftrace" --time-range 0.050051,0.5501999 >/dev/null
+"$BUILD/kvio-export" "$T/full.db" -o "$T/xw.pftrace" --time-range 0.050051,0.5501999 --no-findings >/dev/null
 eq "export window: exit 0" 0 $?
 ok "export window: pfwire structure (flows start and end once)" python3 tests/pfwire.py check "$T/xw.pftrace"
 rt "$T/xw.pftrace" "$T/xw.db"
@@ -83,7 +84,7 @@ eq "export window: commands as the ingest window (B, C)" "$(cmds "$T/w2.db")" "$
 eq "export window: objects and flows as the ingest window" "$(objs "$T/w2.db")|$(flows "$T/w2.db")" "$(objs "$T/xw.db")|$(flows "$T/xw.db")"
 eq "export window: capture_info kept, the delete instant and E, F not" "1|0|0" \
 	"$(q "$T/xw.db" "select count(*) from slice where name = 'capture_info'")|$(q "$T/xw.db" "select count(*) from slice where name like 'delete%'")|$(q "$T/xw.db" "select count(*) from slice where ts >= 650000000 and name in ('read','write')")"
-"$BUILD/kvio-export" "$T/full.db" -o "$T/xt.pftrace" --trace-id 1-3 >/dev/null && rt "$T/xt.pftrace" "$T/xt.db"
+"$BUILD/kvio-export" "$T/full.db" -o "$T/xt.pftrace" --trace-id 1-3 --no-findings >/dev/null && rt "$T/xt.pftrace" "$T/xt.db"
 eq "export trace-id 1-3: as the ingest's" "$(cmds "$T/t2.db")|$(objs "$T/t2.db")|$(flows "$T/t2.db")" "$(cmds "$T/xt.db")|$(objs "$T/xt.db")|$(flows "$T/xt.db")"
 "$BUILD/kvio-export" "$T/full.db" -o "$T/xbad.pftrace" --time-range 3,2 2>"$T/xbad.err"
 eq "export: --time-range 3,2 is a usage error, nothing written" "2 1 no" "$? $(wc -l < "$T/xbad.err") $([ -e "$T/xbad.pftrace" ] && echo yes || echo no)"

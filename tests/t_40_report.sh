@@ -84,7 +84,7 @@ for f in sql/*.sql; do
 	for db in "$T/tiny.db" "$T/ab.db"; do
 		eq "sqlite3 CLI = kvio-report: $n on $(basename "$db")" \
 			"$("$BUILD/kvio-report" "$db" --rows "$n")" \
-			"$(sqlite3 -batch -cmd ".load $BUILD/kvio" "$db" ".read sql/prelude.sql" ".parameter set :batch_gap_ns 50000" \
+			"$(sqlite3 -batch -cmd ".load $BUILD/kvio" "$db" ".parameter set :batch_gap_ns 50000" ".read sql/prelude.sql" \
 				".output /dev/null" ".read $first" ".output" ".read $f")"
 	done
 done
@@ -379,13 +379,14 @@ for db in "$T/ab.db" "$T/gm.db" "$T/gr.db" "$T/donly.db"; do
 	eq "JSON text = python3 json.dumps(indent=1) of itself: $(basename "$db")" "same" \
 		"$(python3 -c "import json,sys; t=open(sys.argv[1]).read(); print('same' if json.dumps(json.loads(t), indent=1) + '\n' == t else 'differs')" "$T/m.json")"
 done
-# and the model notices a changed definition (service time p50 instead of p25)
+# and the model notices a changed definition (service time p50 instead of p25: the
+# QD1 rule lives in prelude.sql, which qd1.sql and findings.sql both read)
 mkdir -p "$T/sqlp50" && cp sql/*.sql "$T/sqlp50/"
-sed -i 's/ p25 FROM kvio_pct(/ p50 AS p25 FROM kvio_pct(/' "$T/sqlp50/qd1.sql"
+sed -i 's/p25 AS svc/p50 AS svc/' "$T/sqlp50/prelude.sql"
 KVIO_SQL_DIR="$T/sqlp50" "$BUILD/kvio-report" "$T/gm.db" --json > "$T/m.json" 2>/dev/null
 rc=$?
 eq "the changed definition runs (the edit took: one line changed, the report exits 0)" "1 0" \
-	"$(diff sql/qd1.sql "$T/sqlp50/qd1.sql" | grep -c '^>') $rc"
+	"$(diff sql/prelude.sql "$T/sqlp50/prelude.sql" | grep -c '^>') $rc"
 eq "model catches a changed definition (qd1 svc p50): exit 1, the svc values named" "1 yes" \
 	"$(python3 tests/model_report.py "$T/gm.db" "$BUILD/kvio" "$T/m.json" > "$T/m.out"; echo $?) $(grep -q 'qd1\.[a-z]*\.svc: model' "$T/m.out" && echo yes)"
 
