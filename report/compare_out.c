@@ -163,7 +163,7 @@ int compare_gates(const struct cmp_out *co, const struct cmp_entry *e, size_t n,
 	for (int g = 0; g < co->ngates; g++) {
 		const struct gate *gt = &co->gates[g];
 		for (size_t i = 0; gt->kind == GATE_REGRESS && i < n; i++) {
-			if (e[i].m != gt->m || strcmp(e[i].verdict, gt->m->worse > 0 ? "slower" : "faster") ||
+			if (e[i].m != gt->m || strcmp(e[i].verdict, "slower") ||
 			    !(fabs(e[i].rel) > gt->limit))
 				continue;
 			char d[48];

@@ -1,5 +1,5 @@
 /* stats.c — the statistics core of kvio-report --compare (see stats.h and
- * docs/stats-notes.md). C11, libc and libm only. */
+ * docs/statistics.md). C11, libc and libm only. */
 #include "stats.h"
 #include <math.h>
 #include <stdlib.h>
@@ -739,7 +739,7 @@ int st_boot_within(const double *base, size_t nb, const double *new_, size_t nn,
 
 /* ---------------------------------------------------------------- verdict */
 
-/* The rule (docs/stats-notes.md): changed when the CI excludes 0 and p <
+/* The rule (docs/statistics.md): changed when the CI excludes 0 and p <
  * alpha and delta lies on the CI's side of 0; the side and bigger_is_worse
  * name it slower or faster, unless |delta| < min_rel |base| (negligible).
  * The CI and p disagreeing is no change, flagged unconfirmed. A NaN p (no

@@ -3,7 +3,7 @@
  * Mann-Whitney U test as scipy.stats.mannwhitneyu (1.10, method='auto')
  * computes it, percentile-bootstrap CIs of statistic(new) - statistic(base)
  * across runs and within one run, and the verdict rule. libc + libm only.
- * Methods, assumptions and the verdict rule: docs/stats-notes.md.
+ * Methods, assumptions and the verdict rule: docs/statistics.md.
  * No function accepts NaN among the values (scipy refuses them too). */
 #ifndef KVIO_STATS_H
 #define KVIO_STATS_H
@@ -98,7 +98,7 @@ int st_boot_runs(const double *base, size_t nb, const double *new_, size_t nn,
 /* (b) Within one run: base and new_ sorted ascending, any size. Same resampling
  * scheme (n values with replacement, each side), computed without drawing the
  * n values: O(B) per quantile, and for a mean O((nb + nn) * B) while that is
- * at most ST_EXACT_DRAWS, else O(n + B * k) (docs/stats-notes.md). */
+ * at most ST_EXACT_DRAWS, else O(n + B * k) (docs/statistics.md). */
 int st_boot_within(const double *base, size_t nb, const double *new_, size_t nn,
 		   struct st_stat st, struct st_boot bo, struct st_ci *out);
 #define ST_EXACT_DRAWS (1u << 23)
@@ -118,7 +118,7 @@ struct st_judgement {
 	int negligible;       /* both say changed, but |delta| < min_rel * |base| */
 };
 /* faster/slower only when the CI excludes 0 and p < alpha, on the same side
- * as delta; see docs/stats-notes.md for every case. */
+ * as delta; see docs/statistics.md for every case. */
 struct st_judgement st_judge(struct st_judge_in in);
 const char *st_verdict_name(enum st_verdict v);
 

@@ -11,8 +11,10 @@
 --                  timeline shows it); presubmit_p50 measures a later object of
 --                  a repeated trace_id from the first one's command
 -- (Objects with an error: failed.sql.)
--- Inputs: kvio_object, kvio_object_span, kvio_command_batches, kvio_proc (prelude.sql), flow,
--- kvio_cmd; kvio_pct, kvio_groups (the extension).
+-- (Under a window, presubmit_own_p50 counts the objects whose first command is in it, as an
+-- ingest with the same window keeps their flows.)
+-- Inputs: kvio_object, kvio_object_span, kvio_command_batches, kvio_command, kvio_proc
+-- (prelude.sql), flow; kvio_pct, kvio_groups (the extension).
 WITH ok AS (
   SELECT * FROM kvio_object
   WHERE NOT failed AND op IN ('store', 'load', 'delete')
@@ -25,7 +27,7 @@ WITH ok AS (
   UNION ALL
   SELECT ok.label, 'pre:' || ok.op, f.t0 - ok.ts FROM ok JOIN first_cmd f ON f.label = ok.label AND f.tid = ok.tid
   UNION ALL                                        -- the flow object -> its first command
-  SELECT ok.label, 'own:' || ok.op, c.ts - ok.ts FROM ok JOIN flow f ON f.slice_out = ok.id JOIN kvio_cmd c ON c.id = f.slice_in
+  SELECT ok.label, 'own:' || ok.op, c.ts - ok.ts FROM ok JOIN flow f ON f.slice_out = ok.id JOIN kvio_command c ON c.id = f.slice_in
 ), pct AS MATERIALIZED (
   SELECT k1 AS label, k2 AS grp, * FROM kvio_pct((SELECT kvio_pct_gather(label, grp, v) FROM sample))
 )

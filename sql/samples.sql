@@ -13,7 +13,7 @@
 --   v       a value (ns; commands for batch.size)
 --   n       how many times it occurs
 -- Inputs: kvio_pool_batches, kvio_command_ordered_batches, kvio_pool_ordered_batches,
--- kvio_object, kvio_proc (prelude.sql), kvio_cmd_name, flow, kvio_cmd; kvio_values (the extension).
+-- kvio_object, kvio_command, kvio_proc (prelude.sql), kvio_cmd_name, flow; kvio_values (the extension).
 WITH lat AS (                                      -- latency.sql's set
   SELECT p.label, o.name AS sample, v.v, v.count AS n
   FROM kvio_values((SELECT kvio_pct_gather(lid, op_id, dur) FROM kvio_pool_batches WHERE real = 1 AND op IN ('read', 'write'))) v
@@ -26,7 +26,7 @@ WITH lat AS (                                      -- latency.sql's set
   SELECT v.k1 AS label, v.k2 AS sample, v.v, v.count AS n FROM kvio_values((SELECT kvio_pct_gather(label, grp, v) FROM (
     SELECT label, op || '.span' AS grp, dur AS v FROM ok
     UNION ALL
-    SELECT ok.label, ok.op || '.own', c.ts - ok.ts FROM ok JOIN flow f ON f.slice_out = ok.id JOIN kvio_cmd c ON c.id = f.slice_in))) v
+    SELECT ok.label, ok.op || '.own', c.ts - ok.ts FROM ok JOIN flow f ON f.slice_out = ok.id JOIN kvio_command c ON c.id = f.slice_in))) v
 ), gap AS (                                        -- qd1.sql's gap set
   SELECT p.label, CASE v.k2 WHEN 1 THEN 'load.gap' ELSE 'store.gap' END AS sample, v.v, v.count AS n
   FROM kvio_values((SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), 4)

@@ -36,9 +36,15 @@ same() { # NAME EXPECTED-STDERR COMMAND...
 for spell in t.db ./t.db t.link t.hard; do
 	same "kvio-export t.db -o $spell" "kvio-export: $spell: the output is the same file as the input t.db (nothing written)" \
 		"$BUILD/kvio-export" t.db -o "$spell"
-	same "kvio-report t.db --json $spell" "kvio-report: $spell: the output is the same file as the input t.db (nothing written)" \
-		"$BUILD/kvio-report" t.db --json "$spell"
+	same "kvio-report t.db --json=$spell" "kvio-report: $spell: the output is the same file as the input t.db (nothing written)" \
+		"$BUILD/kvio-report" t.db --json="$spell"
 done
+# a word ending in .db after --json is a database, never the JSON's file (kvio-report --help):
+# t.db twice is a list of two reports on stdout, and t.db is untouched
+sum0=$(cksum < "$O/t.db")
+(cd "$O" && "$BUILD/kvio-report" t.db --json t.db > "$T/two.json" 2>/dev/null)
+eq "kvio-report t.db --json t.db: exit 0, a list of two reports, t.db unchanged" "0 2 same" \
+	"$? $(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$T/two.json") $([ "$(cksum < "$O/t.db")" = "$sum0" ] && echo same)"
 for spell in e.jsonl ./e.jsonl e.link e.hard; do
 	same "kvio-ingest -o $spell --ebpf e.jsonl" \
 		"kvio-ingest: $spell: the output is the same file as the input e.jsonl (nothing written)" \

@@ -128,17 +128,21 @@ for v in 2 99; do
 done
 
 # Damage kvio's readers do not read: the right report. kvio_cmd_chunk's own n (the
-# readers list chunks from kvio_cmd_range), a table of the user's own, counters and
-# flows for kvio-report (it reads neither; kvio-export checks them)
+# readers list chunks from kvio_cmd_range), a table of the user's own, counters for
+# kvio-report (it does not read them; kvio-export checks them)
 cp "$D/base.db" "$D/ok1.db"; sqlite3 "$D/ok1.db" "update kvio_cmd_chunk set n = 7 where id = 1"
 cp "$D/base.db" "$D/ok2.db"; sqlite3 "$D/ok2.db" "create table my_notes(t text); insert into my_notes values('looked at it'); create view my_view as select 1"
-cp "$D/base.db" "$D/ok3.db"; sqlite3 "$D/ok3.db" "update kvio_counter set value = value + 1; delete from flow"
+cp "$D/base.db" "$D/ok3.db"; sqlite3 "$D/ok3.db" "update kvio_counter set value = value + 1"
 for k in 1 2 3; do
 	"$BUILD/kvio-report" "$D/ok$k.db" --json > "$D/ok$k.json"
 	eq "not read damage $k: kvio-report exit 0, the undamaged JSON" "0 same" \
 		"$? $(cmp -s "$D/base.json" "$D/ok$k.json" && echo same || echo differs)"
 done
 "$BUILD/kvio-export" "$D/ok2.db" -o "$D/ok2.pftrace" > /dev/null; eq "a table of the user's own: kvio-export exit 0" 0 $?
+# flows: kvio-report reads them (objects' presubmit_own_p50: each object's flow to its first command)
+cp "$D/base.db" "$D/flow.db"; sqlite3 "$D/flow.db" "delete from flow"
+"$BUILD/kvio-report" "$D/flow.db" --json > /dev/null 2> "$D/flow.err"
+eq "flows deleted: kvio-report exit 2, the damage line naming flow" "2 1" "$? $(grep -c 'database damaged or not written by kvio: flow' "$D/flow.err")"
 "$BUILD/kvio-check" "$D/ok1.db" > "$D/ok1.check"
 eq "kvio_cmd_chunk's own n: kvio-check names the rows that differ from the directory" "2 1" \
 	"$? $(grep -c 'chunk rows .*DAMAGED: 2 rows break it' "$D/ok1.check")"

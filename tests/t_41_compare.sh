@@ -20,7 +20,8 @@ for i in 1 2 3 4 5; do
 	capture "n$i" "$i" --read-slower-us 20
 done
 capture ser 9 --mode serialized
-for f in b1 b2 b3 b4 b5 n1 n2 n3 n4 n5; do "$R" "$C/$f.db" --json > "$C/$f.json"; done
+for i in 1 2 3; do capture "s$i" "$i" --read-slower-us 300; done # far slower: lower throughput, deeper queues
+for f in b1 b2 b3 b4 b5 n1 n2 n3 n4 n5 s1 s2 s3; do "$R" "$C/$f.db" --json > "$C/$f.json"; done
 # cmp_entry FILE LABEL METRIC [SIDE]: that --compare entry as JSON
 entry() { j "$1" "[e for e in d['compare'] if e['label'] == '$2' and e['metric'] == '$3' and e['side'] == '${4:-new}'][0]"; }
 field() { $PY -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
@@ -152,6 +153,28 @@ eq "gate regress: the line names label, metric and the change" 1 "$(grep -c "fir
 eq "gate regress:read.p50>50% does not fire" 0 "$(gate --compare "$C/b1.db" "$C/n1.db" --fail-on 'regress:read.p50>50%')"
 eq "gate regress:write.p50>1% does not fire (no change)" 0 "$(gate --compare "$C/b1.db" "$C/n1.db" --fail-on 'regress:write.p50>1%')"
 eq "gate regress: a faster NEW is not a regression" 0 "$(gate --compare "$C/n1.db" "$C/b1.db" --fail-on 'regress:read.p50>5%')"
+# bigger-is-better metrics: reads 300 us slower lower the runs' throughput and deepen their queues;
+# when every slow run's value is on one side of every base run's (the premise, from the
+# reports), the bootstrap interval of the means' difference is on that side of 0: throughput
+# "slower" (worse): a regress gate at half the drop fires, reversed it does not; mean QD up is
+# "faster" (better): no regression, reversed it fires
+b3s="$C/b1.db,$C/b2.db,$C/b3.db"; s3s="$C/s1.db,$C/s2.db,$C/s3.db"
+half() { $PY -c "
+import json,sys
+v = lambda fs: [json.load(open(f.replace('.db', '.json')))['capture'][sys.argv[3]] for f in fs.split(',')]
+b, n = v(sys.argv[1]), v(sys.argv[2])
+print('%.6f' % (50 * abs(1 - sum(n) / sum(b))) if max(n) < min(b) or min(n) > max(b) else 'premise fails')" "$@"; }
+h=$(half "$b3s" "$s3s" throughput_gbs)
+eq "gate regress on throughput (bigger is better): a drop fires at half of it ($h%)" 3 "$(gate --compare "$b3s" "$s3s" --fail-on "regress:throughput_gbs>$h%")"
+eq "gate regress on throughput: the line says slower" 1 "$(grep -c 'fired: \[capture\] throughput_gbs worse by' "$C/g.err")"
+eq "gate regress on throughput: a gain is not a regression" 0 "$(gate --compare "$s3s" "$b3s" --fail-on "regress:throughput_gbs>$h%")"
+h=$($PY -c "
+import json,sys
+v = lambda fs: [json.load(open(f.replace('.db', '.json')))['capture']['qd']['mean'] for f in fs.split(',')]
+b, n = v(sys.argv[1]), v(sys.argv[2])
+print('%.6f' % (50 * abs(1 - sum(n) / sum(b))) if min(n) > max(b) else 'premise fails')" "$b3s" "$s3s")
+eq "gate regress on qd.mean (bigger is better): deeper queues are no regression ($h%)" 0 "$(gate --compare "$b3s" "$s3s" --fail-on "regress:qd.mean>$h%")"
+eq "gate regress on qd.mean: shallower ones are" 3 "$(gate --compare "$s3s" "$b3s" --fail-on "regress:qd.mean>$h%")"
 eq "gate under --compare: a value gate looks at NEW (read.p50 > p50 + 10 us)" 3 \
 	"$(gate --compare "$C/b1.db" "$C/n1.db" --fail-on "read.p50>$((p50 + 10000))ns")"
 eq "gate under --compare: BASE alone over the value does not fire" 0 \
