@@ -390,6 +390,16 @@ best_pair report4c report4u "$B/kvio-report $O/t4.db --json" "env KVIO_UNCHECKED
 	PC4 PCK4_ PU4 PUK4_
 echo "kvio-report 4M: ${PC4:-?}s with the database's checks, ${PU4:-?}s without"
 ratio "report 4M with the database's checks / without" '$PC4/$PU4' "<=" 1.05
+# --compare of two 4M databases, one run a side (issue 23): both reports in children, then
+# samples.sql on each and the U tests and intervals; the second database is the first's
+# capture with every read 20 us slower (kvio-gen --read-slower-us: the same draws otherwise)
+gen gen${S4}n "$O/s${S4}n.jsonl" "$O/e${S4}n.jsonl" --lines $S4 --mode batched --seed 7 --read-slower-us 20
+rm -f "$O/t4n.db"
+once ingest4n IN4_ INK4_ "$B/kvio-ingest" -q -o "$O/t4n.db" --sem "$O/s${S4}n.jsonl" --ebpf "$O/e${S4}n.jsonl"
+best_pair report4n compare4 "$B/kvio-report $O/t4n.db --json" "$B/kvio-report --compare $O/t4.db $O/t4n.db --json" \
+	P4N PK4N_ CM4 CMK4_
+echo "kvio-report --compare 4M vs 4M: ${CM4:-?}s ${CMK4_:-?}KB peak RSS (the two reports: ${PC4:-?}s + ${P4N:-?}s)"
+ratio "compare 4M vs 4M / their two reports" '$CM4/($PC4+$P4N)' "<=" 1.5
 # capture-to-answer at 100k commands (a 200k-line capture): ingest + report --json
 # as a driver runs them, start-up and schema included. An absolute time on this
 # machine: the reference pipeline (kvio2perfetto.py + kvio_tp_report.py on
@@ -481,6 +491,14 @@ val SZ export_size stat -c %s "$O/t1.pftrace"
 echo "kvio-export: 1M ${X1:-?}s | 4M ${X4:-?}s | ${SZ:-?} bytes for ${NC:-?} command slices"
 ratio "export speed vs ingest (1M)" '$I1/$X1' ">=" 2
 ratio "export time 4M / 1M" '$X4/$X1' "<=" 4.4
+# the report's findings on the timeline (issue 25): the same 4M export with and without
+best_pair export4n export4nf "$B/kvio-export $O/t4.db -o $O/t4n.pftrace --no-findings" \
+	"$B/kvio-export $O/t4.db -o $O/t4f.pftrace" XN4 XNK4_ XF4 XFK4_
+val SZN export_size_nf stat -c %s "$O/t4n.pftrace"
+val SZF export_size_f stat -c %s "$O/t4f.pftrace"
+echo "kvio-export 4M: ${XF4:-?}s with findings, ${XN4:-?}s without; ${SZF:-?} bytes with, ${SZN:-?} without"
+ratio "export 4M with findings / without" '$XF4/$XN4' "<=" 1.1
+ratio "pftrace size 4M with findings / without" '$SZF/$SZN' "" "no target: the findings' bytes"
 # retired target (<= 45): 74 B keeps every arg a user clicks and is half the reference's size
 ratio "pftrace bytes per command slice" '$SZ/$NC' "" "no target: retired, docs/bench.md"
 # a 2 s window of the 4M database (issue 13): kvio_cmd_range lets it read only its chunks,
