@@ -13,6 +13,7 @@
 #include "stats.h"
 #include "../db/schema.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,49 @@ static int samples_load(const char *path, const struct report_opts *o, struct sa
 	rows_free(&r);
 	sqlite3_close(db);
 	return 0;
+}
+
+struct sload {
+	pthread_t th;
+	const char *path;
+	const struct report_opts *o;
+	struct samples *sa;
+	int rc;
+};
+
+static void *sload_main(void *arg)
+{
+	struct sload *l = arg;
+	l->rc = samples_load(l->path, l->o, l->sa);
+	return NULL;
+}
+
+/* Every side's value sets (one run a side), up to o->jobs sides at once, each on
+ * a connection of its own (the sets are as big as the runs: at 4M lines a side
+ * takes about as long as its report). 0, or -1 after a line. */
+static int samples_all(const struct dbrun *runs, const struct side *sides, int nsides, const struct report_opts *o,
+		       struct samples *sa)
+{
+	struct sload l[16];
+	int par = o->jobs > 0 ? o->jobs : 2, rc = 0;
+	for (int k0 = 0; k0 < nsides; k0 += par) {
+		int k1 = k0 + par < nsides ? k0 + par : nsides;
+		for (int k = k0; k < k1; k++) {
+			l[k] = (struct sload){.path = runs[sides[k].first].path, .o = o, .sa = &sa[k]};
+			if (k > k0 && pthread_create(&l[k].th, NULL, sload_main, &l[k]) != 0)
+				l[k].th = pthread_self(), l[k].rc = 1; /* no thread: loaded below, in this one */
+		}
+		sload_main(&l[k0]);
+		for (int k = k0 + 1; k < k1; k++) {
+			if (l[k].rc == 1 && pthread_equal(l[k].th, pthread_self()))
+				sload_main(&l[k]);
+			else
+				pthread_join(l[k].th, NULL);
+		}
+		for (int k = k0; k < k1; k++)
+			rc |= l[k].rc;
+	}
+	return rc ? -1 : 0;
 }
 
 static const struct vset *samples_get(const struct samples *sa, const char *label, const char *sample)
@@ -290,9 +334,8 @@ int cmd_compare(char **args, int nargs, char **pass, int npass, const struct rep
 	int worst = multi_run(runs, nruns, &j);
 	if (worst || multi_parse(runs, nruns)) /* a run that failed said why: the comparison would miss it */
 		goto out;
-	for (int k = 0; k < nsides; k++)
-		if (sides[k].n == 1 && sides[0].n == 1 && samples_load(runs[sides[k].first].path, o, &sa[k]))
-			goto out;
+	if (sides[0].n == 1 && samples_all(runs, sides, nsides, o, sa))
+		goto out;
 	ne = entries(&es, runs, sides, nsides, sa);
 	status = compare_print(co, es, ne, runs, sides, nsides);
 	if (!status)
