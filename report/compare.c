@@ -12,6 +12,7 @@
 #include "report.h"
 #include "stats.h"
 #include "../db/schema.h"
+#include "../lib/outfile.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -316,7 +317,7 @@ int cmd_compare(char **args, int nargs, char **pass, int npass, const struct rep
 {
 	struct dbrun *runs = xcalloc(MULTI_MAX, sizeof *runs);
 	struct side sides[16];
-	int nruns = 0, nsides = 0, status = 2;
+	int nruns = 0, nsides = 0, status = 2, html_ended = 0;
 	struct samples sa[16];
 	memset(sa, 0, sizeof sa);
 	struct cmp_entry *es = NULL;
@@ -338,9 +339,15 @@ int cmd_compare(char **args, int nargs, char **pass, int npass, const struct rep
 		goto out;
 	ne = entries(&es, runs, sides, nsides, sa);
 	status = compare_print(co, es, ne, runs, sides, nsides);
+	if (!status && co->html) {
+		html_ended = 1; /* committed, or removed on a failure */
+		status = compare_html(co->html, co->chartjs, es, ne, sides, nsides);
+	}
 	if (!status)
 		status = compare_gates(co, es, ne, runs, sides, nsides);
 out:
+	if (co->html && !html_ended)
+		outfile_abort(co->html); /* nothing to show: no page */
 	for (int k = 0; k < nsides; k++) {
 		samples_free(&sa[k]);
 		free((char *)sides[k].arg);

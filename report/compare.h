@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 struct report_opts;
+struct outfile;
 
 /* One side: its argument (a.db or a.db,b.db,c.db) and its runs in the run list. */
 struct side {
@@ -36,6 +37,8 @@ struct cmp_out {
 	const struct gate *gates; /* --fail-on */
 	int ngates;
 	int (*report)(int argc, char **argv); /* the one-database report each run is (multi.h) */
+	struct outfile *html;                 /* --html FILE (open), or NULL */
+	const char *chartjs;                  /* with html: Chart.js's text */
 };
 
 /* kvio-report --compare: args[0] BASE, args[1..] NEW sides; pass: the options
@@ -44,6 +47,10 @@ int cmd_compare(char **args, int nargs, char **pass, int npass, const struct rep
 /* compare_out.c: the comparison as text or JSON (with each side's reports); 0 or 2. */
 int compare_print(const struct cmp_out *co, const struct cmp_entry *e, size_t n, const struct dbrun *runs,
 		  const struct side *sides, int nsides);
+/* compare_html.c: the comparison as one self-contained page into o, committed
+ * (it appears whole or not at all). 0, or 2 after a one-line error. */
+int compare_html(struct outfile *o, const char *chartjs, const struct cmp_entry *e, size_t n, const struct side *sides,
+		 int nsides);
 /* compare_out.c: the gates on the comparison (regress:) and on the NEW sides'
  * reports (values); 3 when one fired (each said), else 0. */
 int compare_gates(const struct cmp_out *co, const struct cmp_entry *e, size_t n, const struct dbrun *runs,

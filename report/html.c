@@ -193,7 +193,7 @@ static void group_rows(const struct html_page *p, struct vec *cs)
 /* ---- writing ---------------------------------------------------------------- */
 
 /* s as HTML text (or attribute) content. */
-static void put_html(FILE *f, const char *s)
+void html_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -208,7 +208,7 @@ static void put_html(FILE *f, const char *s)
 
 /* s as a JSON string inside a <script> element: '<', '>' and '&' escaped too,
  * so no "</script" can appear. */
-static void put_jstr(FILE *f, const char *s)
+void html_jstr(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -261,9 +261,9 @@ static void put_axis(FILE *f, const char *name, const struct axis *a, int zero)
 	char b[40];
 	fmt_double(b, sizeof b, a->scale);
 	fprintf(f, "\"%s\":{\"label\":", name);
-	put_jstr(f, a->label);
+	html_jstr(f, a->label);
 	fputs(",\"unit\":", f);
-	put_jstr(f, a->unit);
+	html_jstr(f, a->unit);
 	fprintf(f, ",\"scale\":%s,\"log\":%d,\"zero\":%d}", b, a->log, zero);
 }
 
@@ -289,11 +289,11 @@ static void put_points(FILE *f, const struct series *s)
 static void put_series_head(FILE *f, const char *name, const char *label, const char *role, int color, int marker)
 {
 	fputs("{\"name\":", f);
-	put_jstr(f, name);
+	html_jstr(f, name);
 	fputs(",\"label\":", f);
-	put_jstr(f, label);
+	html_jstr(f, label);
 	fputs(",\"role\":", f);
-	put_jstr(f, role);
+	html_jstr(f, role);
 	fprintf(f, ",\"color\":%d,\"marker\":%d,", color, marker);
 }
 
@@ -358,15 +358,15 @@ static void put_chart(FILE *f, const struct chart *c, const struct html_page *p)
 	snprintf(title, sizeof title, c->k->title, c->k == &unknown_kind ? c->id : suffix);
 	chart_note(c, p, note, sizeof note);
 	fputs("{\"id\":", f);
-	put_jstr(f, c->id);
+	html_jstr(f, c->id);
 	fputs(",\"title\":", f);
-	put_jstr(f, title);
+	html_jstr(f, title);
 	fprintf(f, ",\"type\":\"%s\",", c->k->type);
 	put_axis(f, "x", &c->k->x, 0);
 	fputc(',', f);
 	put_axis(f, "y", &c->k->y, 1);
 	fputs(",\"note\":", f);
-	put_jstr(f, note);
+	html_jstr(f, note);
 	fputs(",\"series\":[", f);
 	double ymax = 0;
 	int first = 1;
@@ -470,12 +470,12 @@ static void put_banner(FILE *f, const struct label *L)
 		bad = 1;
 	}
 	fprintf(f, "<section class=\"banner%s\" data-label=\"", bad ? " bad" : "");
-	put_html(f, L->name);
+	html_text(f, L->name);
 	fputs("\"><h2>", f);
-	put_html(f, L->name);
+	html_text(f, L->name);
 	fprintf(f, "</h2><p class=\"why\">%s", bad ? "" : "</p>");
 	if (bad) {
-		put_html(f, why);
+		html_text(f, why);
 		fputs("</p>", f);
 	}
 	fputs("<dl>\n", f);
@@ -491,14 +491,14 @@ static void put_banner(FILE *f, const struct label *L)
 		jn_text(x, v, sizeof v);
 		/* a real reads rounded; the JSON report's exact text stays in data-v (and the tooltip) */
 		fputs("<span class=\"v\" data-v=\"", f);
-		put_html(f, v);
+		html_text(f, v);
 		fputs("\" title=\"", f);
-		put_html(f, v);
+		html_text(f, v);
 		fputs("\">", f);
 		if (x->t == J_REAL && isfinite(x->d))
 			fprintf(f, "%.4g", x->d);
 		else
-			put_html(f, v);
+			html_text(f, v);
 		fprintf(f, "</span>%s%s", *items[i].unit ? " " : "", items[i].unit);
 		if (!strcmp(items[i].unit, "ns") && (x->t == J_INT || x->t == J_REAL))
 			fprintf(f, "<span class=\"h\">(%.1f µs)</span>", (x->t == J_INT ? (double)x->i : x->d) / 1e3);
@@ -515,10 +515,10 @@ static void put_text(FILE *f, const struct html_page *p)
 	for (int li = 0; li < p->nl; li++) {
 		const struct label *L = &p->ls[li];
 		fputs("<h3>[", f);
-		put_html(f, L->name);
+		html_text(f, L->name);
 		fputs("]</h3><pre class=\"text\">", f);
 		for (size_t q = 0; q < L->text.n; q++) {
-			put_html(f, VEC_AT(&L->text, char *, q));
+			html_text(f, VEC_AT(&L->text, char *, q));
 			fputc('\n', f);
 		}
 		fputs("</pre>\n", f);
@@ -528,7 +528,7 @@ static void put_text(FILE *f, const struct html_page *p)
 		fputs("<h3>A/B paired object diff</h3><pre class=\"text\">", f);
 	for (int li = 0; li < p->nl; li++)
 		for (size_t q = 0; q < p->ls[li].tail.n; q++) {
-			put_html(f, VEC_AT(&p->ls[li].tail, char *, q));
+			html_text(f, VEC_AT(&p->ls[li].tail, char *, q));
 			fputc('\n', f);
 		}
 	if (ntail)
@@ -584,7 +584,7 @@ char *html_chartjs(void)
 	return js;
 }
 
-static const char page_head[] =
+const char html_page_head[] =
 	"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
 	"style-src 'unsafe-inline'; img-src data:; connect-src 'none'; font-src 'none'; form-action 'none'\">\n"
@@ -604,16 +604,16 @@ static void put_charts(FILE *f, const struct html_page *p)
 		snprintf(title, sizeof title, c->k->title, c->k == &unknown_kind ? c->id : suffix);
 		chart_note(c, p, note, sizeof note);
 		fprintf(f, "<div class=\"card%s\" id=\"chart-", c->ser.n ? "" : " empty");
-		put_html(f, c->id);
+		html_text(f, c->id);
 		fputs("\">", f);
 		if (!c->ser.n) {
 			fputs("<h3>", f);
-			put_html(f, title);
+			html_text(f, title);
 			fputs("</h3>", f);
 		}
 		if (*note) {
 			fputs("<p class=\"note\">", f);
-			put_html(f, note);
+			html_text(f, note);
 			fputs("</p>", f);
 		}
 		fputs("</div>\n", f);
@@ -633,11 +633,11 @@ static void put_charts(FILE *f, const struct html_page *p)
 /* The page into f. */
 static void put_page(FILE *f, const struct html_page *p, const char *chartjs)
 {
-	fputs(page_head, f);
+	fputs(html_page_head, f);
 	fputs("<title>kvio report: ", f);
-	put_html(f, p->dbpath);
+	html_text(f, p->dbpath);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head><body>\n<h1>kvio report: ", kvio_html_css);
-	put_html(f, p->dbpath);
+	html_text(f, p->dbpath);
 	fprintf(f, " (%d capture label(s))</h1>\n<div class=\"banners\">\n", p->nl);
 	for (int li = 0; li < p->nl; li++)
 		put_banner(f, &p->ls[li]);

@@ -130,7 +130,7 @@ static const char report_help[] =
 	"                   [--html FILE] [--base L] [--fail-on SPEC ...] [--jobs N]\n"
 	"                   [--time-range S,E] [--trace-id A[-B]] [--rows FILE.sql]\n"
 	"       kvio-report a.db b.db ... [--json [FILE]] [--csv [FILE]] [options]\n"
-	"       kvio-report --compare BASE NEW [NEW2 ...] [--json [FILE]] [options]\n"
+	"       kvio-report --compare BASE NEW [NEW2 ...] [--json [FILE]] [--html FILE] [options]\n"
 	"                   (a side: one database, or repetitions a.db,b.db,c.db)\n\n"
 	"The kvio metrics pack per capture label (A/B arms side by side): QD1 detector,\n"
 	"latency percentiles, achieved queue depth, inferred batches, object spans,\n"
@@ -147,7 +147,9 @@ static const char report_help[] =
 	"                    a list of their reports, in order\n"
 	"  --html FILE       write the report as one self-contained page of charts\n"
 	"                    (offline: Chart.js and the data are inside it); FILE -:\n"
-	"                    standard output holds the page only (not with --json -)\n"
+	"                    standard output holds the page only (not with --json -);\n"
+	"                    with --compare: the comparison's tables and a chart of\n"
+	"                    each metric's change and interval (a FILE)\n"
 	"  --batch-gap-us N  submit gap that splits inferred batches (default 50)\n"
 	"  --label L         report only label L (repeatable; an unknown one is an error)\n"
 	"  --base L          the A/B base arm (default: the first label in sorted order,\n"
@@ -367,8 +369,12 @@ static int parse_args(struct args *g, int argc, char **argv)
 		kvio_err(g->compare ? "--compare needs BASE NEW (see --help)" : "need a trace.db (see --help)");
 		return 2;
 	}
-	if ((g->ndb > 1 || g->csv || g->compare) && (g->rows_of || g->html_file)) {
-		kvio_err("%s: one database at a time (see --help)", g->rows_of ? "--rows" : "--html");
+	if ((g->ndb > 1 || g->csv || g->compare) && (g->rows_of || (g->html_file && (!g->compare || g->csv)))) {
+		kvio_err("%s: one database at a time, or --compare (see --help)", g->rows_of ? "--rows" : "--html");
+		return 2;
+	}
+	if (g->compare && g->html_file && !strcmp(g->html_file, "-")) {
+		kvio_err("--compare --html: a FILE (standard output holds the comparison's text or JSON)");
 		return 2;
 	}
 	for (int k = 0; k < g->ngates && !g->compare; k++)
@@ -697,16 +703,26 @@ static int report_many(struct args *g)
 			in[nin++] = p;
 		}
 	}
+	struct outfile hf = {.slot = -1, .fd = -1};
 	int opened = !file || !outfile_open(&of, file, in, nin);
+	if (opened && g->html_file && (!(g->chartjs = html_chartjs()) || outfile_open(&hf, g->html_file, in, nin))) {
+		if (file)
+			outfile_abort(&of);
+		opened = 0;
+	}
 	for (int k = 0; k < g->ndb; k++)
 		free(copy[k]);
-	if (!opened)
+	if (!opened) {
+		free(g->chartjs);
 		return 2;
+	}
 	FILE *out = file ? outfile_stdio(&of) : stdout;
 	int status;
 	if (g->compare) {
-		struct cmp_out co = {g->json ? out : NULL, g->gates, g->ngates, cmd_report};
-		status = cmd_compare(g->db, g->ndb, g->pass, g->npass, &g->o, &co);
+		struct cmp_out co = {g->json ? out : NULL, g->gates, g->ngates, cmd_report, g->html_file ? &hf : NULL,
+				     g->chartjs};
+		status = cmd_compare(g->db, g->ndb, g->pass, g->npass, &g->o, &co); /* ends hf, either way */
+		free(g->chartjs);
 	} else {
 		char *pass[80];
 		int np = 0;

@@ -184,6 +184,39 @@ eq "gate qd1 under --compare: the line names the database, label and op" 1 "$(gr
 eq "gate qd1 under --compare: a serialized BASE does not" 0 "$(gate --compare "$C/ser.db" "$C/b1.db" --fail-on qd1)"
 eq "help: no doubled percent signs" 0 "$("$R" --help | grep -c '%%')"
 
+# --- --compare --html FILE: one self-contained page, the same entries, drawn by Chart.js ---
+"$R" --compare "$b3s" "$C/n1.db,$C/n2.db,$C/n3.db" --html "$C/cmp.html" > "$C/cmp.txt"
+eq "compare --html: exit 0, the text report still printed" "0 1" "$? $(grep -c '^=== kvio-report --compare' "$C/cmp.txt")"
+"$R" --compare "$b3s" "$C/n1.db,$C/n2.db,$C/n3.db" --json > "$C/cmph.json"
+eq "compare --html: a table row per entry, its verdict the JSON's (read.p50 slower, write.p99 no change)" \
+	"$(j "$C/cmph.json" "len(d['compare'])") 1 1" \
+	"$(grep -c '^<tr class=' "$C/cmp.html") $(grep -c '<tr class="bad"><td>read.p50</td>' "$C/cmp.html") $(grep -c '<tr class="same"><td>write.p99</td>.*no change (within noise)' "$C/cmp.html")"
+eq "compare --html: nothing fetched (no http, a CSP of inline only)" "0 1" \
+	"$(grep -c 'src="http\|href="http' "$C/cmp.html") $(grep -c "connect-src 'none'" "$C/cmp.html")"
+if command -v chromium > /dev/null 2>&1; then
+	u=$(mktemp -d "$T/chr.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--user-data-dir="$u" --dump-dom "file://$C/cmp.html" > "$C/cmp.dom" 2>/dev/null
+	rm -rf "$u"
+	eq "compare --html in Chromium: one chart, a bar per metric, an interval for each tested one, no error" \
+		"[1, $(j "$C/cmph.json" "len(d['compare'])"), $(j "$C/cmph.json" "len([e for e in d['compare'] if e['ci_low'] is not None])"), []]" \
+		"$($PY -c "
+import json,re,sys,html
+m = re.search(r'<pre id=\"kvio-summary\">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
+s = json.loads(html.unescape(m.group(1))) if m else {'charts': [], 'errors': ['no summary']}
+c = s['charts'][0] if s['charts'] else {}
+print(json.dumps([len(s['charts']), c.get('metrics'), c.get('intervals'), s['errors']]))" "$C/cmp.dom")"
+else
+	FAIL=$((FAIL + 1)); echo "FAIL - compare --html: no chromium (scripts/install-deps installs it)"
+fi
+"$R" --compare "$C/b1.db" "$C/n1.db" --html - > /dev/null 2> "$C/err"
+eq "compare --html -: a usage error (standard output holds the comparison)" "2 1" "$? $(grep -c 'compare --html: a FILE' "$C/err")"
+rm -f "$C/gone.html"
+"$R" --compare "$C/b1.db" "$C/missing.db" --html "$C/gone.html" > /dev/null 2>&1
+eq "compare --html with a missing database: exit 2, no page, no temp file" "2 0" "$? $(ls "$C" | grep -c 'gone.html')"
+"$R" "$C/b1.db" "$C/b2.db" --html "$C/gone.html" > /dev/null 2>&1
+eq "--html with several databases (no --compare): a usage error, no page" "2 0" "$? $(ls "$C" | grep -c 'gone.html')"
+
 # --- the in-database A/B diff (--merge arms): the p50 delta's interval, p-value, verdict ---
 # arm b = arm a's capture with reads 20 us slower: every load (its reads in one batch)
 # ends 20 us later, every store the same: load deltas all +20000 (interval [20000, 20000],
