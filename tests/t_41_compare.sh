@@ -246,6 +246,17 @@ done
 eq "A/B text: the interval, p and verdict on the line" 1 \
 	"$("$R" "$C/abs.db" | grep -c '^  b vs a \[load\]: span delta p50 0.02ms (n=[0-9]* paired; negative = b faster), 95% CI \[0.02ms, 0.02ms\] p=[0-9.e-]*: slower$')"
 
+# --- options apply to every run: --label, --time-range ---
+"$R" --compare "$C/abs.db" "$C/abs.db" --label b --json > "$C/lab.json"
+eq "compare --label b: only label b's entries, and each side's reports hold only b" '[["b"], [["b"]], [["b"]]]' \
+	"$(j "$C/lab.json" "[sorted(set(e['label'] for e in d['compare'])), [sorted(r) for r in d['base']], [sorted(r) for r in d['new']]]")"
+"$R" "$C/b1.db" --time-range 0.01,0.03 --json > "$C/w1.json"
+"$R" --compare "$C/b1.db" "$C/n1.db" --time-range 0.01,0.03 --json > "$C/cw.json"
+eq "compare --time-range: base read.p50 = the windowed report's" "$(j "$C/w1.json" "d['capture']['lat_read']['p50']")" \
+	"$(j "$C/cw.json" "[e['base'] for e in d['compare'] if e['metric'] == 'read.p50'][0]")"
+eq "compare --time-range: the within-run test's reads are the window's (n_base = its lat_read.n)" "$(j "$C/w1.json" "d['capture']['lat_read']['n']")" \
+	"$(j "$C/cw.json" "[e['n_base'] for e in d['compare'] if e['metric'] == 'read.p50'][0]")"
+
 # --- several databases: the JSON list and --csv ---
 "$BUILD/kvio-ingest" -q -o "$C/ab.db" --merge a=fixtures/ab/a.sem.jsonl,fixtures/ab/a.ebpf.jsonl,fixtures/ab/a.serving.jsonl \
 	--merge b=fixtures/ab/b.sem.jsonl,fixtures/ab/b.ebpf.jsonl
