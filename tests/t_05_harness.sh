@@ -120,6 +120,8 @@ eq "bench: retired targets: bytes per command has no target, window / full expor
 	"$(lines 1 '^pftrace bytes per command slice +[0-9.]+  \(no target') $(lines 1 '^pftrace bytes.*target [<>]') $(lines 1 '^export 2 s window / full export')"
 eq "bench: capture-to-answer is an absolute time, no unmeasured reference ratio" "1 0" \
 	"$(lines 1 '^capture-to-answer, 100k commands \(s, absolute, this host\) +[0-9.]+  \(target <= 0.26\)') $(lines 1 'reference ~13 s / 50')"
+eq "bench: capture-to-answer's ingest and report printed apart, seconds and peak RSS" 1 \
+	"$(lines 1 '^capture-to-answer: [0-9]+ commands, .*apart: ingest [0-9.]+s [0-9]+KB, report [0-9.]+s [0-9]+KB\)')"
 
 # 2. kvio commands that fail (exit 3), over run 1's outputs (t16.db, t16M.html, t100k.db, k4k.db
 # left from it), a Chromium that loads a page without drawing it (no page_ms), and no DuckDB
