@@ -8,7 +8,7 @@ CFLAGS  ?= -O2 -g
 # must not break `make` or `make install`. CPPFLAGS and LDFLAGS are honoured.
 WERROR  ?=
 WFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -D_GNU_SOURCE
-LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread -lsimdjson -lstdc++ -lxxhash -lcjson
+LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread -lsimdjson -lstdc++ -lxxhash
 PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build

@@ -628,7 +628,7 @@ static int value_gates(const struct args *g, const struct label *ls, int nl)
 	for (int li = 0; li < nl; li++) {
 		char *buf = NULL;
 		size_t len = 0;
-		cJSON *lab = NULL;
+		struct jnode *lab = NULL;
 		for (int k = 0; k < g->ngates; k++) {
 			if (g->gates[k].kind != GATE_VALUE)
 				continue;
@@ -638,11 +638,11 @@ static int value_gates(const struct args *g, const struct label *ls, int nl)
 					break;
 				jn_print(m, ls[li].R, 1);
 				fclose(m);
-				lab = cJSON_ParseWithLength(buf, len);
+				lab = jn_parse(buf, len);
 			}
 			fired |= gate_value(&g->gates[k], g->dbpath, ls[li].name, lab);
 		}
-		cJSON_Delete(lab);
+		jn_free(lab);
 		free(buf);
 	}
 	return fired;
