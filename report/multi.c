@@ -34,6 +34,7 @@ static void child(const char *path, const struct multi_job *j, int fd)
 	if (dup2(fd, 1) < 0)
 		_exit(2);
 	close(fd);
+	setenv("KVIO_PROGRESS", "0", 1); /* the children draw no progress line over each other */
 	int rc = j->report(n, argv);
 	if (fflush(stdout) != 0)
 		rc = 2;

@@ -659,15 +659,11 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	/* the objects', slices' and args' sums, on this connection while the other runs analyses */
 	if (check_tables(db, g->dbpath, DB_REPORT))
 		return 2;
-	if (g->o.progress)
-		fprintf(stderr, "\r%s: running the analyses on %d connections...", kvio_prog, rn->nw);
 	if (analyses_finish(rn, db, 1))
 		return 2;
 	struct rctx c = {.o = &g->o, .ls = *ls, .nl = *nl, .rn = rn};
 	if (format_all(&c))
 		return 2;
-	if (g->o.progress)
-		fprintf(stderr, "\r%*s\r", 40, "");
 	int fired = value_gates(g, *ls, *nl);
 	/* standard output holds the JSON (--json -) or the page (--html -) only */
 	char why[512];
@@ -742,7 +738,7 @@ static int report_many(struct args *g)
 
 int cmd_report(int argc, char **argv)
 {
-	struct args g = {.o = {.batch_gap_ns = 50000, .progress = isatty(2)}};
+	struct args g = {.o = {.batch_gap_ns = 50000, .progress = progress_wanted(0)}};
 	int status = parse_args(&g, argc, argv);
 	if (status >= 0)
 		return status;

@@ -147,8 +147,6 @@ static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struc
 int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out)
 {
 	const char *sql = sql_text(name);
-	if (o->progress)
-		fprintf(stderr, "\r%s: running sql/%-16s", kvio_prog, name);
 	memset(out, 0, sizeof *out);
 	if (!sql) {
 		kvio_err("internal: sql/%s is not built in", name);
@@ -246,6 +244,10 @@ static void *work(void *arg)
 			kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
 		if (!w->rc)
 			rn->res[i].done = 1;
+		pthread_mutex_lock(&rn->mu);
+		rn->ndone += 1 + (rn->html && rn->html[i]);
+		progress_tick(&rn->prog, (uint64_t)rn->ndone, (uint64_t)rn->ndone);
+		pthread_mutex_unlock(&rn->mu);
 	}
 out:
 	pthread_mutex_lock(&rn->mu);
@@ -272,6 +274,12 @@ void analyses_start(struct runner *rn, const char *dbpath, const struct report_o
 	rn->dbpath = dbpath;
 	rn->o = *o;
 	rn->o.progress = 0;
+	rn->ndone = 0;
+	progress_start(&rn->prog, o->progress, dbpath, "analyses");
+	int total = n;
+	for (int i = 0; html && i < n; i++)
+		total += html[i] != NULL;
+	progress_total(&rn->prog, (uint64_t)total, 0);
 	rn->files = files;
 	rn->html = html;
 	rn->nfiles = n;
@@ -314,6 +322,7 @@ int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 		rc |= rn->w[k].rc;
 	}
 	pthread_mutex_destroy(&rn->mu);
+	progress_end(&rn->prog, 0, 0, 0);
 	rn->started = 0;
 	return rc ? -1 : 0;
 }
