@@ -265,7 +265,7 @@ static void *dev_worker(void *arg)
 		int final, rc;
 		uint64_t overlong;
 		size_t n = read_block(d, &text, &cap, &final, &rc, &overlong);
-		int64_t pos = d->in.gz ? (int64_t)gzoffset(d->in.gz) : (int64_t)lseek(d->in.fd, 0, SEEK_CUR);
+		int64_t pos = !d->o->progress ? -1 : d->in.gz ? (int64_t)gzoffset(d->in.gz) : (int64_t)lseek(d->in.fd, 0, SEEK_CUR);
 		if (final) {
 			pthread_mutex_lock(&d->mu);
 			d->eof = 1;

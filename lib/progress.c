@@ -14,7 +14,7 @@ int progress_wanted(int quiet)
 
 void progress_start(struct progress *p, int on, const char *name, const char *unit)
 {
-	*p = (struct progress){.on = on, .name = name, .unit = unit, .fd = -1, .step = 1};
+	*p = (struct progress){.on = on, .name = name, .unit = unit, .fd = -1};
 	p->t0 = now_s();
 	p->next = p->t0 + (double)env_i64("KVIO_PROGRESS_DELAY_MS", 500, 0) / 1000;
 }
@@ -81,13 +81,8 @@ void progress_poll(struct progress *p, uint64_t count, uint64_t pos)
 	p->count = count;
 	p->pos = pos;
 	double now = now_s();
-	if (now < p->next) { /* early: read the clock less often */
-		p->step = p->step < (1u << 20) ? p->step * 2 : p->step;
-		p->next_count = count + p->step;
+	if (now < p->next)
 		return;
-	}
-	p->step = p->step > 1 ? p->step / 2 : 1;
-	p->next_count = count + p->step;
 	p->next = now + REDRAW_S;
 	draw(p, now, 0);
 }
