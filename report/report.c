@@ -738,7 +738,7 @@ static int report_many(struct args *g)
 
 int cmd_report(int argc, char **argv)
 {
-	struct args g = {.o = {.batch_gap_ns = 50000, .progress = progress_wanted(0)}};
+	struct args g = {.o = {.batch_gap_ns = 50000, .progress = isatty(2)}};
 	int status = parse_args(&g, argc, argv);
 	if (status >= 0)
 		return status;

@@ -275,7 +275,7 @@ void analyses_start(struct runner *rn, const char *dbpath, const struct report_o
 	rn->o = *o;
 	rn->o.progress = 0;
 	rn->ndone = 0;
-	progress_start(&rn->prog, o->progress, dbpath, "analyses");
+	progress_start(&rn->prog, o->progress && progress_wanted(0), dbpath, "analyses");
 	int total = n;
 	for (int i = 0; html && i < n; i++)
 		total += html[i] != NULL;
