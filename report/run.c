@@ -214,6 +214,15 @@ static int take_next(struct runner *rn)
 	return i;
 }
 
+/* File i of the queue (and its html follower) has run: the progress line's count. */
+static void analysis_done(struct runner *rn, int i)
+{
+	pthread_mutex_lock(&rn->mu);
+	rn->ndone += 1 + (rn->html && rn->html[i]);
+	progress_tick(&rn->prog, (uint64_t)rn->ndone, (uint64_t)rn->ndone);
+	pthread_mutex_unlock(&rn->mu);
+}
+
 /* One connection's life: open (unless given), prelude, then files from the
  * queue until none is left or one fails (w->rc -1). */
 static void *work(void *arg)
@@ -244,10 +253,7 @@ static void *work(void *arg)
 			kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
 		if (!w->rc)
 			rn->res[i].done = 1;
-		pthread_mutex_lock(&rn->mu);
-		rn->ndone += 1 + (rn->html && rn->html[i]);
-		progress_tick(&rn->prog, (uint64_t)rn->ndone, (uint64_t)rn->ndone);
-		pthread_mutex_unlock(&rn->mu);
+		analysis_done(rn, i);
 	}
 out:
 	pthread_mutex_lock(&rn->mu);
