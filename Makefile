@@ -8,12 +8,12 @@ CFLAGS  ?= -O2 -g
 # must not break `make` or `make install`. CPPFLAGS and LDFLAGS are honoured.
 WERROR  ?=
 WFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -D_GNU_SOURCE
-LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread -lsimdjson -lstdc++ -lxxhash -lcjson
+LDLIBS  := -lsqlite3 -lprotobuf-c -lz -lm -lpthread -lsimdjson -lstdc++ -lxxhash
 PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build
 
-LIB_SRC    := lib/util.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c lib/cli.c lib/jsonesc.c
+LIB_SRC    := lib/util.c lib/progress.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c lib/cli.c lib/jsonesc.c
 # db/: the database itself. DB_SRC as the commands open and write it; EXT_SRC the
 # SQLite extension (kvio_cmd, extract_arg, the operators), built twice: into
 # kvio (SQLITE_CORE) and as the loadable build/kvio.so

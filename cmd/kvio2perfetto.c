@@ -49,7 +49,7 @@ static int take_export_opts(struct export_opts *eo, int argc, char **argv)
 int cmd_kvio2perfetto(int argc, char **argv)
 {
 	struct ingest_args a;
-	struct export_opts eo = {NULL, 1, 50000};
+	struct export_opts eo = {NULL, 1, 50000, NULL};
 	if ((argc = take_export_opts(&eo, argc, argv)) < 0)
 		return 2;
 	int rc = ingest_cmdline(&a, argc, argv, help, "kv.pftrace");
@@ -79,6 +79,7 @@ int cmd_kvio2perfetto(int argc, char **argv)
 		rc = 1;
 	if (!rc) {
 		sqlite3 *db = db_open_ro(tdb.tmp);
+		eo.progress = a.o.progress ? a.out : NULL; /* kvio-ingest's choice (a terminal, not -q) */
 		rc = db ? export_db(db, &out, &eo, &s) : 2;
 		if (db)
 			sqlite3_close(db);

@@ -281,12 +281,18 @@ int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	int rc = cmd_ctx_init(db, x, &c, fl);
 	if (x->keep) {
 		const struct kept_chunk *kc = x->keep->chunks.v;
-		for (size_t j = 0; !rc && !out_failed(&x->o) && j < x->keep->chunks.n; j++)
+		progress_total(&x->prog, x->keep->chunks.n, 0);
+		for (size_t j = 0; !rc && !out_failed(&x->o) && j < x->keep->chunks.n; j++) {
 			if (kc[j].nkept)
 				rc = export_chunk(db, x, &c, kc[j].k, &kc[j]);
+			progress_tick(&x->prog, j + 1, j + 1);
+		}
 	} else {
-		for (size_t k = 0; !rc && !out_failed(&x->o) && k < x->dir.nchunks; k++)
+		progress_total(&x->prog, x->dir.nchunks, 0);
+		for (size_t k = 0; !rc && !out_failed(&x->o) && k < x->dir.nchunks; k++) {
 			rc = export_chunk(db, x, &c, k, NULL);
+			progress_tick(&x->prog, k + 1, k + 1);
+		}
 	}
 	cmd_ctx_free(&c);
 	return rc;

@@ -102,6 +102,7 @@ int export_db(sqlite3 *db, struct outfile *of, const struct export_opts *eo, str
 	x.win = win && (win->has_time || win->has_tid) ? win : NULL;
 	x.o.cap = 1 << 20;
 	x.o.buf = xmalloc(x.o.cap);
+	progress_start(&x.prog, eo && eo->progress, eo && eo->progress ? eo->progress : "", "chunks");
 	struct flows fl = {0};
 	struct kept keep = {{0}, {0}};
 	x.keep = x.win ? &keep : NULL;
@@ -117,6 +118,7 @@ int export_db(sqlite3 *db, struct outfile *of, const struct export_opts *eo, str
 		rc = export_pieces(db, &x, eo, &fl);
 	}
 	out_flush(&x.o, 1);
+	progress_end(&x.prog, 0, 0, 0);
 	if (x.o.gz)
 		deflateEnd(&x.o.z);
 	if (stats)
@@ -149,6 +151,7 @@ static const char export_help[] =
 	"                        reads only the command chunks of the window\n"
 	"  --trace-id A[-B]      only the commands and objects of trace_id A..B\n"
 	"  --no-findings         leave the findings tracks out\n"
+	"  -q, --quiet           no summary on stdout, no progress line on stderr\n"
 	"  --batch-gap-us N      submit gap that splits the findings' inferred batches\n"
 	"                        (kvio-report's --batch-gap-us; default 50)\n\n"
 	"EXAMPLES\n"
@@ -188,13 +191,15 @@ int cmd_export(int argc, char **argv)
 {
 	const char *dbpath = NULL, *out = NULL;
 	struct kvio_window win = {0};
-	struct export_opts eo = {&win, 1, 50000};
-	int seen_gap = 0;
+	struct export_opts eo = {&win, 1, 50000, NULL};
+	int seen_gap = 0, quiet = 0;
 	for (int i = 1; i < argc; i++) {
 		int r;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(export_help, stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			quiet = 1;
 		} else if ((r = window_parse_opt(&win, argc, argv, &i)) != 0) {
 			if (r < 0)
 				return 2;
@@ -232,6 +237,7 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	struct export_stats s;
+	eo.progress = progress_wanted(quiet) ? dbpath : NULL;
 	int rc = export_db(db, &of, &eo, &s);
 	sqlite3_close(db);
 	if (rc)
@@ -241,7 +247,7 @@ int cmd_export(int argc, char **argv)
 	char fnd[48] = "";
 	if (eo.findings)
 		snprintf(fnd, sizeof fnd, "; %llu findings", (unsigned long long)s.findings);
-	if (!rc) /* with -o -, standard output holds the trace: the line goes to stderr */
+	if (!rc && !quiet) /* with -o -, standard output holds the trace: the line goes to stderr */
 		fprintf(of.std ? stderr : stdout, "kvio-export: wrote %s (%llu packets, %llu bytes before compression%s)\n",
 			of.path, (unsigned long long)s.packets, (unsigned long long)s.bytes, fnd);
 	if (!rc && !s.slices) { /* written, as ingest writes its database, but nothing in it to look at */

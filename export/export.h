@@ -19,6 +19,7 @@ struct export_opts {
 	const struct kvio_window *win; /* --time-range / --trace-id (lib/window.h); NULL or empty: everything */
 	int findings;                  /* the report's findings as "kvio findings" tracks (--no-findings: 0) */
 	int64_t batch_gap_ns;          /* the findings' inferred batches split here (--batch-gap-us x 1000) */
+	const char *progress;          /* the name on a progress line (stderr a terminal, not -q); NULL: none */
 };
 
 /* Write db as a .pftrace into the open outfile o (gzipped when o->path ends in

@@ -8,6 +8,7 @@
 #include "kvio.pb-c.h"
 #include "../db/chunk.h"
 #include "../db/dir.h"
+#include "../lib/progress.h"
 #include "../lib/strpool.h"
 #include "../lib/util.h"
 #include "../lib/window.h"
@@ -72,6 +73,7 @@ struct exporter {
 	uint8_t *checked;              /* the process's memo of the chunks checked (db/memo.h), or NULL */
 	void *buf;                     /* one chunk's bytes (sqlite3_malloc'd) */
 	size_t bufcap;
+	struct progress prog;          /* on a terminal: the command chunks written of the export's */
 };
 
 /* What a window keeps, found once before anything is written (a flow is

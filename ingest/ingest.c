@@ -6,6 +6,7 @@
 #include "sjline.h" /* sj_kernel: named in the timing line */
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
+#include "../lib/progress.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,7 @@ const char ingest_options_help[] =
 	"                        semantic key_hex, else the hex of key), not user_data\n"
 	"  --join-by-offset      attribute commands to objects by byte range (slot_offset)\n"
 	"                        and time window, no cookie needed; with cookies, parity\n"
-	"  -q, --quiet           no summary on stdout\n";
+	"  -q, --quiet           no summary on stdout, no progress line on stderr\n";
 
 static const char ingest_help[] =
 	"usage: kvio-ingest -o trace.db --sem S --ebpf E [--serving V] [--label L]\n"
@@ -64,7 +65,7 @@ void ingest_defaults(struct ingest_args *a)
 	a->o.nominal_dur_ns = 8000;
 	a->o.pair_horizon = 500000;
 	a->o.device = "ng";
-	a->o.progress = isatty(2);
+	a->o.progress = progress_wanted(0);
 }
 
 const char ingest_exit_help[] =
@@ -165,7 +166,7 @@ int ingest_parse_opt(struct ingest_args *a, int argc, char **argv, int *i)
 	int r = window_parse_opt(&a->o.win, argc, argv, i);
 	if (r)
 		return r;
-	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) { a->quiet = 1; return 1; }
+	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) { a->quiet = 1; a->o.progress = 0; return 1; }
 	static const char *const num_opts[] = {"--lba-bytes", "--nominal-dur-ns", "--pair-horizon"};
 	for (int k = 0; k < 3; k++) {
 		if (!opt_is(arg, num_opts[k]))

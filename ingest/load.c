@@ -4,6 +4,7 @@
  * bytes come from input.c. Nothing here is fatal except an unreadable file. */
 #include "records.h"
 #include "input.h"
+#include "../lib/progress.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -142,6 +143,8 @@ struct dblock {
 	struct badline bad[MAX_REPORTED];
 	int rc;
 	int ready;
+	int64_t pos;  /* the input's offset after the block (gzip: compressed), -1: a pipe */
+	size_t nbytes; /* the block's bytes */
 };
 
 #define MAX_WORKERS 4
@@ -262,6 +265,7 @@ static void *dev_worker(void *arg)
 		int final, rc;
 		uint64_t overlong;
 		size_t n = read_block(d, &text, &cap, &final, &rc, &overlong);
+		int64_t pos = !d->o->progress ? -1 : d->in.gz ? (int64_t)gzoffset(d->in.gz) : (int64_t)lseek(d->in.fd, 0, SEEK_CUR);
 		if (final) {
 			pthread_mutex_lock(&d->mu);
 			d->eof = 1;
@@ -285,6 +289,8 @@ static void *dev_worker(void *arg)
 		if (!rc)
 			parse_text(&r, text ? text : "", n, final, overlong);
 		b->rc = rc;
+		b->pos = pos;
+		b->nbytes = n;
 		b->reported = r.reported;
 		memcpy(b->bad, r.bad, sizeof b->bad);
 		pthread_mutex_lock(&d->mu);
@@ -324,8 +330,10 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		kvio_err("%s: cannot start a reader thread", path);
 		rc = 2;
 	}
-	uint64_t shown = 0, total_bad = 0, next_progress = 1000000;
-	double t0 = now_s();
+	uint64_t shown = 0, total_bad = 0, pos = 0;
+	struct progress pg; /* on a terminal: lines, the share of the file's bytes, the rate */
+	progress_start(&pg, o->progress, path, "lines");
+	progress_file(&pg, d.in.fd);
 	for (int64_t i = 0; !rc; i++) {
 		struct dblock *b = &d.slot[i % d.nslot];
 		pthread_mutex_lock(&d.mu);
@@ -344,11 +352,8 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		add_stats(fs, &b->fs);
 		if (!rc)
 			consume(ctx, &b->part); /* takes the block's KV strings; the rest is copied */
-		if (o->progress && fs->lines >= next_progress) {
-			fprintf(stderr, "\r%s: %s: %llu lines (%.1fs)", kvio_prog, path,
-				(unsigned long long)fs->lines, now_s() - t0);
-			next_progress = fs->lines + 1000000;
-		}
+		pos = b->pos >= 0 ? (uint64_t)b->pos : pos + b->nbytes;
+		progress_tick(&pg, fs->lines, pos);
 		pthread_mutex_lock(&d.mu);
 		b->ready = 0;
 		d.next_consume++;
@@ -361,8 +366,7 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 	pthread_mutex_unlock(&d.mu);
 	for (int k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
-	if (o->progress && next_progress > 1000000)
-		fputc('\n', stderr);
+	progress_end(&pg, fs->lines, pos, 1);
 	if (total_bad > shown)
 		kvio_err("%s: %llu more unusable lines not shown", path, (unsigned long long)(total_bad - shown));
 	for (int k = 0; k < d.nslot; k++)

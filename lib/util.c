@@ -2,6 +2,7 @@
 #include "util.h"
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -112,9 +113,18 @@ void arena_free(struct arena *a)
 	memset(a, 0, sizeof *a);
 }
 
+static atomic_int progress_line;
+
+void kvio_err_progress(int on)
+{
+	atomic_store(&progress_line, on);
+}
+
 void kvio_err(const char *fmt, ...)
 {
 	va_list ap;
+	if (atomic_exchange(&progress_line, 0))
+		fputs("\r\033[K", stderr);
 	fprintf(stderr, "%s: ", kvio_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

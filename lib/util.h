@@ -34,6 +34,9 @@ char *xstrdup(const char *s);
 extern const char *kvio_prog;
 /* Print "prog: message\n" on stderr. */
 void kvio_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A progress line (lib/progress.c) is on stderr (1) or not (0): kvio_err clears
+ * it before its message, and the next redraw draws it again. */
+void kvio_err_progress(int on);
 
 /* Parse a whole decimal integer argument; returns 0 on success. */
 int parse_i64(const char *s, int64_t *out);

@@ -139,9 +139,9 @@ static double metric_q(const struct metric *m)
 }
 
 /* The label report of label in run r (NULL: none). */
-static const cJSON *run_label(const struct dbrun *r, const char *label)
+static const struct jnode *run_label(const struct dbrun *r, const char *label)
 {
-	return r->doc ? cJSON_GetObjectItemCaseSensitive(r->doc, label) : NULL;
+	return jn_get(r->doc, label);
 }
 
 /* Whether every run of side s has label. */
@@ -294,17 +294,18 @@ static size_t entries(struct cmp_entry **out, const struct dbrun *runs, const st
 {
 	size_t n = 0, cap = 0;
 	const struct side *b = &sides[0];
-	const cJSON *first = runs[b->first].doc;
+	const struct jnode *first = runs[b->first].doc;
 	for (int k = 1; k < nsides; k++)
-		for (const cJSON *l = first ? first->child : NULL; l; l = l->next) {
-			if (!side_has(runs, b, l->string) || !side_has(runs, &sides[k], l->string))
+		for (int li = 0; first && li < first->n; li++) {
+			const char *label = first->keys[li];
+			if (!side_has(runs, b, label) || !side_has(runs, &sides[k], label))
 				continue;
 			for (const struct metric *m = metrics; m->name; m++) {
 				if (!m->compare)
 					continue;
 				if (n == cap)
 					*out = xrealloc(*out, (cap = cap ? cap * 2 : 64) * sizeof **out);
-				if (entry(&(*out)[n], runs, b, &sides[k], &sa[0], &sa[k], l->string, m)) {
+				if (entry(&(*out)[n], runs, b, &sides[k], &sa[0], &sa[k], label, m)) {
 					(*out)[n].side = k;
 					n++;
 				}

@@ -175,9 +175,11 @@ int compare_gates(const struct cmp_out *co, const struct cmp_entry *e, size_t n,
 		for (int k = 1; gt->kind != GATE_REGRESS && k < nsides; k++) /* value and qd1 gates: the NEW sides' runs */
 			for (int r = 0; r < sides[k].n; r++) {
 				const struct dbrun *x = &runs[sides[k].first + r];
-				for (const cJSON *l = x->doc ? x->doc->child : NULL; l; l = l->next)
-					fired |= gt->kind == GATE_QD1 ? gate_qd1(gt, x->path, l->string, l)
-								      : gate_value(gt, x->path, l->string, l);
+				for (int li = 0; x->doc && li < x->doc->n; li++) {
+					const char *label = x->doc->keys[li];
+					const struct jnode *l = x->doc->vals[li];
+					fired |= gt->kind == GATE_QD1 ? gate_qd1(gt, x->path, label, l) : gate_value(gt, x->path, label, l);
+				}
 			}
 	}
 	return fired ? 3 : 0;

@@ -2,6 +2,7 @@
 #include "json.h"
 #include "../lib/jsonesc.h"
 #include "../lib/util.h"
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ struct jnode *jn_set(struct jnode *o, const char *key, struct jnode *v)
 
 struct jnode *jn_get(const struct jnode *o, const char *key)
 {
-	for (int i = 0; o && i < o->n; i++)
+	for (int i = 0; o && o->t == J_OBJ && i < o->n; i++)
 		if (!strcmp(o->keys[i], key))
 			return o->vals[i];
 	return NULL;
@@ -179,4 +180,245 @@ void jn_print(FILE *f, const struct jnode *n, int indent)
 {
 	print_at(f, n, indent, 0);
 	fputc('\n', f);
+}
+
+/* The reader (jn_parse): recursive descent over text of at most n bytes. */
+struct jrd {
+	const char *p, *end;
+	int depth;
+};
+
+static void jr_ws(struct jrd *r)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r'))
+		r->p++;
+}
+
+static int jr_hex4(struct jrd *r, unsigned *u)
+{
+	*u = 0;
+	for (int i = 0; i < 4; i++, r->p++) {
+		char c = r->p < r->end ? *r->p : 0;
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (v < 0)
+			return -1;
+		*u = *u << 4 | (unsigned)v;
+	}
+	return 0;
+}
+
+/* One \uXXXX escape (a surrogate pair: two) as UTF-8 into o; its length, or -1. */
+static int jr_uesc(struct jrd *r, char *o)
+{
+	unsigned u, l;
+	if (jr_hex4(r, &u))
+		return -1;
+	if (u >= 0xd800 && u < 0xdc00) {
+		if (r->end - r->p < 2 || r->p[0] != '\\' || r->p[1] != 'u')
+			return -1;
+		r->p += 2;
+		if (jr_hex4(r, &l) || l < 0xdc00 || l >= 0xe000)
+			return -1;
+		u = 0x10000 + ((u - 0xd800) << 10) + (l - 0xdc00);
+	} else if ((u >= 0xdc00 && u < 0xe000) || !u) /* a lone low surrogate; NUL (kvio's strings have none) */
+		return -1;
+	if (u < 0x80)
+		return o[0] = (char)u, 1;
+	if (u < 0x800)
+		return o[0] = (char)(0xc0 | u >> 6), o[1] = (char)(0x80 | (u & 0x3f)), 2;
+	if (u < 0x10000)
+		return o[0] = (char)(0xe0 | u >> 12), o[1] = (char)(0x80 | (u >> 6 & 0x3f)), o[2] = (char)(0x80 | (u & 0x3f)), 3;
+	o[0] = (char)(0xf0 | u >> 18), o[1] = (char)(0x80 | (u >> 12 & 0x3f));
+	o[2] = (char)(0x80 | (u >> 6 & 0x3f)), o[3] = (char)(0x80 | (u & 0x3f));
+	return 4;
+}
+
+/* A string at r->p (its opening quote) as a new NUL-terminated copy, or NULL. */
+static char *jr_str(struct jrd *r)
+{
+	const char *q = ++r->p;
+	while (q < r->end && *q != '"')
+		q += *q == '\\' ? 2 : 1;
+	if (q >= r->end)
+		return NULL;
+	char *s = xmalloc((size_t)(q - r->p) + 1), *o = s; /* an escape is never shorter than its UTF-8 */
+	while (*r->p != '"') {
+		unsigned char c = (unsigned char)*r->p++;
+		if (c < 0x20)
+			goto bad;
+		if (c != '\\') {
+			*o++ = (char)c;
+			continue;
+		}
+		const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t", *e = strchr(from, *r->p);
+		if (*r->p == 'u') {
+			r->p++;
+			int k = jr_uesc(r, o);
+			if (k < 0)
+				goto bad;
+			o += k;
+		} else if (e && *e) {
+			*o++ = to[e - from];
+			r->p++;
+		} else
+			goto bad;
+	}
+	r->p++;
+	*o = 0;
+	return s;
+bad:
+	free(s);
+	return NULL;
+}
+
+/* The digits at q (at least one); past them, or NULL. */
+static const char *jr_digits(const char *q, const char *end)
+{
+	const char *s = q;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	return q > s ? q : NULL;
+}
+
+/* A number (JSON's grammar): J_INT when it is an integer that fits int64_t,
+ * J_REAL otherwise. */
+static struct jnode *jr_num(struct jrd *r)
+{
+	const char *q = r->p, *end = r->end;
+	int real = 0;
+	if (q < end && *q == '-')
+		q++;
+	if (q < end && *q == '0')
+		q++;
+	else if (!(q = jr_digits(q, end)))
+		return NULL;
+	if (q < end && *q == '.') {
+		real = 1;
+		if (!(q = jr_digits(q + 1, end)))
+			return NULL;
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		real = 1;
+		q++;
+		if (q < end && (*q == '+' || *q == '-'))
+			q++;
+		if (!(q = jr_digits(q, end)))
+			return NULL;
+	}
+	char buf[64];
+	if (q - r->p >= (ptrdiff_t)sizeof buf)
+		return NULL;
+	memcpy(buf, r->p, (size_t)(q - r->p));
+	buf[q - r->p] = 0;
+	errno = 0;
+	if (!real) {
+		long long v = strtoll(buf, NULL, 10);
+		if (!errno)
+			return r->p = q, jn_int(v);
+	}
+	errno = 0;
+	double d = strtod(buf, NULL);
+	if (errno == ERANGE && fabs(d) > 1) /* an overflow (an underflow reads as its nearest double) */
+		return NULL;
+	r->p = q;
+	return jn_real(d);
+}
+
+static struct jnode *jr_value(struct jrd *r);
+
+/* An object or an array at r->p (its opening bracket). */
+static struct jnode *jr_container(struct jrd *r)
+{
+	int obj = *r->p++ == '{';
+	struct jnode *n = obj ? jn_obj() : jn_arr();
+	char close = obj ? '}' : ']';
+	if (++r->depth > 64)
+		goto bad;
+	jr_ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++, r->depth--;
+		return n;
+	}
+	for (;;) {
+		char *key = NULL;
+		if (obj) {
+			jr_ws(r);
+			if (r->p >= r->end || *r->p != '"' || !(key = jr_str(r)))
+				goto bad;
+			jr_ws(r);
+			if (r->p >= r->end || *r->p++ != ':') {
+				free(key);
+				goto bad;
+			}
+		}
+		struct jnode *v = jr_value(r);
+		if (!v) {
+			free(key);
+			goto bad;
+		}
+		if (obj)
+			jn_set(n, key, v);
+		else
+			jn_push(n, v);
+		free(key);
+		jr_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		if (r->p < r->end && *r->p++ == close)
+			break;
+		goto bad;
+	}
+	r->depth--;
+	return n;
+bad:
+	jn_free(n);
+	return NULL;
+}
+
+static struct jnode *jr_value(struct jrd *r)
+{
+	jr_ws(r);
+	if (r->p >= r->end)
+		return NULL;
+	static const char *const lit[] = {"null", "true", "false"};
+	for (int i = 0; i < 3; i++) {
+		size_t l = strlen(lit[i]);
+		if ((size_t)(r->end - r->p) >= l && !memcmp(r->p, lit[i], l)) {
+			r->p += l;
+			struct jnode *n = i ? jn_new(J_BOOL) : jn_null();
+			n->i = i == 1;
+			return n;
+		}
+	}
+	if (*r->p == '{' || *r->p == '[')
+		return jr_container(r);
+	if (*r->p == '"') {
+		char *s = jr_str(r);
+		struct jnode *n = s ? jn_str(s) : NULL;
+		free(s);
+		return n;
+	}
+	return jr_num(r);
+}
+
+struct jnode *jn_parse(const char *text, size_t n)
+{
+	struct jrd r = {text, text + n, 0};
+	struct jnode *v = jr_value(&r);
+	jr_ws(&r);
+	if (v && r.p != r.end) {
+		jn_free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+int jn_num(const struct jnode *n, double *v)
+{
+	if (!n || (n->t != J_INT && n->t != J_REAL))
+		return 0;
+	*v = n->t == J_INT ? (double)n->i : n->d;
+	return 1;
 }

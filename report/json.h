@@ -1,6 +1,7 @@
 /* json.h — a small ordered JSON tree for kvio-report's output. */
 #ifndef KVIO_JSON_H
 #define KVIO_JSON_H
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,5 +34,12 @@ void jn_free(struct jnode *n);
 void jn_print(FILE *f, const struct jnode *n, int indent);
 /* Shortest text that reads back as the same double (Python repr style). */
 void fmt_double(char *buf, size_t n, double v);
+/* The JSON text[0..n) as a tree (integers that fit int64_t exact, as J_INT;
+ * other numbers J_REAL), NULL when it is not JSON (nesting over 64 deep, a NUL
+ * in a string, trailing bytes). Members in their order; a repeated key keeps
+ * its first place and its last value. jn_get on what is no object: NULL. */
+struct jnode *jn_parse(const char *text, size_t n);
+/* A number's value (J_INT or J_REAL) into *v: 1, or 0 when n is not a number. */
+int jn_num(const struct jnode *n, double *v);
 
 #endif

@@ -46,20 +46,17 @@ const struct metric *metric_named(const char *name, size_t len)
 	return NULL;
 }
 
-int metric_value(const cJSON *label, const struct metric *m, double *v)
+int metric_value(const struct jnode *label, const struct metric *m, double *v)
 {
 	char path[128];
 	snprintf(path, sizeof path, "%s", m->path);
-	const cJSON *o = label;
+	const struct jnode *o = label;
 	for (char *s = path, *dot; o && s; s = dot ? dot + 1 : NULL) {
 		if ((dot = strchr(s, '.')))
 			*dot = 0;
-		o = cJSON_GetObjectItemCaseSensitive(o, s);
+		o = jn_get(o, s);
 	}
-	if (!cJSON_IsNumber(o))
-		return 0;
-	*v = o->valuedouble;
-	return 1;
+	return jn_num(o, v);
 }
 
 void metric_fmt(char *buf, size_t n, const struct metric *m, double v)
@@ -138,7 +135,7 @@ int gate_parse(const char *spec, struct gate *g)
 	return 0;
 }
 
-int gate_value(const struct gate *g, const char *db, const char *label, const cJSON *lab)
+int gate_value(const struct gate *g, const char *db, const char *label, const struct jnode *lab)
 {
 	double v;
 	if (g->kind != GATE_VALUE || !metric_value(lab, g->m, &v))
@@ -153,14 +150,14 @@ int gate_value(const struct gate *g, const char *db, const char *label, const cJ
 	return 1;
 }
 
-int gate_qd1(const struct gate *g, const char *db, const char *label, const cJSON *lab)
+int gate_qd1(const struct gate *g, const char *db, const char *label, const struct jnode *lab)
 {
-	const cJSON *q = cJSON_GetObjectItemCaseSensitive(lab, "qd1");
+	const struct jnode *q = jn_get(lab, "qd1");
 	char why[64] = "";
 	static const char *const ops[] = {"load", "store"};
 	for (int i = 0; g->kind == GATE_QD1 && i < 2; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(q, ops[i]), "verdict");
-		if (cJSON_IsString(v) && !strncmp(v->valuestring, "QD~1", 4))
+		const struct jnode *v = jn_get(jn_get(q, ops[i]), "verdict");
+		if (v && v->t == J_STR && !strncmp(v->s, "QD~1", 4))
 			snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", *why ? ", " : "", ops[i]);
 	}
 	if (!*why)

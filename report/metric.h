@@ -1,7 +1,7 @@
 /* metric.h — the metrics campaigns decide with, and the --fail-on gates (metric.c). */
 #ifndef KVIO_METRIC_H
 #define KVIO_METRIC_H
-#include <cjson/cJSON.h>
+#include "json.h"
 #include <stddef.h>
 
 enum unit { U_NS, U_FRAC, U_NUM };
@@ -19,7 +19,7 @@ extern const struct metric metrics[]; /* NULL-terminated */
 /* The metric of name[0..len), or NULL. */
 const struct metric *metric_named(const char *name, size_t len);
 /* Metric m of a label's JSON report into *v: 1, or 0 when the label has none. */
-int metric_value(const cJSON *label, const struct metric *m, double *v);
+int metric_value(const struct jnode *label, const struct metric *m, double *v);
 /* v in m's unit for people (ms/us/ns, a percentage, a number). */
 void metric_fmt(char *buf, size_t n, const struct metric *m, double v);
 
@@ -38,9 +38,9 @@ struct gate {
 int gate_parse(const char *spec, struct gate *g);
 /* Whether value gate g fires on a label's report (lab; db NULL or its
  * database's path, for the line); a firing says one line on stderr. */
-int gate_value(const struct gate *g, const char *db, const char *label, const cJSON *lab);
+int gate_value(const struct gate *g, const char *db, const char *label, const struct jnode *lab);
 /* Whether qd1 gate g fires on a label's report (its load or store verdict is
  * QD~1), the same way. */
-int gate_qd1(const struct gate *g, const char *db, const char *label, const cJSON *lab);
+int gate_qd1(const struct gate *g, const char *db, const char *label, const struct jnode *lab);
 
 #endif

@@ -1,7 +1,7 @@
 /* multi.c — kvio-report over several databases: each one's report runs in a
  * child process (the one-database kvio-report, --jobs 1), up to --jobs at
  * once, its standard output kept in memory; the parent reads the JSON back
- * (cJSON) for --csv, --json lists, --fail-on and --compare. A child's error
+ * (jn_parse: json.c, integers exact) for --csv, --json lists, --fail-on and --compare. A child's error
  * line is its own (it names its database); the parent's exit status is the
  * worst of theirs. */
 #include "multi.h"
@@ -34,6 +34,7 @@ static void child(const char *path, const struct multi_job *j, int fd)
 	if (dup2(fd, 1) < 0)
 		_exit(2);
 	close(fd);
+	setenv("KVIO_PROGRESS", "0", 1); /* the children draw no progress line over each other */
 	int rc = j->report(n, argv);
 	if (fflush(stdout) != 0)
 		rc = 2;
@@ -142,7 +143,7 @@ void multi_free(struct dbrun *r, int n)
 {
 	for (int i = 0; i < n; i++) {
 		free(r[i].out);
-		cJSON_Delete(r[i].doc);
+		jn_free(r[i].doc);
 		r[i].out = NULL;
 		r[i].doc = NULL;
 	}
@@ -153,7 +154,7 @@ int multi_parse(struct dbrun *r, int n)
 	for (int i = 0; i < n; i++) {
 		if (r[i].status != 0 && r[i].status != 3)
 			continue; /* exit 1: nothing to report there (said); 2: failed (said); 3: a gate fired (said) */
-		if (!(r[i].doc = cJSON_ParseWithLength(r[i].out ? r[i].out : "", r[i].len)) || !cJSON_IsObject(r[i].doc)) {
+		if (!(r[i].doc = jn_parse(r[i].out ? r[i].out : "", r[i].len)) || r[i].doc->t != J_OBJ) {
 			kvio_err("%s: its report is not JSON", r[i].path);
 			return -1;
 		}
@@ -198,32 +199,33 @@ static void csv_field(FILE *f, const char *s)
 
 /* A scalar as the CSV writes it: integers exactly, reals as python3's repr,
  * strings as they are, true/false, null as an empty field. */
-static void csv_value(FILE *f, const cJSON *v)
+static void csv_value(FILE *f, const struct jnode *v)
 {
 	char buf[64];
-	double d = v->valuedouble;
-	if (cJSON_IsNumber(v) && d == (double)(int64_t)d && d > -9007199254740992.0 && d < 9007199254740992.0)
-		fprintf(f, "%lld", (long long)d);
-	else if (cJSON_IsNumber(v)) {
-		fmt_double(buf, sizeof buf, d);
+	if (v->t == J_INT)
+		fprintf(f, "%lld", (long long)v->i);
+	else if (v->t == J_REAL) {
+		fmt_double(buf, sizeof buf, v->d);
 		fputs(buf, f);
-	} else if (cJSON_IsString(v))
-		csv_field(f, v->valuestring);
-	else if (cJSON_IsBool(v))
-		fputs(cJSON_IsTrue(v) ? "true" : "false", f);
+	} else if (v->t == J_STR)
+		csv_field(f, v->s);
+	else if (v->t == J_BOOL)
+		fputs(v->i ? "true" : "false", f);
 }
 
 /* The rows of one label's report o under path prefix. */
-static void csv_walk(FILE *f, const char *db, const char *label, const cJSON *o, const char *prefix, const char *meta)
+static void csv_walk(FILE *f, const char *db, const char *label, const struct jnode *o, const char *prefix,
+		     const char *meta)
 {
-	for (const cJSON *c = o->child; c; c = c->next) {
+	for (int k = 0; k < o->n; k++) {
+		const struct jnode *c = o->vals[k];
 		char path[512];
-		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", c->string ? c->string : "");
-		if (cJSON_IsObject(c)) {
+		snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", o->keys[k]);
+		if (c->t == J_OBJ) {
 			csv_walk(f, db, label, c, path, meta);
 			continue;
 		}
-		if (cJSON_IsArray(c) || (!*prefix && !strcmp(path, "label")))
+		if (c->t == J_ARR || (!*prefix && !strcmp(path, "label")))
 			continue;
 		csv_field(f, db);
 		fputc(',', f);
@@ -237,10 +239,10 @@ static void csv_walk(FILE *f, const char *db, const char *label, const cJSON *o,
 }
 
 /* The database's host, device (its first label's) and ingest options as CSV fields. */
-static void csv_meta(const char *path, const cJSON *doc, char *out, size_t n)
+static void csv_meta(const char *path, const struct jnode *doc, char *out, size_t n)
 {
-	const cJSON *info = doc && doc->child ? cJSON_GetObjectItemCaseSensitive(doc->child, "info") : NULL;
-	const cJSON *h = cJSON_GetObjectItemCaseSensitive(info, "hostname"), *d = cJSON_GetObjectItemCaseSensitive(info, "device");
+	const struct jnode *info = doc && doc->n ? jn_get(doc->vals[0], "info") : NULL;
+	const struct jnode *h = jn_get(info, "hostname"), *d = jn_get(info, "device");
 	char opts[400] = "";
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st;
@@ -258,9 +260,9 @@ static void csv_meta(const char *path, const cJSON *doc, char *out, size_t n)
 	FILE *m = fmemopen(out, n, "w");
 	if (!m)
 		return;
-	csv_field(m, cJSON_IsString(h) ? h->valuestring : "");
+	csv_field(m, h && h->t == J_STR ? h->s : "");
 	fputc(',', m);
-	csv_field(m, cJSON_IsString(d) ? d->valuestring : "");
+	csv_field(m, d && d->t == J_STR ? d->s : "");
 	fputc(',', m);
 	csv_field(m, opts);
 	fclose(m);
@@ -274,8 +276,9 @@ int multi_csv(FILE *f, const struct dbrun *r, int n)
 			continue;
 		char meta[1024] = ",,";
 		csv_meta(r[i].path, r[i].doc, meta, sizeof meta);
-		for (const cJSON *l = r[i].doc->child; l; l = l->next)
-			csv_walk(f, r[i].path, l->string, l, "", meta);
+		for (int k = 0; k < r[i].doc->n; k++)
+			if (r[i].doc->vals[k]->t == J_OBJ)
+				csv_walk(f, r[i].path, r[i].doc->keys[k], r[i].doc->vals[k], "", meta);
 	}
 	return ferror(f) ? -1 : 0;
 }

@@ -3,7 +3,7 @@
  * (compare.c). */
 #ifndef KVIO_MULTI_H
 #define KVIO_MULTI_H
-#include <cjson/cJSON.h>
+#include "json.h"
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -17,7 +17,7 @@ struct dbrun {
 	char *out;    /* what it wrote (NUL-terminated), len bytes */
 	size_t len;
 	int status;   /* its exit status (128 + N: killed by signal N) */
-	cJSON *doc;   /* its JSON report (multi_parse), NULL otherwise */
+	struct jnode *doc;   /* its JSON report (multi_parse), NULL otherwise */
 };
 
 /* How each database's report runs: report(argc, argv) in a forked child (the

@@ -628,7 +628,7 @@ static int value_gates(const struct args *g, const struct label *ls, int nl)
 	for (int li = 0; li < nl; li++) {
 		char *buf = NULL;
 		size_t len = 0;
-		cJSON *lab = NULL;
+		struct jnode *lab = NULL;
 		for (int k = 0; k < g->ngates; k++) {
 			if (g->gates[k].kind != GATE_VALUE)
 				continue;
@@ -638,11 +638,11 @@ static int value_gates(const struct args *g, const struct label *ls, int nl)
 					break;
 				jn_print(m, ls[li].R, 1);
 				fclose(m);
-				lab = cJSON_ParseWithLength(buf, len);
+				lab = jn_parse(buf, len);
 			}
 			fired |= gate_value(&g->gates[k], g->dbpath, ls[li].name, lab);
 		}
-		cJSON_Delete(lab);
+		jn_free(lab);
 		free(buf);
 	}
 	return fired;
@@ -659,15 +659,11 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	/* the objects', slices' and args' sums, on this connection while the other runs analyses */
 	if (check_tables(db, g->dbpath, DB_REPORT))
 		return 2;
-	if (g->o.progress)
-		fprintf(stderr, "\r%s: running the analyses on %d connections...", kvio_prog, rn->nw);
 	if (analyses_finish(rn, db, 1))
 		return 2;
 	struct rctx c = {.o = &g->o, .ls = *ls, .nl = *nl, .rn = rn};
 	if (format_all(&c))
 		return 2;
-	if (g->o.progress)
-		fprintf(stderr, "\r%*s\r", 40, "");
 	int fired = value_gates(g, *ls, *nl);
 	/* standard output holds the JSON (--json -) or the page (--html -) only */
 	char why[512];

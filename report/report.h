@@ -6,6 +6,7 @@
 #ifndef KVIO_REPORT_H
 #define KVIO_REPORT_H
 #include "json.h"
+#include "../lib/progress.h"
 #include "../lib/util.h"
 #include "../lib/window.h"
 #include <pthread.h>
@@ -37,7 +38,7 @@ const char *cstr(const struct cell *c);
 
 struct report_opts {
 	int64_t batch_gap_ns;
-	int progress; /* stderr is a terminal: say which file runs */
+	int progress; /* stderr is a terminal: the progress line of the analyses */
 	int jobs;     /* connections; 0: one per core, up to MAX_CONN */
 	struct kvio_window win; /* --time-range / --trace-id: bound as :win_lo, :win_hi, :win_tlo, :win_thi */
 	const char *base_label; /* --base (bound to :base_label), NULL: the first label */
@@ -84,6 +85,8 @@ struct runner {
 	int stop;                 /* an early exit: running statements are interrupted */
 	int nw, started;
 	struct worker w[MAX_CONN];
+	int ndone;                /* files run (an --html file counts too): the progress line's count */
+	struct progress prog;     /* on a terminal (report_opts.progress): analyses done of the queue's */
 };
 
 /* Start the other connections on the queue files[0..n) (res has n slots):

@@ -147,8 +147,6 @@ static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struc
 int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out)
 {
 	const char *sql = sql_text(name);
-	if (o->progress)
-		fprintf(stderr, "\r%s: running sql/%-16s", kvio_prog, name);
 	memset(out, 0, sizeof *out);
 	if (!sql) {
 		kvio_err("internal: sql/%s is not built in", name);
@@ -216,6 +214,15 @@ static int take_next(struct runner *rn)
 	return i;
 }
 
+/* File i of the queue (and its html follower) has run: the progress line's count. */
+static void analysis_done(struct runner *rn, int i)
+{
+	pthread_mutex_lock(&rn->mu);
+	rn->ndone += 1 + (rn->html && rn->html[i]);
+	progress_tick(&rn->prog, (uint64_t)rn->ndone, (uint64_t)rn->ndone);
+	pthread_mutex_unlock(&rn->mu);
+}
+
 /* One connection's life: open (unless given), prelude, then files from the
  * queue until none is left or one fails (w->rc -1). */
 static void *work(void *arg)
@@ -246,6 +253,7 @@ static void *work(void *arg)
 			kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
 		if (!w->rc)
 			rn->res[i].done = 1;
+		analysis_done(rn, i);
 	}
 out:
 	pthread_mutex_lock(&rn->mu);
@@ -272,6 +280,12 @@ void analyses_start(struct runner *rn, const char *dbpath, const struct report_o
 	rn->dbpath = dbpath;
 	rn->o = *o;
 	rn->o.progress = 0;
+	rn->ndone = 0;
+	progress_start(&rn->prog, o->progress && progress_wanted(0), dbpath, "analyses");
+	int total = n;
+	for (int i = 0; html && i < n; i++)
+		total += html[i] != NULL;
+	progress_total(&rn->prog, (uint64_t)total, 0);
 	rn->files = files;
 	rn->html = html;
 	rn->nfiles = n;
@@ -314,6 +328,7 @@ int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 		rc |= rn->w[k].rc;
 	}
 	pthread_mutex_destroy(&rn->mu);
+	progress_end(&rn->prog, 0, 0, 0);
 	rn->started = 0;
 	return rc ? -1 : 0;
 }

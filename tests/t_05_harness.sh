@@ -104,8 +104,11 @@ hb() {
 # lines N PATTERN: how many lines of bench run N match PATTERN (grep -E)
 lines() { grep -Ec -- "$2" "$T/hb.$1.out"; }
 
-# 1. a healthy build, two peers that cannot run: DuckDB (node fails) and Chromium (absent)
-hb 1
+# 1. a healthy build, two peers that cannot run: DuckDB (node fails) and Chromium (absent);
+# the reference pipeline named by two stand-ins (a converter and a report that write their outputs)
+printf 'import sys\na = sys.argv\nopen(a[a.index("-o") + 1], "wb").write(b"x")\n' > "$T/refconv.py"
+printf 'import sys\na = sys.argv\nopen(a[1], "rb").read()\nopen(a[a.index("--json") + 1], "w").write("{}")\n' > "$T/refrep.py"
+hb 1 KVIO_REF="$T/refconv.py" KVIO_REF_REPORT="$T/refrep.py"
 eq "bench, peers absent: no command FAILED" 0 "$(lines 1 'FAILED')"
 eq "bench, node fails to load DuckDB: the three DuckDB lines say NOT MEASURED, with node's error" 3 \
 	"$(lines 1 "^ingest vs DuckDB read_json.*NOT MEASURED \(node load.mjs .*Cannot find package '@duckdb/node-api'")"
@@ -120,6 +123,10 @@ eq "bench: retired targets: bytes per command has no target, window / full expor
 	"$(lines 1 '^pftrace bytes per command slice +[0-9.]+  \(no target') $(lines 1 '^pftrace bytes.*target [<>]') $(lines 1 '^export 2 s window / full export')"
 eq "bench: capture-to-answer is an absolute time, no unmeasured reference ratio" "1 0" \
 	"$(lines 1 '^capture-to-answer, 100k commands \(s, absolute, this host\) +[0-9.]+  \(target <= 0.26\)') $(lines 1 'reference ~13 s / 50')"
+eq "bench, KVIO_REF and KVIO_REF_REPORT: the reference pipeline timed on the 100k capture, its ratio measured" "1 1" \
+	"$(lines 1 '^reference pipeline \(.*refconv\.py \+ .*refrep\.py\): 100k capture-to-answer [0-9.]+s$') $(lines 1 '^capture-to-answer vs the reference pipeline \(100k\) +[0-9.]+  \(target >= 50\)  (ok|MISSED)$')"
+eq "bench: capture-to-answer's ingest and report printed apart, seconds and peak RSS" 1 \
+	"$(lines 1 '^capture-to-answer: [0-9]+ commands, .*apart: ingest [0-9.]+s [0-9]+KB, report [0-9.]+s [0-9]+KB\)')"
 
 # 2. kvio commands that fail (exit 3), over run 1's outputs (t16.db, t16M.html, t100k.db, k4k.db
 # left from it), a Chromium that loads a page without drawing it (no page_ms), and no DuckDB
