@@ -41,14 +41,24 @@ const char ingest_options_help[] =
 static const char ingest_help[] =
 	"usage: kvio-ingest -o trace.db --sem S --ebpf E [--serving V] [--label L]\n"
 	"       kvio-ingest -o trace.db --merge L=SEM,EBPF[,SERVING] [--merge ...]\n"
-	"       kvio-ingest -o trace.db --pftrace kv.pftrace\n\n"
+	"       kvio-ingest -o trace.db --pftrace kv.pftrace\n"
+	"       kvio-ingest -o trace.db --sem S --ebpf E --follow [--interval MS] [--idle SECONDS]\n\n"
 	"Joins the device stream (user_data >> 32 = trace_id) to the semantic objects\n"
 	"and writes a SQLite database shaped like trace_processor's tables. Inputs are\n"
 	"JSONL, plain or gzip, files or pipes (zstd: --ebpf <(zstdcat ebpf.jsonl.zst)).\n\n"
 	"options:\n"
 	"  -o, --out FILE        output database (written atomically)\n"
 	"%s"
-	"  --pftrace FILE        read a TrackEvent .pftrace (kvio's or kvio2perfetto.py's)\n\n"
+	"  --pftrace FILE        read a TrackEvent .pftrace (kvio's or kvio2perfetto.py's)\n"
+	"  --follow              keep trace.db current while the inputs grow (also --merge,\n"
+	"                        --ebpf - from a pipe): written in place in WAL mode, one\n"
+	"                        commit per --interval with what the files hold (readers see\n"
+	"                        the last commit); stops on SIGINT/SIGTERM (exit 0: stopping\n"
+	"                        is how a follow ends), --idle, the tracer's drops line or the\n"
+	"                        end of a pipe, then writes what a one-shot ingest would\n"
+	"  --interval MS         --follow: look at the inputs every MS ms (default 1000)\n"
+	"  --idle SECONDS        --follow: stop after SECONDS without a new byte\n"
+	"  --force               --follow: replace an existing output (else refused)\n\n"
 	"EXAMPLES\n"
 	"  kvio-ingest -o trace.db --sem sem.jsonl --ebpf ebpf.jsonl\n"
 	"  kvio-ingest -o ab.db --merge stock=s1.jsonl,e1.jsonl --merge batched=s2.jsonl,e2.jsonl\n"
@@ -72,7 +82,9 @@ const char ingest_exit_help[] =
 	"  written but is unusable: an arm without any device command or semantic record,\n"
 	"  or whose --time-range/--trace-id window holds no command or object;\n"
 	"  2 usage or I/O error, or an input that is not a JSONL capture (nothing written);\n"
-	"  130/143 interrupted by SIGINT/SIGTERM (nothing written)\n";
+	"  130/143 interrupted by SIGINT/SIGTERM (nothing written; under --follow SIGINT and\n"
+	"  SIGTERM end the follow: the final commit, then the status above); --follow: 1\n"
+	"  also when an input shrank under it (the database stays as of its last commit)\n";
 
 static const char *g_label = "capture", *g_sem, *g_ebpf, *g_serving;
 
@@ -208,7 +220,7 @@ int ingest_finish_args(struct ingest_args *a)
 			kvio_err("need --sem/--ebpf/--serving or --merge (see --help)");
 			return -1;
 		}
-		a->arms[0] = (struct arm_spec){g_label, g_sem, g_ebpf, g_serving};
+		a->arms[0] = (struct arm_spec){g_label, g_sem, g_ebpf, g_serving, {0}};
 		a->narms = 1;
 	}
 	for (int i = 0; i < a->narms; i++)
@@ -333,7 +345,7 @@ int ingest_inputs_readable(const struct ingest_args *a)
 }
 
 /* The JSONL arms into db; *armsp gets the arms (the caller frees them). */
-static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
+int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 {
 	int status = 0;
 	int timing = getenv("KVIO_TIMING") != NULL;
@@ -348,6 +360,13 @@ static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 		arm->label = a->arms[i].label;
 		status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
 		arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
+		const struct arm_spec *sp = &a->arms[i];
+		if (sp->shown[0] && sp->sem) /* --follow: a pipe read from its spool, named as given */
+			arm->sem_f.path = sp->shown[0];
+		if (sp->shown[1] && sp->ebpf)
+			arm->ebpf_f.path = sp->shown[1];
+		if (sp->shown[2] && sp->serving)
+			arm->serving_f.path = sp->shown[2];
 		if (status)
 			break;
 		if (a->o.join == JOIN_KEY)
@@ -471,15 +490,63 @@ int ingest_cmdline(struct ingest_args *a, int argc, char **argv, const char *hel
 	return ingest_finish_args(a) ? 2 : -1;
 }
 
+/* kvio-ingest's own options (--follow and its knobs) taken out of argv;
+ * the rest is ingest_cmdline's. 0, or 2 after a usage error. */
+static int follow_opts(struct ingest_args *a, int *argc, char **argv)
+{
+	int n = 1, seen = 0;
+	a->interval_ms = 1000;
+	for (int i = 1; i < *argc; i++) {
+		const char *arg = argv[i], *v;
+		int64_t x;
+		if (!strcmp(arg, "--")) { /* the rest is not options */
+			while (i < *argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (!strcmp(arg, "--follow") || !strcmp(arg, "--force")) {
+			*(arg[3] == 'o' ? &a->follow : &a->force) = 1;
+			continue;
+		}
+		if (opt_is(arg, "--interval") || opt_is(arg, "--idle")) {
+			int iv = arg[3] == 'n';
+			if (!(v = opt_value(*argc, argv, &i, iv ? "--interval" : "--idle")))
+				return 2;
+			if (parse_i64(v, &x) || x <= 0 || x > 86400000) {
+				kvio_err("%s: '%s' is not a positive integer", iv ? "--interval" : "--idle", v);
+				return 2;
+			}
+			*(iv ? &a->interval_ms : &a->idle_ms) = iv ? x : x * 1000;
+			seen = 1;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	*argc = n;
+	argv[n] = NULL;
+	if ((seen || a->force) && !a->follow) {
+		kvio_err("--interval, --idle and --force go with --follow");
+		return 2;
+	}
+	return 0;
+}
+
 int cmd_ingest(int argc, char **argv)
 {
 	struct ingest_args a;
+	struct ingest_args f = {0};
+	if (follow_opts(&f, &argc, argv))
+		return 2;
 	int rc = ingest_cmdline(&a, argc, argv, ingest_help, "trace.db");
 	if (rc >= 0)
 		return rc;
+	a.follow = f.follow;
+	a.force = f.force;
+	a.interval_ms = f.interval_ms;
+	a.idle_ms = f.idle_ms;
 	if (!strcmp(a.out, "-")) {
 		kvio_err("-o -: a database cannot be written to standard output (SQLite needs a file): name one");
 		return 2;
 	}
-	return ingest_to_db(&a, a.out);
+	return a.follow ? ingest_follow(&a, a.out) : ingest_to_db(&a, a.out);
 }
