@@ -225,8 +225,8 @@ static int open_wal(struct follow *F)
 	if (rc == SQLITE_OK)
 		rc = kvio_register_functions(F->db);
 	if (rc == SQLITE_OK)
-		rc = db_exec(F->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-16384;"
-			     " PRAGMA temp_store=MEMORY; PRAGMA busy_timeout=10000;", "setting up the database");
+		rc = db_exec(F->db, "PRAGMA busy_timeout=10000; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+			     " PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;", "setting up the database");
 	if (rc != SQLITE_OK)
 		kvio_err("%s: opening the database for the follow: %s", F->path, db_reason(F->db, rc));
 	return rc == SQLITE_OK ? 0 : 2;
@@ -293,23 +293,49 @@ static int commit(struct follow *F, int final, struct arm **arms)
 	return status;
 }
 
+/* Whether the arms hold a command or an object (a report has something to say). */
+static int holds_some(const struct ingest_args *a, const struct arm *arms)
+{
+	for (int i = 0; arms && i < a->narms; i++)
+		if (arms[i].emitted_cmds || arms[i].emitted_spans || arms[i].emitted_instants)
+			return 1;
+	return 0;
+}
+
 /* The first commit, into a temp file renamed onto path: the database
- * appears with a first consistent capture in it. Exit status. */
-static int first_commit(struct follow *F, const char *const *in, size_t nin)
+ * appears once it holds a command or an object (or at the stop, as a
+ * one-shot's would). 0 when it appeared, -1 not yet, else the exit status. */
+static int first_commit(struct follow *F, const char *const *in, size_t nin, int final)
 {
 	struct outfile o;
 	struct arm *arms = NULL;
 	if (outfile_open(&o, F->path, in, nin))
 		return 2;
-	for (int i = 0; i < F->nin; i++)
+	F->committed = 0;
+	for (int i = 0; i < F->nin; i++) {
 		input_limit(*F->in[i].slot, F->in[i].done);
+		F->committed += F->in[i].done;
+	}
 	F->a->o.follow_commit = ++F->commits;
 	int saved = quiet_begin();
 	double t0 = mono_s();
 	int status = ingest_into(F->a, &o, &arms);
 	quiet_end(saved, status != 0);
 	F->last_cost = mono_s() - t0;
+	int some = holds_some(F->a, arms);
 	ingest_free(F->a, arms);
+	if (status || (!some && !final)) {
+		outfile_abort(&o);
+		F->commits--;
+		return status ? status : -1;
+	}
+	/* in WAL mode before it appears: no reader meets the change of mode */
+	sqlite3 *t = NULL;
+	if (sqlite3_open_v2(o.tmp, &t, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    db_exec(t, "PRAGMA journal_mode=WAL", "setting up the database") != SQLITE_OK)
+		status = 2;
+	if (sqlite3_close(t) != SQLITE_OK)
+		status = 2;
 	if (status) {
 		outfile_abort(&o);
 		return status;
@@ -321,8 +347,6 @@ static int first_commit(struct follow *F, const char *const *in, size_t nin)
 	}
 	if ((status = outfile_commit(&o)))
 		return status;
-	for (int i = 0; i < F->nin; i++)
-		F->committed += F->in[i].done;
 	return open_wal(F);
 }
 
@@ -359,7 +383,7 @@ static void sleep_ms(int64_t ms)
 
 /* The loop: look, commit what arrived, until a stop. 0 to finish with the
  * final commit, else the exit status (the database as of its last commit). */
-static int follow_loop(struct follow *F)
+static int follow_loop(struct follow *F, const char *const *in, size_t nin)
 {
 	double last_growth = mono_s(), last_commit = mono_s();
 	for (;;) {
@@ -383,7 +407,14 @@ static int follow_loop(struct follow *F)
 		if (total == F->committed || now - last_commit < gap)
 			continue;
 		struct arm *arms = NULL;
-		int status = commit(F, 0, &arms);
+		int status;
+		if (!F->db) { /* not there yet: the first commit that holds something */
+			if ((status = first_commit(F, in, nin, 0)) > 0)
+				return status;
+			last_commit = mono_s();
+			continue;
+		}
+		status = commit(F, 0, &arms);
 		ingest_free(F->a, arms);
 		if (status) {
 			kvio_err("commit %lld failed: the database stays as of the commit before it", (long long)F->commits);
@@ -406,10 +437,12 @@ static int open_inputs(struct follow *F)
 	return 0;
 }
 
-static int finish(struct follow *F, int stop)
+static int finish(struct follow *F, int stop, const char *const *in, size_t nin)
 {
 	struct arm *arms = NULL;
 	int status = stop;
+	if (!stop && !F->db) /* nothing to report yet: the database as a one-shot's (said) */
+		stop = status = first_commit(F, in, nin, 1);
 	if (!stop) {
 		const char *why = g_stop == SIGINT ? "SIGINT" : g_stop == SIGTERM ? "SIGTERM"
 				: F->drops_seen ? "the tracer's drops line" : pipes_ended(F) ? "the end of the pipe" : "--idle";
@@ -418,8 +451,10 @@ static int finish(struct follow *F, int stop)
 		status = commit(F, 1, &arms);
 	}
 	if (F->db) {
-		/* the database as a one-shot's: no WAL beside it (kept when a reader holds it) */
-		sqlite3_exec(F->db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;", NULL, NULL, NULL);
+		/* the database as a one-shot's: no WAL beside it (readers that hold it
+		 * are waited for, 5 s at most; then it stays a WAL database) */
+		for (int k = 0; k < 100 && sqlite3_exec(F->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL); k++)
+			sleep_ms(50);
 		if (sqlite3_close(F->db) != SQLITE_OK && !status)
 			status = 2;
 	}
@@ -455,19 +490,17 @@ int ingest_follow(struct ingest_args *a, const char *path)
 			 path);
 		return 2;
 	}
-	if (open_inputs(&F)) {
-		finish(&F, 2);
-		return 2;
-	}
+	if (open_inputs(&F))
+		return finish(&F, 2, in, nin);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop; /* no SA_RESTART: the sleep ends */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (look_all(&F) < 0)
-		return finish(&F, 2);
-	int status = first_commit(&F, in, nin);
-	if (status)
-		return finish(&F, status);
-	return finish(&F, follow_loop(&F));
+		return finish(&F, 2, in, nin);
+	int status = first_commit(&F, in, nin, 0);
+	if (status > 0)
+		return finish(&F, status, in, nin);
+	return finish(&F, follow_loop(&F, in, nin), in, nin);
 }

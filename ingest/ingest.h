@@ -61,6 +61,7 @@ int ingest_arms(struct ingest_args *a, struct sqlite3 *db, struct arm **arms);
  * the inputs grow, until a stop. Exit status. */
 int ingest_follow(struct ingest_args *a, const char *path);
 extern const char ingest_options_help[];
+extern const char ingest_exit_help[]; /* the exit statuses, for --help */
 /* kvio-ingest's entry (cmd/main.c's table). */
 int cmd_ingest(int argc, char **argv);
 
