@@ -44,6 +44,7 @@ struct fin {
 	long long size;     /* bytes seen */
 	long long done;     /* bytes up to the end of the last complete line */
 	int is_ebpf, frozen, eof, sniffed;
+	int drops;          /* its drops line (the tracer's last) was seen */
 };
 
 struct follow {
@@ -131,7 +132,7 @@ static long long pump(struct fin *f)
 
 /* Look at input f: its new bytes, a replacement, a truncation. Returns the
  * bytes it grew by, or -1 when it shrank (said: the follow stops). */
-static long long look(struct follow *F, struct fin *f)
+static long long look(struct fin *f)
 {
 	struct stat sb;
 	if (f->frozen || f->eof)
@@ -167,7 +168,7 @@ static long long look(struct follow *F, struct fin *f)
 	}
 	long long grew = size - f->size;
 	if (grew > 0) {
-		long long last = scan_lines(f, f->size, size, &F->drops_seen);
+		long long last = scan_lines(f, f->size, size, &f->drops);
 		if (last > f->done)
 			f->done = last;
 		f->size = size;
@@ -297,7 +298,7 @@ static int commit(struct follow *F, int final, struct arm **arms)
 static int holds_some(const struct ingest_args *a, const struct arm *arms)
 {
 	for (int i = 0; arms && i < a->narms; i++)
-		if (arms[i].emitted_cmds || arms[i].emitted_spans || arms[i].emitted_instants)
+		if (arms[i].emitted_cmds || arms[i].emitted_spans || arms[i].emitted_instants || arms[i].emitted_serving)
 			return 1;
 	return 0;
 }
@@ -322,6 +323,9 @@ static int first_commit(struct follow *F, const char *const *in, size_t nin, int
 	int status = ingest_into(F->a, &o, &arms);
 	quiet_end(saved, status != 0);
 	F->last_cost = mono_s() - t0;
+	if (getenv("KVIO_TIMING"))
+		kvio_err("timing: follow commit %lld %.3fs (%lld bytes, the first)", (long long)F->commits, F->last_cost,
+			 F->committed);
 	int some = holds_some(F->a, arms);
 	ingest_free(F->a, arms);
 	if (status || (!some && !final)) {
@@ -350,16 +354,21 @@ static int first_commit(struct follow *F, const char *const *in, size_t nin, int
 	return open_wal(F);
 }
 
-/* Look at every input; the bytes they grew by, or -1 to stop (said). */
+/* Look at every input; the bytes they grew by, or -1 to stop (said).
+ * F->drops_seen: every device file (of every arm) has its drops line. */
 static long long look_all(struct follow *F)
 {
 	long long grew = 0;
+	int ebpf = 0, drops = 0;
 	for (int i = 0; i < F->nin; i++) {
-		long long g = look(F, &F->in[i]);
+		long long g = look(&F->in[i]);
 		if (g < 0)
 			return -1;
 		grew += g;
+		ebpf += F->in[i].is_ebpf;
+		drops += F->in[i].is_ebpf && F->in[i].drops;
 	}
+	F->drops_seen = ebpf && drops == ebpf;
 	return grew;
 }
 

@@ -7,7 +7,8 @@ written until the next burst), then sleeps.
     follow_writer.py SEED BURSTS SLEEP_S SRC1 DST1 [SRC2 DST2 ...]
 
 A destination '-' is standard output (a pipe). The cuts are drawn from SEED,
-so a run is repeatable; the destinations end up byte-equal to the sources."""
+so a run is repeatable (SEED 0: even pieces, make bench's 1 s steps); the
+destinations end up byte-equal to the sources."""
 import os
 import random
 import sys
@@ -22,7 +23,10 @@ def main():
     outs = [sys.stdout.buffer if d == '-' else open(d, 'ab') for _, d in pairs]
     cuts = []
     for data in srcs:  # bursts - 1 random cut points, sorted, then the end
-        c = sorted(rnd.randrange(len(data)) for _ in range(bursts - 1)) if data else []
+        if seed == 0:
+            c = [len(data) * (b + 1) // bursts for b in range(bursts - 1)]
+        else:
+            c = sorted(rnd.randrange(len(data)) for _ in range(bursts - 1)) if data else []
         cuts.append(c + [len(data)])
     at = [0] * len(srcs)
     for b in range(bursts):

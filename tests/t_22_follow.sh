@@ -130,6 +130,17 @@ wait $WP
 eq "merge: exit 0, every poll ok" "0 ok" "$rc $(polls_ok "$G/mpolls")"
 eq "merge: the final report = the one-shot --merge's" "$(rj "$G/mone.db")" "$(rj "$G/m.db")"
 
+# --merge and drops lines: the follow stops when every arm's device file has its drops line
+# (arm a's is there from the start; arm b's comes with its last burst)
+: > "$G/db.s"; : > "$G/db.e"
+"$ING" -q -o "$G/d.db" --merge "a=$G/s2.jsonl,$G/e2.jsonl" --merge "b=$G/db.s,$G/db.e" --follow --interval 100 \
+	--idle 20 > "$G/d.out" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 5 5 0.3 "$G/s.jsonl" "$G/db.s" "$G/e.jsonl" "$G/db.e"
+wait $FP; rc=$?
+eq "merge: the drops line of one arm does not stop the follow, the last arm's does (all of b's commands in)" \
+	"0 $NCMD" "$rc $("$BUILD/kvio-report" --json "$G/d.db" | jq .b.commands.n)"
+
 # ---- kill -9 at random moments: the database is valid as of its last commit ----
 k9=""
 for seed in 11 12 13 14; do
