@@ -81,6 +81,9 @@ sqlite3 *db_open_input(const char *path)
 		sqlite3_close(db);
 		return NULL;
 	}
+	/* a database being written by kvio-ingest --follow (WAL) is locked for a
+	 * moment when it changes journal mode: wait, rather than fail */
+	sqlite3_busy_timeout(db, 10000);
 	/* a database is input: no code of its own runs */
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);

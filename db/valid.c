@@ -324,6 +324,16 @@ static int check(sqlite3 *db, const char *schema, int mask, char **why)
 	char *q = sqlite3_mprintf("\"%w\"", schema);
 	if (!q)
 		return SQLITE_NOMEM;
+	/* one snapshot for every check: a database that kvio-ingest --follow
+	 * commits to (WAL) would else show a table and its kvio_sum row of two
+	 * commits. Inside a running statement (the extension's own checks) the
+	 * statement's snapshot holds already. */
+	int own = sqlite3_get_autocommit(db);
+	for (sqlite3_stmt *p = NULL; own && (p = sqlite3_next_stmt(db, p));)
+		if (sqlite3_stmt_busy(p))
+			own = 0;
+	if (own && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		own = 0;
 	int rc = SQLITE_OK;
 	if (todo & DB_SMALL)
 		rc = db_check_version(db, q, why);
@@ -331,6 +341,8 @@ static int check(sqlite3 *db, const char *schema, int mask, char **why)
 		rc = db_check_schema(db, q, why);
 	if (rc == SQLITE_OK && !db_unchecked())
 		rc = check_sums(db, q, todo, why);
+	if (own)
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	sqlite3_free(q);
 	if (rc == SQLITE_OK)
 		memo_set(m, todo);

@@ -302,7 +302,8 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	w->cb = xmalloc(sizeof *w->cb);
 	w->cb->n = 0;
 	w->cb->blob = xmalloc(chunk_size(CHUNK_ROWS));
-	int rc = db_exec(db, "BEGIN", "writing the database");
+	/* kvio-ingest --follow opens the transaction itself (it empties the tables first) */
+	int rc = sqlite3_get_autocommit(db) ? db_exec(db, "BEGIN", "writing the database") : SQLITE_OK;
 	for (size_t i = 0; rc == SQLITE_OK && i < sizeof sql / sizeof sql[0]; i++) {
 		rc = sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(w, (int)i), NULL);
 		if (rc != SQLITE_OK)

@@ -43,7 +43,7 @@ struct cmd_row {
 	int64_t key_len, value_len;
 };
 
-/* Start: BEGIN, prepared statements, the placeholder process/thread rows.
+/* Start: BEGIN (unless the caller has a transaction open), prepared statements, the placeholder process/thread rows.
  * Returns SQLITE_OK or the error (reported). */
 int dbw_begin(struct dbw *w, sqlite3 *db);
 /* Flush, metadata (n arms), finalize, COMMIT (or just finalize after an error). */

@@ -1,5 +1,4 @@
 /* ingest.c — kvio-ingest: JSONL captures (one or more arms) into trace.db. */
-#include "kvio_prefix.h" /* KVIO_LIBDIR: where make install put the extension */
 #include "ingest.h"
 #include "../db/schema.h"
 #include "write.h"
@@ -39,25 +38,6 @@ const char ingest_options_help[] =
 	"                        and time window, no cookie needed; with cookies, parity\n"
 	"  -q, --quiet           no summary on stdout, no progress line on stderr\n";
 
-static const char ingest_help[] =
-	"usage: kvio-ingest -o trace.db --sem S --ebpf E [--serving V] [--label L]\n"
-	"       kvio-ingest -o trace.db --merge L=SEM,EBPF[,SERVING] [--merge ...]\n"
-	"       kvio-ingest -o trace.db --pftrace kv.pftrace\n\n"
-	"Joins the device stream (user_data >> 32 = trace_id) to the semantic objects\n"
-	"and writes a SQLite database shaped like trace_processor's tables. Inputs are\n"
-	"JSONL, plain or gzip, files or pipes (zstd: --ebpf <(zstdcat ebpf.jsonl.zst)).\n\n"
-	"options:\n"
-	"  -o, --out FILE        output database (written atomically)\n"
-	"%s"
-	"  --pftrace FILE        read a TrackEvent .pftrace (kvio's or kvio2perfetto.py's)\n\n"
-	"EXAMPLES\n"
-	"  kvio-ingest -o trace.db --sem sem.jsonl --ebpf ebpf.jsonl\n"
-	"  kvio-ingest -o ab.db --merge stock=s1.jsonl,e1.jsonl --merge batched=s2.jsonl,e2.jsonl\n"
-	"  sqlite3 trace.db -cmd '.load " KVIO_LIBDIR "/kvio' \\\n"
-	"      \"select count(*) from slice where extract_arg(arg_set_id,'debug.trace_id')=42\"\n\n"
-	"Warnings about the data go to standard error, also with -q.\n\n"
-	"%s";
-
 void ingest_defaults(struct ingest_args *a)
 {
 	memset(a, 0, sizeof *a);
@@ -73,7 +53,9 @@ const char ingest_exit_help[] =
 	"  written but is unusable: an arm without any device command or semantic record,\n"
 	"  or whose --time-range/--trace-id window holds no command or object;\n"
 	"  2 usage or I/O error, or an input that is not a JSONL capture (nothing written);\n"
-	"  130/143 interrupted by SIGINT/SIGTERM (nothing written)\n";
+	"  130/143 interrupted by SIGINT/SIGTERM (nothing written; under --follow SIGINT and\n"
+	"  SIGTERM end the follow: the final commit, then the status above); --follow: 1\n"
+	"  also when an input shrank under it (the database stays as of its last commit)\n";
 
 static const char *g_label = "capture", *g_sem, *g_ebpf, *g_serving;
 
@@ -209,7 +191,7 @@ int ingest_finish_args(struct ingest_args *a)
 			kvio_err("need --sem/--ebpf/--serving or --merge (see --help)");
 			return -1;
 		}
-		a->arms[0] = (struct arm_spec){g_label, g_sem, g_ebpf, g_serving};
+		a->arms[0] = (struct arm_spec){g_label, g_sem, g_ebpf, g_serving, {0}};
 		a->narms = 1;
 	}
 	for (int i = 0; i < a->narms; i++)
@@ -334,7 +316,7 @@ int ingest_inputs_readable(const struct ingest_args *a)
 }
 
 /* The JSONL arms into db; *armsp gets the arms (the caller frees them). */
-static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
+int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 {
 	int status = 0;
 	int timing = getenv("KVIO_TIMING") != NULL;
@@ -349,6 +331,13 @@ static int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 		arm->label = a->arms[i].label;
 		status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
 		arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
+		const struct arm_spec *sp = &a->arms[i];
+		if (sp->shown[0] && sp->sem) /* --follow: a pipe read from its spool, named as given */
+			arm->sem_f.path = sp->shown[0];
+		if (sp->shown[1] && sp->ebpf)
+			arm->ebpf_f.path = sp->shown[1];
+		if (sp->shown[2] && sp->serving)
+			arm->serving_f.path = sp->shown[2];
 		if (status)
 			break;
 		if (a->o.join == JOIN_KEY)
@@ -470,17 +459,4 @@ int ingest_cmdline(struct ingest_args *a, int argc, char **argv, const char *hel
 		return 2;
 	}
 	return ingest_finish_args(a) ? 2 : -1;
-}
-
-int cmd_ingest(int argc, char **argv)
-{
-	struct ingest_args a;
-	int rc = ingest_cmdline(&a, argc, argv, ingest_help, "trace.db");
-	if (rc >= 0)
-		return rc;
-	if (!strcmp(a.out, "-")) {
-		kvio_err("-o -: a database cannot be written to standard output (SQLite needs a file): name one");
-		return 2;
-	}
-	return ingest_to_db(&a, a.out);
 }

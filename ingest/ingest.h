@@ -7,6 +7,7 @@
 
 struct arm_spec {
 	const char *label, *sem, *ebpf, *serving;
+	const char *shown[3]; /* --follow: the names recorded for sem, ebpf, serving when read from elsewhere (a pipe's spool) */
 };
 
 struct ingest_args {
@@ -16,6 +17,8 @@ struct ingest_args {
 	const char *out;      /* -o */
 	const char *pftrace;  /* --pftrace: import a .pftrace instead of JSONL */
 	int quiet;
+	int follow, force;    /* --follow, --force (follow.c) */
+	int64_t interval_ms, idle_ms; /* --interval MS (default 1000), --idle SECONDS (0: none) */
 	unsigned char given[9]; /* the single-valued options seen (ingest_parse_opt: a second is a usage error) */
 };
 
@@ -50,7 +53,15 @@ int ingest_into(struct ingest_args *a, struct outfile *o, struct arm **arms);
  * -q), their data warnings on stderr. 1 when an arm holds nothing (said), else 0. */
 int ingest_summary(const struct ingest_args *a, struct arm *arms, const char *path, int written);
 void ingest_free(const struct ingest_args *a, struct arm *arms);
+/* The JSONL arms into db (made by db_create, or emptied in an open
+ * transaction: --follow); *arms gets the arms. Exit status. */
+struct sqlite3;
+int ingest_arms(struct ingest_args *a, struct sqlite3 *db, struct arm **arms);
+/* kvio-ingest --follow (follow.c): the database at path kept current while
+ * the inputs grow, until a stop. Exit status. */
+int ingest_follow(struct ingest_args *a, const char *path);
 extern const char ingest_options_help[];
+extern const char ingest_exit_help[]; /* the exit statuses, for --help */
 /* kvio-ingest's entry (cmd/main.c's table). */
 int cmd_ingest(int argc, char **argv);
 

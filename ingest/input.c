@@ -83,9 +83,33 @@ static const char *not_jsonl(const unsigned char *m, size_t n)
 				   : NULL;
 }
 
+#define NLIMIT (3 * 64 + 1)
+struct limit {
+	const char *path;
+	long long n;
+};
+static struct limit limits[NLIMIT];
+static int nlimits;
+
+void input_limit(const char *path, long long n)
+{
+	for (int i = 0; i < nlimits; i++)
+		if (!strcmp(limits[i].path, path)) {
+			limits[i].n = n;
+			return;
+		}
+	if (nlimits < NLIMIT)
+		limits[nlimits++] = (struct limit){path, n};
+}
+
 int input_open(struct input *in, const char *path)
 {
 	*in = (struct input){.fd = open(path, O_RDONLY | O_CLOEXEC), .path = path};
+	for (int i = 0; i < nlimits; i++)
+		if (!strcmp(limits[i].path, path) && limits[i].n >= 0) {
+			in->limited = 1;
+			in->left = (unsigned long long)limits[i].n;
+		}
 	if (in->fd < 0) {
 		kvio_err("%s: cannot open: %s", path, strerror(errno));
 		return -1;
@@ -156,10 +180,16 @@ ssize_t input_read(struct input *in, char *p, size_t n)
 	}
 	if (!in->gz) {
 		ssize_t k;
+		if (in->limited && n > in->left)
+			n = (size_t)in->left;
+		if (!n)
+			return 0;
 		while ((k = read(in->fd, p, n)) < 0 && errno == EINTR)
 			;
 		if (k < 0)
 			kvio_err("%s: read error: %s", in->path, strerror(errno));
+		else if (in->limited)
+			in->left -= (unsigned long long)k;
 		return k;
 	}
 	if (in->ended)

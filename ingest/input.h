@@ -21,7 +21,15 @@ struct input {
 	int ended;          /* the gzip stream ended early: said once, then EOF */
 	unsigned char peek[4096]; /* through zlib: the first bytes, read to sniff them, */
 	size_t npeek, peek_at;    /* returned by input_read before the rest */
+	int limited;        /* plain reads stop after `left` more bytes (input_limit) */
+	unsigned long long left;
 };
+
+/* kvio-ingest --follow: plain reads of path (the same string given to
+ * input_open) stop after n bytes, the end of its last complete line when the
+ * commit began (a line being written is left for the next commit). n < 0:
+ * no limit again. A small table (follow.c's inputs). */
+void input_limit(const char *path, long long n);
 
 /* Open path for reading; a file that is not JSONL (a database, an executable,
  * zstd/xz/bzip2, binary) is refused. 0, or -1 after a one-line error. */

@@ -164,6 +164,8 @@ struct ingest_opts {
 	struct kvio_window win;  /* --time-range / --trace-id: what is written (lib/window.h) */
 	int no_slba_counter;     /* --no-slba-counter: no "writes slba"/"reads slba" tracks */
 	int join;                /* enum join_kind */
+	int64_t follow_commit;   /* --follow: this commit's number (from 1); 0 in a one-shot ingest */
+	int follow_final;        /* --follow: the commit at the stop (the files read whole) */
 };
 
 /* load.c: read the arm's semantic and serving files (the device file is

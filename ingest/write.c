@@ -526,6 +526,9 @@ void write_options_meta(struct dbw *w, const struct ingest_opts *o)
 		{"kvio_trace_id_lo", o->win.has_tid, (int64_t)o->win.tid_lo, NULL},
 		{"kvio_trace_id_hi", o->win.has_tid, (int64_t)o->win.tid_hi, NULL},
 		{"kvio_no_slba_counter", o->no_slba_counter, 1, NULL},
+		/* --follow: which commit wrote the database, and whether it was the last (follow.c) */
+		{"kvio_follow_commit", o->follow_commit > 0, o->follow_commit, NULL},
+		{"kvio_follow_final", o->follow_commit > 0, o->follow_final, NULL},
 	};
 	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
 		if (!m[i].present)

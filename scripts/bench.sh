@@ -173,6 +173,52 @@ val() {
 	return 1
 }
 
+# cpu1 STEP VAR CMD...: VAR = the user + system CPU seconds of one run of CMD (stdout
+# discarded, stderr kept in $O/err.out); a failure is the step's FAILED line and VAR
+# without a value
+cpu1() {
+	st=$1; cv=$2; shift 2
+	c=$(printf '%s' "$*" | tr '\n\t' '  ')
+	rmouts "$@"
+	if failing "$st"; then
+		set -- sh -c 'echo "bench: BENCH_FAIL=$0: this command made to fail" >&2; exit 1' "$st"
+		c="$c [BENCH_FAIL: replaced by a failing command]"
+	fi
+	rm -f "$O/time.out"
+	/usr/bin/time -f "%U %S" -o "$O/time.out" "$@" >/dev/null 2>"$O/err.out"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		stepfail "$st" "command: $c, exit $rc; $(lastline "$O/err.out")"
+		miss "$cv" F "step $st failed above"
+		return 1
+	fi
+	eval "$cv=$(tail -n 1 "$O/time.out" | awk '{ print $1 + $2 }')"
+}
+
+# feed N PAUSE SRC DST [SRC DST]: append each SRC to its DST in N even pieces, PAUSE s apart
+# (a capture written while it runs: kvio-ingest --follow's input)
+feed() {
+	python3 -c '
+import sys, time
+n, pause = int(sys.argv[1]), float(sys.argv[2])
+pairs = list(zip(sys.argv[3::2], sys.argv[4::2]))
+srcs = [open(s, "rb") for s, _ in pairs]
+sizes = [f.seek(0, 2) for f in srcs]
+outs = [open(d, "ab") for _, d in pairs]
+for f in srcs:
+    f.seek(0)
+for b in range(n):
+    for i, f in enumerate(srcs):
+        want = sizes[i] * (b + 1) // n - f.tell()
+        while want > 0:
+            k = f.read(min(want, 1 << 24))
+            outs[i].write(k)
+            want -= len(k)
+        outs[i].flush()
+    time.sleep(pause)
+' "$@"
+}
+
 # gen STEP SEM EBPF KVIO-GEN-ARGS...: a capture (kept between runs: the seed fixes
 # it); written under .part names and renamed, so a failure leaves no capture
 gen() {
@@ -377,6 +423,41 @@ ratio "ingest vs DuckDB read_json, auto-detected schema, 1M" '$DA1/$I1' "" "no t
 ratio "ingest lines/s vs python3 json.loads" '$P1/$I1' ">=" 5
 ratio "ingest peak RSS 4M / 1M" '$R4/$R1' "<=" 1.5
 ratio "ingest time 4M / 1M" '$I4/$I1' "<=" 4.4
+
+# kvio-ingest --follow (issue 22): the 4M capture appended in 30 even pieces 1 s apart
+# while the follower runs (it stops at the capture's drops line; --idle 10 if it never
+# comes), its CPU against a one-shot ingest of the same final files, run right after it;
+# and a commit's time at the end of the capture against the start (the last quarter of
+# the intermediate commits against the first: KVIO_TIMING's "follow commit" lines)
+echo "---- follow"
+FN=30; FP_=1.0; [ "${BENCH_QUICK:-0}" = 1 ] && FN=3 && FP_=0.2
+rm -f "$O/fs4.jsonl" "$O/fe4.jsonl"; : > "$O/fs4.jsonl"; : > "$O/fe4.jsonl"
+FWP=""
+if ! failing follow4; then
+	feed $FN $FP_ "$O/s$S4.jsonl" "$O/fs4.jsonl" "$O/e$S4.jsonl" "$O/fe4.jsonl" &
+	FWP=$!
+fi
+if cpu1 follow4 FC4 env KVIO_TIMING=1 "$B/kvio-ingest" -q -o "$O/tf4.db" --sem "$O/fs4.jsonl" \
+	--ebpf "$O/fe4.jsonl" --follow --idle 10; then
+	grep 'timing: follow commit [0-9]*  *[0-9.]*s' "$O/err.out" | sed 's/.*commit [0-9]* \([0-9.]*\)s.*/\1/' \
+		> "$O/follow4.commits"
+fi
+[ -n "$FWP" ] && wait "$FWP"
+cpu1 follow4o FO4 "$B/kvio-ingest" -q -o "$O/tf4o.db" --sem "$O/fs4.jsonl" --ebpf "$O/fe4.jsonl"
+FQF=""; FQL=""
+if [ -n "$FC4" ]; then
+	val FQF follow4q awk 'NR == FNR { n++; next } FNR <= (n >= 4 ? int(n / 4) : 1) { s += $1; k++ }
+		END { if (k) print s / k }' "$O/follow4.commits" "$O/follow4.commits"
+	val FQL follow4q awk 'NR == FNR { n++; next } FNR > n - (n >= 4 ? int(n / 4) : 1) { s += $1; k++ }
+		END { if (k) print s / k }' "$O/follow4.commits" "$O/follow4.commits"
+else
+	miss FQF F "step follow4 failed above"; miss FQL F "step follow4 failed above"
+fi
+echo "kvio-ingest --follow 4M in $FN steps: ${FC4:-?}s CPU, one-shot ${FO4:-?}s CPU;" \
+	"$(wc -l < "$O/follow4.commits" 2>/dev/null || echo ?) intermediate commits, first quarter ${FQF:-?}s," \
+	"last quarter ${FQL:-?}s each"
+ratio "follow CPU 4M in 1 s steps / one-shot ingest CPU" '$FC4/$FO4' "<=" 1.5
+ratio "follow commit time, last quarter / first quarter (4M)" '$FQL/$FQF' "<=" 1.5
 
 echo "---- report"
 best report1 RP1 PK1 "$B/kvio-report" "$O/t1.db" --json

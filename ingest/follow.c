@@ -1,0 +1,515 @@
+/* follow.c — kvio-ingest --follow: the database kept current while the
+ * capture's files grow.
+ *
+ * Every --interval the inputs are looked at (their size; a pipe's bytes go
+ * into a spool file); when one of them holds new complete lines, one commit
+ * writes the capture as it stands: in one transaction the tables are emptied
+ * and the ingest of one-shot kvio-ingest runs on the files cut at their last
+ * complete line (input_limit), its kvio_sum rows last. The database is in
+ * WAL mode: readers see the last commit, never a half-written one, and
+ * kill -9 leaves the last commit (SQLite recovers the WAL). A commit is the
+ * whole ingest of what the files hold (not only of what arrived): commits
+ * are paced to at most one per max(--interval, the last commit's time).
+ *
+ * The follow stops on SIGINT/SIGTERM (exit status as a one-shot ingest's),
+ * after --idle seconds without a new byte, at the tracer's final drops line,
+ * or when a pipe ends; the last commit then reads the files whole, as
+ * kvio-ingest of the final files would, and the database leaves WAL mode.
+ * An input replaced under the follower (a new file at its path) is read no
+ * further (its last bytes stay in); one that shrinks (truncated) stops the
+ * follow with the database as of its last commit (exit 1). */
+#include "ingest.h"
+#include "input.h"
+#include "../db/schema.h"
+#include "../lib/outfile.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One followed input. */
+struct fin {
+	const char *name;   /* as given (recorded in the database) */
+	const char **slot;  /* the arm_spec field that names it, and its shown name */
+	const char **shown;
+	char rpath[40];     /* /proc/self/fd/N: the spool of a pipe, or a replaced file's own inode */
+	int fd;             /* the file opened at the start (or the spool) */
+	int src;            /* a pipe: its descriptor (read into fd); -1 for a file */
+	dev_t dev;
+	ino_t ino;
+	long long size;     /* bytes seen */
+	long long done;     /* bytes up to the end of the last complete line */
+	int is_ebpf, frozen, eof, sniffed;
+	int drops;          /* its drops line (the tracer's last) was seen */
+};
+
+struct follow {
+	struct ingest_args *a;
+	const char *path;
+	sqlite3 *db;
+	struct fin in[3 * MAX_ARMS];
+	int nin;
+	long long committed; /* the inputs' total `done` at the last commit */
+	int64_t commits;
+	double last_cost;    /* seconds the last commit took */
+	int drops_seen;
+};
+
+static volatile sig_atomic_t g_stop;
+
+static void on_stop(int sig)
+{
+	g_stop = sig;
+}
+
+static double mono_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Bytes [from, to) of f: the end of the last complete line in them (or
+ * -1), and whether a drops line (the tracer's last) is among those lines. */
+static long long scan_lines(struct fin *f, long long from, long long to, int *drops)
+{
+	static const char pat[] = "\"event_type\":\"drops\"";
+	char buf[1 << 16];
+	long long last = -1;
+	size_t keep = 0; /* the pattern's length - 1 bytes kept across reads */
+	for (long long at = from; at < to;) {
+		size_t want = sizeof buf - keep;
+		if ((long long)want > to - at)
+			want = (size_t)(to - at);
+		ssize_t k = pread(f->fd, buf + keep, want, at);
+		if (k <= 0)
+			break;
+		size_t n = keep + (size_t)k;
+		for (size_t i = keep; i < n; i++)
+			if (buf[i] == '\n')
+				last = at + (long long)(i - keep) + 1;
+		if (f->is_ebpf && memmem(buf, n, pat, sizeof pat - 1))
+			*drops = 1;
+		at += k;
+		keep = n < sizeof pat - 1 ? n : sizeof pat - 1;
+		memmove(buf, buf + n - keep, keep);
+	}
+	return last;
+}
+
+/* A pipe's new bytes into its spool. Returns how many. */
+static long long pump(struct fin *f)
+{
+	char buf[1 << 16];
+	long long got = 0;
+	for (;;) {
+		ssize_t k = read(f->src, buf, sizeof buf);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k == 0)
+			f->eof = 1;
+		if (k <= 0)
+			break;
+		for (ssize_t w = 0; w < k;) {
+			ssize_t m = write(f->fd, buf + w, (size_t)(k - w));
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0) {
+				kvio_err("%s: spooling the pipe: %s", f->name, strerror(errno));
+				f->eof = 1;
+				return got;
+			}
+			w += m;
+		}
+		got += k;
+	}
+	return got;
+}
+
+/* Look at input f: its new bytes, a replacement, a truncation. Returns the
+ * bytes it grew by, or -1 when it shrank (said: the follow stops). */
+static long long look(struct fin *f)
+{
+	struct stat sb;
+	if (f->frozen || f->eof)
+		return 0;
+	if (f->src >= 0)
+		pump(f);
+	else if (stat(f->name, &sb) != 0 || sb.st_dev != f->dev || sb.st_ino != f->ino) {
+		int gone = errno == ENOENT && stat(f->name, &sb) != 0;
+		kvio_err("WARNING: %s was %s under the follower: it is read no further (its first %lld bytes stay in "
+			 "the database)", f->name, gone ? "removed" : "replaced", f->done);
+		snprintf(f->rpath, sizeof f->rpath, "/proc/self/fd/%d", f->fd);
+		*f->shown = f->name;
+		*f->slot = f->rpath; /* its own inode from now on, cut where it was */
+		f->frozen = 1;
+		return 0;
+	}
+	if (fstat(f->fd, &sb) != 0)
+		return 0;
+	long long size = (long long)sb.st_size;
+	if (size < f->size) {
+		kvio_err("WARNING: %s was truncated under the follower (%lld bytes, %lld before): following stops; "
+			 "the database stays as of its last commit", f->name, size, f->size);
+		return -1;
+	}
+	if (!f->sniffed && size >= 2) {
+		unsigned char m[2];
+		f->sniffed = 1;
+		if (pread(f->fd, m, 2, 0) == 2 && m[0] == 0x1f && m[1] == 0x8b) {
+			kvio_err("%s: gzip: --follow reads plain JSONL as it grows (a gzip stream cannot be cut at a "
+				 "line): follow the plain file, or ingest the .gz once it is complete", f->name);
+			return -1;
+		}
+	}
+	long long grew = size - f->size;
+	if (grew > 0) {
+		long long last = scan_lines(f, f->size, size, &f->drops);
+		if (last > f->done)
+			f->done = last;
+		f->size = size;
+	}
+	return grew;
+}
+
+/* Open input *slot (its shown name in *shown). 0, or 2 after a message. */
+static int open_input(struct follow *F, const char **slot, const char **shown, int is_ebpf)
+{
+	struct fin *f = &F->in[F->nin++];
+	struct stat sb;
+	*f = (struct fin){.name = *slot, .slot = slot, .shown = shown, .src = -1, .is_ebpf = is_ebpf};
+	if ((f->fd = open(f->name, O_RDONLY | O_CLOEXEC)) < 0 || fstat(f->fd, &sb) != 0) {
+		kvio_err("%s: cannot open: %s", f->name, strerror(errno));
+		return 2;
+	}
+	f->dev = sb.st_dev;
+	f->ino = sb.st_ino;
+	if (S_ISREG(sb.st_mode))
+		return 0;
+	/* a pipe (or a terminal, a socket): its bytes are kept in an unlinked spool file */
+	const char *td = getenv("TMPDIR");
+	char tmpl[4096];
+	snprintf(tmpl, sizeof tmpl, "%s/kvio-follow-XXXXXX", td && *td ? td : "/tmp");
+	f->src = f->fd;
+	if ((f->fd = mkstemp(tmpl)) < 0) {
+		kvio_err("%s: a spool file for the pipe in %s: %s", f->name, td && *td ? td : "/tmp", strerror(errno));
+		return 2;
+	}
+	unlink(tmpl);
+	fcntl(f->src, F_SETFL, fcntl(f->src, F_GETFL) | O_NONBLOCK);
+	snprintf(f->rpath, sizeof f->rpath, "/proc/self/fd/%d", f->fd);
+	*shown = f->name;
+	*slot = f->rpath;
+	return 0;
+}
+
+/* Every table of the database emptied (in the commit's transaction). */
+static int empty_tables(sqlite3 *db)
+{
+	return db_exec(db,
+		       "DELETE FROM metadata; DELETE FROM process; DELETE FROM thread; DELETE FROM kvio_track;"
+		       "DELETE FROM kvio_cmd_chunk; DELETE FROM kvio_cmd_range; DELETE FROM kvio_cmd_name;"
+		       "DELETE FROM kvio_cmd_kv; DELETE FROM kvio_slice; DELETE FROM kvio_obj; DELETE FROM kvio_arg;"
+		       "DELETE FROM kvio_counter; DELETE FROM flow; DELETE FROM kvio_file; DELETE FROM kvio_stats;"
+		       "DELETE FROM kvio_warning; DELETE FROM kvio_sum;",
+		       "emptying the database for the commit");
+}
+
+/* The database at path, now written, reopened in WAL mode for the commits. */
+static int open_wal(struct follow *F)
+{
+	int rc = sqlite3_open_v2(F->path, &F->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_OK)
+		rc = kvio_register_functions(F->db);
+	if (rc == SQLITE_OK)
+		rc = db_exec(F->db, "PRAGMA busy_timeout=10000; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+			     " PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;", "setting up the database");
+	if (rc != SQLITE_OK)
+		kvio_err("%s: opening the database for the follow: %s", F->path, db_reason(F->db, rc));
+	return rc == SQLITE_OK ? 0 : 2;
+}
+
+/* stderr into an unlinked temp file while an intermediate commit runs (its
+ * messages are the final commit's to say); shown when the commit fails. */
+static int quiet_begin(void)
+{
+	char tmpl[] = "/tmp/kvio-follow-err-XXXXXX";
+	int t = mkstemp(tmpl);
+	if (t < 0)
+		return -1;
+	unlink(tmpl);
+	fflush(stderr);
+	int saved = dup(2);
+	dup2(t, 2);
+	close(t);
+	return saved;
+}
+
+static void quiet_end(int saved, int show)
+{
+	if (saved < 0)
+		return;
+	fflush(stderr);
+	if (show) {
+		char buf[4096];
+		ssize_t k;
+		lseek(2, 0, SEEK_SET);
+		while ((k = read(2, buf, sizeof buf)) > 0)
+			if (write(saved, buf, (size_t)k) < 0)
+				break;
+	}
+	dup2(saved, 2);
+	close(saved);
+}
+
+/* One commit: the capture as the files hold it (final: whole; else up to
+ * their last complete line). *arms gets the arms (the caller frees them).
+ * Exit status. */
+static int commit(struct follow *F, int final, struct arm **arms)
+{
+	double t0 = mono_s();
+	long long total = 0;
+	for (int i = 0; i < F->nin; i++) {
+		input_limit(*F->in[i].slot, final && !F->in[i].frozen ? -1 : F->in[i].done);
+		total += F->in[i].done;
+	}
+	F->a->o.follow_commit = ++F->commits;
+	F->a->o.follow_final = final;
+	int saved = final ? -1 : quiet_begin();
+	int status = db_exec(F->db, "BEGIN IMMEDIATE", "writing the database") || empty_tables(F->db) ? 2 : 0;
+	if (!status)
+		status = ingest_arms(F->a, F->db, arms);
+	if (status && !sqlite3_get_autocommit(F->db))
+		sqlite3_exec(F->db, "ROLLBACK", NULL, NULL, NULL);
+	quiet_end(saved, status != 0);
+	F->committed = total;
+	F->last_cost = mono_s() - t0;
+	if (getenv("KVIO_TIMING"))
+		kvio_err("timing: follow commit %lld%s %.3fs (%lld bytes)", (long long)F->commits, final ? " (final)" : "",
+			 F->last_cost, total);
+	return status;
+}
+
+/* Whether the arms hold a command or an object (a report has something to say). */
+static int holds_some(const struct ingest_args *a, const struct arm *arms)
+{
+	for (int i = 0; arms && i < a->narms; i++)
+		if (arms[i].emitted_cmds || arms[i].emitted_spans || arms[i].emitted_instants || arms[i].emitted_serving)
+			return 1;
+	return 0;
+}
+
+/* The first commit, into a temp file renamed onto path: the database
+ * appears once it holds a command or an object (or at the stop, as a
+ * one-shot's would). 0 when it appeared, -1 not yet, else the exit status. */
+static int first_commit(struct follow *F, const char *const *in, size_t nin, int final)
+{
+	struct outfile o;
+	struct arm *arms = NULL;
+	if (outfile_open(&o, F->path, in, nin))
+		return 2;
+	F->committed = 0;
+	for (int i = 0; i < F->nin; i++) {
+		input_limit(*F->in[i].slot, F->in[i].done);
+		F->committed += F->in[i].done;
+	}
+	F->a->o.follow_commit = ++F->commits;
+	int saved = quiet_begin();
+	double t0 = mono_s();
+	int status = ingest_into(F->a, &o, &arms);
+	quiet_end(saved, status != 0);
+	F->last_cost = mono_s() - t0;
+	if (getenv("KVIO_TIMING"))
+		kvio_err("timing: follow commit %lld %.3fs (%lld bytes, the first)", (long long)F->commits, F->last_cost,
+			 F->committed);
+	int some = holds_some(F->a, arms);
+	ingest_free(F->a, arms);
+	if (status || (!some && !final)) {
+		outfile_abort(&o);
+		F->commits--;
+		return status ? status : -1;
+	}
+	/* in WAL mode before it appears: no reader meets the change of mode */
+	sqlite3 *t = NULL;
+	if (sqlite3_open_v2(o.tmp, &t, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    db_exec(t, "PRAGMA journal_mode=WAL", "setting up the database") != SQLITE_OK)
+		status = 2;
+	if (sqlite3_close(t) != SQLITE_OK)
+		status = 2;
+	if (status) {
+		outfile_abort(&o);
+		return status;
+	}
+	char side[4200];
+	for (int k = 0; k < 2; k++) { /* a WAL left by an earlier follow is not this database's */
+		snprintf(side, sizeof side, "%s-%s", F->path, k ? "shm" : "wal");
+		unlink(side);
+	}
+	if ((status = outfile_commit(&o)))
+		return status;
+	return open_wal(F);
+}
+
+/* Look at every input; the bytes they grew by, or -1 to stop (said).
+ * F->drops_seen: every device file (of every arm) has its drops line. */
+static long long look_all(struct follow *F)
+{
+	long long grew = 0;
+	int ebpf = 0, drops = 0;
+	for (int i = 0; i < F->nin; i++) {
+		long long g = look(&F->in[i]);
+		if (g < 0)
+			return -1;
+		grew += g;
+		ebpf += F->in[i].is_ebpf;
+		drops += F->in[i].is_ebpf && F->in[i].drops;
+	}
+	F->drops_seen = ebpf && drops == ebpf;
+	return grew;
+}
+
+static int pipes_ended(const struct follow *F)
+{
+	int any = 0;
+	for (int i = 0; i < F->nin; i++)
+		if (F->in[i].src >= 0) {
+			if (!F->in[i].eof)
+				return 0;
+			any = 1;
+		}
+	return any;
+}
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000};
+	nanosleep(&t, NULL); /* a signal ends it early: the loop looks at g_stop */
+}
+
+/* The loop: look, commit what arrived, until a stop. 0 to finish with the
+ * final commit, else the exit status (the database as of its last commit). */
+static int follow_loop(struct follow *F, const char *const *in, size_t nin)
+{
+	double last_growth = mono_s(), last_commit = mono_s();
+	for (;;) {
+		if (g_stop || F->drops_seen || pipes_ended(F))
+			return 0;
+		sleep_ms(F->a->interval_ms);
+		long long grew = look_all(F);
+		if (grew < 0)
+			return 1;
+		double now = mono_s();
+		if (grew > 0)
+			last_growth = now;
+		if (F->a->idle_ms > 0 && (now - last_growth) * 1000 >= (double)F->a->idle_ms)
+			return 0;
+		if (g_stop || F->drops_seen || pipes_ended(F))
+			return 0;
+		long long total = 0;
+		for (int i = 0; i < F->nin; i++)
+			total += F->in[i].done;
+		double gap = F->last_cost > F->a->interval_ms / 1000.0 ? F->last_cost : F->a->interval_ms / 1000.0;
+		if (total == F->committed || now - last_commit < gap)
+			continue;
+		struct arm *arms = NULL;
+		int status;
+		if (!F->db) { /* not there yet: the first commit that holds something */
+			if ((status = first_commit(F, in, nin, 0)) > 0)
+				return status;
+			last_commit = mono_s();
+			continue;
+		}
+		status = commit(F, 0, &arms);
+		ingest_free(F->a, arms);
+		if (status) {
+			kvio_err("commit %lld failed: the database stays as of the commit before it", (long long)F->commits);
+			return status;
+		}
+		last_commit = mono_s();
+	}
+}
+
+/* The inputs of every arm, opened. 0 or 2. */
+static int open_inputs(struct follow *F)
+{
+	for (int i = 0; i < F->a->narms; i++) {
+		struct arm_spec *s = &F->a->arms[i];
+		const char **p[3] = {&s->sem, &s->ebpf, &s->serving};
+		for (int k = 0; k < 3; k++)
+			if (*p[k] && open_input(F, p[k], &s->shown[k], k == 1))
+				return 2;
+	}
+	return 0;
+}
+
+static int finish(struct follow *F, int stop, const char *const *in, size_t nin)
+{
+	struct arm *arms = NULL;
+	int status = stop;
+	if (!stop && !F->db) /* nothing to report yet: the database as a one-shot's (said) */
+		stop = status = first_commit(F, in, nin, 1);
+	if (!stop) {
+		const char *why = g_stop == SIGINT ? "SIGINT" : g_stop == SIGTERM ? "SIGTERM"
+				: F->drops_seen ? "the tracer's drops line" : pipes_ended(F) ? "the end of the pipe" : "--idle";
+		if (!F->a->quiet)
+			printf("kvio-ingest: following stopped (%s) after %lld commits\n", why, (long long)F->commits);
+		status = commit(F, 1, &arms);
+	}
+	if (F->db) {
+		/* the database as a one-shot's: no WAL beside it (readers that hold it
+		 * are waited for, 5 s at most; then it stays a WAL database) */
+		for (int k = 0; k < 100 && sqlite3_exec(F->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL); k++)
+			sleep_ms(50);
+		if (sqlite3_close(F->db) != SQLITE_OK && !status)
+			status = 2;
+	}
+	if (!status && !F->a->quiet)
+		printf("kvio-ingest: wrote %s\n", F->path);
+	if (!status && arms && ingest_summary(F->a, arms, F->path, 1))
+		status = 1;
+	ingest_free(F->a, arms);
+	for (int i = 0; i < F->nin; i++) {
+		close(F->in[i].fd);
+		if (F->in[i].src >= 0)
+			close(F->in[i].src);
+	}
+	return status;
+}
+
+int ingest_follow(struct ingest_args *a, const char *path)
+{
+	static struct follow F; /* large: the inputs' table */
+	memset(&F, 0, sizeof F);
+	F.a = a;
+	F.path = path;
+	a->o.progress = 0; /* no progress line: the follow is quiet between commits */
+	if (a->pftrace) {
+		kvio_err("--follow reads JSONL captures as they grow, not --pftrace");
+		return 2;
+	}
+	const char *in[3 * MAX_ARMS + 1];
+	size_t nin = ingest_inputs(a, in, sizeof in / sizeof in[0]);
+	struct stat sb;
+	if (!a->force && stat(path, &sb) == 0) {
+		kvio_err("%s exists: --follow writes its database in place and does not replace one (--force does)",
+			 path);
+		return 2;
+	}
+	if (open_inputs(&F))
+		return finish(&F, 2, in, nin);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop; /* no SA_RESTART: the sleep ends */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (look_all(&F) < 0)
+		return finish(&F, 2, in, nin);
+	int status = first_commit(&F, in, nin, 0);
+	if (status > 0)
+		return finish(&F, status, in, nin);
+	return finish(&F, follow_loop(&F, in, nin), in, nin);
+}

@@ -1,0 +1,191 @@
+# kvio-ingest --follow (issue 22): a capture appended in bursts (lines often
+# cut in the middle until the next burst) while the follower runs; a reader
+# polls kvio-report --json and kvio-check throughout. The expected values are
+# a second method: kvio-ingest of the same final files (its report, its
+# canon.sql text, its exported .pftrace), and the lines the files hold
+# (counted with grep). Small captures of build/kvio-gen.
+G=$T/f22
+mkdir -p "$G"
+ING=$BUILD/kvio-ingest
+"$BUILD/kvio-gen" --sem "$G/s.jsonl" --ebpf "$G/e.jsonl" --serving "$G/v.jsonl" --lines 60000 --seed 5 2>/dev/null
+"$BUILD/kvio-gen" --sem "$G/s2.jsonl" --ebpf "$G/e2.jsonl" --lines 30000 --seed 6 --faults 40 --mode batched 2>/dev/null
+NCMD=$(grep -c '"event_type":"nvme_cmd"' "$G/e.jsonl")
+
+# rj DB: the report's JSON without capture.follow (the one key a follow adds)
+rj() {
+	"$BUILD/kvio-report" --json "$1" > "$1.rj" 2>"$1.rj.err" || { echo "report-failed"; return; }
+	if grep -q '"follow"' "$1.rj"; then
+		jq -c 'with_entries(.value.capture |= (if type == "object" then del(.follow) else . end))' "$1.rj"
+	else
+		cat "$1.rj"
+	fi
+}
+canon() { sqlite3 -batch -cmd ".load $BUILD/kvio" "$1" ".read tests/canon.sql"; }
+meta() { sqlite3 -batch "$1" "select int_value from metadata where name = '$2'"; }
+# poll DB PID OUT: kvio-report --json and kvio-check on DB while PID runs; OUT
+# gets one line per poll: "report-rc check-rc commands"
+poll() {
+	: > "$3"
+	while kill -0 "$2" 2>/dev/null; do
+		if [ -f "$1" ]; then
+			"$BUILD/kvio-report" --json "$1" > "$3.json" 2>>"$3.err"; r=$?
+			"$BUILD/kvio-check" "$1" > /dev/null 2>>"$3.err"; c=$?
+			echo "$r $c $(jq '[.[] | objects | .commands.n // 0] | add // 0' "$3.json" 2>/dev/null)" >> "$3"
+		fi
+		sleep 0.1
+	done
+}
+# polls_ok OUT: "N polls, all ok, counts never down" (or what went wrong)
+polls_ok() {
+	awk 'BEGIN { bad = 0; last = -1; n = 0 }
+	     { n++; if ($1 != 0 || $2 != 0) bad++; if ($3 + 0 < last) down++; last = $3 + 0; seen[$3] = 1 }
+	     END { k = 0; for (x in seen) k++;
+		   printf "%s", (n >= 3 && bad == 0 && down == 0 && k >= 3) ? "ok" : "n=" n " bad=" bad " down=" down+0 " distinct=" k }' "$1"
+	[ -s "$1.err" ] && { echo; head -3 "$1.err"; }
+}
+
+# ---- bursts, a reader throughout, the stop at the tracer's drops line ----
+: > "$G/fs.jsonl"; : > "$G/fe.jsonl"; : > "$G/fv.jsonl"
+"$ING" -o "$G/f.db" --sem "$G/fs.jsonl" --ebpf "$G/fe.jsonl" --serving "$G/fv.jsonl" --follow --interval 100 \
+	> "$G/f.out" 2> "$G/f.err" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 1 14 0.35 "$G/s.jsonl" "$G/fs.jsonl" "$G/e.jsonl" "$G/fe.jsonl" \
+	"$G/v.jsonl" "$G/fv.jsonl" &
+WP=$!
+poll "$G/f.db" $FP "$G/polls"
+wait $FP; frc=$?
+wait $WP
+eq "follow: stops at the drops line with exit 0" "0" "$frc"
+eq "follow: says why it stopped" "1" "$(grep -c "following stopped (the tracer's drops line)" "$G/f.out")"
+eq "follow: every poll reported and checked clean, the command count never went down, >= 3 distinct counts" \
+	"ok" "$(polls_ok "$G/polls")"
+eq "follow: the polls saw a partial capture (some count between 0 and the file's $NCMD commands)" "yes" \
+	"$(awk -v n="$NCMD" '$3 > 0 && $3 < n { p = 1 } END { print p ? "yes" : "no" }' "$G/polls")"
+"$ING" -q -o "$G/one.db" --sem "$G/fs.jsonl" --ebpf "$G/fe.jsonl" --serving "$G/fv.jsonl"
+eq "follow: the final report = the one-shot ingest's of the same files (JSON bytes)" "$(rj "$G/one.db")" "$(rj "$G/f.db")"
+eq "follow: the final command count = the file's nvme_cmd lines" "$NCMD" "$(jq .capture.commands.n "$G/f.db.rj")"
+eq "follow: the final database's content = the one-shot's (canon.sql)" "$(canon "$G/one.db" | md5sum)" "$(canon "$G/f.db" | md5sum)"
+"$BUILD/kvio-export" "$G/one.db" -o "$G/one.pftrace" > /dev/null 2>&1
+"$BUILD/kvio-export" "$G/f.db" -o "$G/f.pftrace" > /dev/null 2>&1
+ok "follow: the exported .pftrace = the one-shot's, byte for byte" cmp "$G/one.pftrace" "$G/f.pftrace"
+eq "follow: metadata says the final commit wrote it (kvio_follow_final 1, >= 3 commits)" "1 yes" \
+	"$(meta "$G/f.db" kvio_follow_final) $([ "$(meta "$G/f.db" kvio_follow_commit)" -ge 3 ] && echo yes)"
+eq "follow: the final database is out of WAL mode, no -wal beside it" "delete no" \
+	"$(sqlite3 "$G/f.db" 'pragma journal_mode') $([ -e "$G/f.db-wal" ] && echo yes || echo no)"
+ok "follow: kvio-check is clean on the final database" "$BUILD/kvio-check" "$G/f.db"
+
+# ---- an existing output, an output naming an input ----
+"$ING" -q -o "$G/f.db" --sem "$G/fs.jsonl" --ebpf "$G/fe.jsonl" --follow 2> "$G/x.err"; rc=$?
+eq "follow: an existing database is refused without --force (exit 2, said)" "2 1" "$rc $(grep -c 'exists.*--force' "$G/x.err")"
+"$ING" -q -o "$G/fe.jsonl" --sem "$G/fs.jsonl" --ebpf "$G/fe.jsonl" --follow --force 2> "$G/x.err"; rc=$?
+eq "follow: an output that is an input is refused even with --force (exit 2), the input unchanged" \
+	"2 $(md5sum < "$G/e.jsonl")" "$rc $(md5sum < "$G/fe.jsonl")"
+"$ING" -q -o "$G/f.db" --sem "$G/fs.jsonl" --ebpf "$G/fe.jsonl" --follow --force --idle 1; rc=$?
+eq "follow: --force replaces it (drops line already there: one commit, then the final)" "0 $NCMD" \
+	"$rc $("$BUILD/kvio-report" --json "$G/f.db" | jq .capture.commands.n)"
+"$ING" -q -o "$G/y.db" --sem "$G/fs.jsonl" --idle 1 2> "$G/x.err"; rc=$?
+eq "follow: --idle without --follow is a usage error" "2 1" "$rc $(grep -c 'go with --follow' "$G/x.err")"
+
+# ---- --idle: no drops line, the follow stops 1 s after the last byte ----
+grep -v '"drops"' "$G/e.jsonl" > "$G/en.jsonl"
+: > "$G/is.jsonl"; : > "$G/ie.jsonl"
+"$ING" -q -o "$G/i.db" --sem "$G/is.jsonl" --ebpf "$G/ie.jsonl" --follow --interval 100 --idle 1 2> "$G/i.err" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 2 6 0.3 "$G/s.jsonl" "$G/is.jsonl" "$G/en.jsonl" "$G/ie.jsonl"
+t0=$(date +%s.%N)
+wait $FP; rc=$?
+t1=$(date +%s.%N)
+"$ING" -q -o "$G/ione.db" --sem "$G/is.jsonl" --ebpf "$G/ie.jsonl"
+eq "idle: exit 0, stopped between 0.5 and 3 s after the writer's end" "0 yes" \
+	"$rc $(echo "$t0 $t1" | awk '{ d = $2 - $1; print (d > 0.5 && d < 3) ? "yes" : "no: " d }')"
+eq "idle: the final report = the one-shot's" "$(rj "$G/ione.db")" "$(rj "$G/i.db")"
+
+# ---- a pipe as --ebpf: the writer writes into it in bursts; its end stops the follow ----
+: > "$G/ps.jsonl"
+/usr/bin/python3 tests/follow_writer.py 3 8 0.3 "$G/s.jsonl" "$G/ps.jsonl" "$G/en.jsonl" - |
+	"$ING" -o "$G/p.db" --sem "$G/ps.jsonl" --ebpf - --follow --interval 100 > "$G/p.out" 2> "$G/p.err" &
+FP=$!
+poll "$G/p.db" $FP "$G/ppolls"
+wait $FP; rc=$?
+eq "pipe: exit 0 at the end of the pipe (said)" "0 1" "$rc $(grep -c 'following stopped (the end of the pipe)' "$G/p.out")"
+eq "pipe: every poll ok, counts never down" "ok" "$(polls_ok "$G/ppolls")"
+"$ING" -q -o "$G/pone.db" --sem "$G/ps.jsonl" --ebpf - < "$G/en.jsonl"
+eq "pipe: the final report = a one-shot ingest of the same bytes through standard input" \
+	"$(rj "$G/pone.db")" "$(rj "$G/p.db")"
+eq "pipe: the database = the one-shot's (canon.sql, ebpf_file /dev/stdin in both)" \
+	"$(canon "$G/pone.db" | md5sum)" "$(canon "$G/p.db" | md5sum)"
+
+# ---- --merge: two arms growing, one with lost completions and EAGAIN (--faults) ----
+: > "$G/ma.s"; : > "$G/ma.e"; : > "$G/mb.s"; : > "$G/mb.e"
+"$ING" -q -o "$G/m.db" --merge "a=$G/ma.s,$G/ma.e" --merge "b=$G/mb.s,$G/mb.e" --follow --interval 100 --idle 1 &
+FP=$!
+grep -v '"drops"' "$G/e2.jsonl" > "$G/e2n.jsonl"
+/usr/bin/python3 tests/follow_writer.py 4 6 0.3 "$G/s.jsonl" "$G/ma.s" "$G/en.jsonl" "$G/ma.e" \
+	"$G/s2.jsonl" "$G/mb.s" "$G/e2n.jsonl" "$G/mb.e" &
+WP=$!
+poll "$G/m.db" $FP "$G/mpolls"
+wait $FP; rc=$?
+wait $WP
+"$ING" -q -o "$G/mone.db" --merge "a=$G/ma.s,$G/ma.e" --merge "b=$G/mb.s,$G/mb.e"
+eq "merge: exit 0, every poll ok" "0 ok" "$rc $(polls_ok "$G/mpolls")"
+eq "merge: the final report = the one-shot --merge's" "$(rj "$G/mone.db")" "$(rj "$G/m.db")"
+
+# --merge and drops lines: the follow stops when every arm's device file has its drops line
+# (arm a's is there from the start; arm b's comes with its last burst)
+: > "$G/db.s"; : > "$G/db.e"
+"$ING" -q -o "$G/d.db" --merge "a=$G/s2.jsonl,$G/e2.jsonl" --merge "b=$G/db.s,$G/db.e" --follow --interval 100 \
+	--idle 20 > "$G/d.out" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 5 5 0.3 "$G/s.jsonl" "$G/db.s" "$G/e.jsonl" "$G/db.e"
+wait $FP; rc=$?
+eq "merge: the drops line of one arm does not stop the follow, the last arm's does (all of b's commands in)" \
+	"0 $NCMD" "$rc $("$BUILD/kvio-report" --json "$G/d.db" | jq .b.commands.n)"
+
+# ---- kill -9 at random moments: the database is valid as of its last commit ----
+k9=""
+for seed in 11 12 13 14; do
+	rm -f "$G/k.db" "$G/k.db-wal" "$G/k.db-shm"
+	: > "$G/ks.jsonl"; : > "$G/ke.jsonl"
+	"$ING" -q -o "$G/k.db" --sem "$G/ks.jsonl" --ebpf "$G/ke.jsonl" --follow --interval 50 2>/dev/null &
+	FP=$!
+	/usr/bin/python3 tests/follow_writer.py "$seed" 10 0.15 "$G/s.jsonl" "$G/ks.jsonl" "$G/en.jsonl" "$G/ke.jsonl" &
+	WP=$!
+	while [ ! -f "$G/k.db" ] && kill -0 $FP 2>/dev/null; do sleep 0.02; done
+	sleep "$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 0.1 + rand() * 1.3 }')"
+	kill -9 $FP 2>/dev/null
+	wait $FP 2>/dev/null
+	wait $WP
+	n=$("$BUILD/kvio-report" --json "$G/k.db" 2>/dev/null | jq '.capture.commands.n // -1')
+	"$BUILD/kvio-check" "$G/k.db" > /dev/null 2>&1; c=$?
+	k9="$k9 $([ "$c" = 0 ] && [ "${n:--1}" -ge 0 ] && [ "${n:--1}" -le "$NCMD" ] && echo ok || echo "bad(check $c, n $n)")"
+done
+eq "kill -9 at 4 random moments: each database reports and checks clean (WAL recovered)" " ok ok ok ok" "$k9"
+
+# ---- an input truncated, an input replaced, SIGTERM ----
+head -c 4000000 "$G/en.jsonl" > "$G/te.jsonl"
+"$ING" -q -o "$G/t.db" --sem "$G/s.jsonl" --ebpf "$G/te.jsonl" --follow --interval 50 2> "$G/t.err" &
+FP=$!
+while [ ! -f "$G/t.db" ]; do sleep 0.05; done
+sleep 0.2
+: > "$G/te.jsonl"
+wait $FP; rc=$?
+eq "truncated: a one-line warning, exit 1" "1 1" "$rc $(grep -c 'truncated under the follower' "$G/t.err")"
+ok "truncated: the database reports as of its last commit" "$BUILD/kvio-report" --json "$G/t.db"
+head -c 4000000 "$G/en.jsonl" > "$G/re.jsonl"
+"$ING" -q -o "$G/r.db" --sem "$G/s.jsonl" --ebpf "$G/re.jsonl" --follow --interval 50 --idle 1 2> "$G/r.err" &
+FP=$!
+while [ ! -f "$G/r.db" ]; do sleep 0.05; done
+sleep 0.2
+cp "$G/en.jsonl" "$G/re.new"; mv "$G/re.new" "$G/re.jsonl"
+wait $FP; rc=$?
+head -c 4000000 "$G/en.jsonl" | "$ING" -q -o "$G/rone.db" --sem "$G/s.jsonl" --ebpf - 2>/dev/null
+eq "replaced: a one-line warning, exit 0, the old file's commands only (no mix with the new file's)" \
+	"0 1 $("$BUILD/kvio-report" --json "$G/rone.db" | jq .capture.commands.n)" \
+	"$rc $(grep -c 'replaced under the follower' "$G/r.err") $("$BUILD/kvio-report" --json "$G/r.db" | jq .capture.commands.n)"
+"$ING" -q -o "$G/g.db" --sem "$G/s.jsonl" --ebpf "$G/en.jsonl" --follow --interval 50 &
+FP=$!
+while [ ! -f "$G/g.db" ]; do sleep 0.05; done
+kill -TERM $FP
+wait $FP; rc=$?
+"$ING" -q -o "$G/gone.db" --sem "$G/s.jsonl" --ebpf "$G/en.jsonl"
+eq "SIGTERM: exit 0 and the final commit (report = the one-shot's)" "0 $(rj "$G/gone.db")" "$rc $(rj "$G/g.db")"
