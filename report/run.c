@@ -228,6 +228,12 @@ static void *work(void *arg)
 		w->rc = -1;
 		goto out;
 	}
+	/* its own read transaction: one snapshot for all its files (a database being
+	 * written, kvio-ingest --follow, moves on between statements otherwise) */
+	if (!w->db && db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK) {
+		w->rc = -1;
+		goto out;
+	}
 	pthread_mutex_lock(&rn->mu);
 	w->live = rn->stop ? NULL : db;
 	pthread_mutex_unlock(&rn->mu);
