@@ -856,6 +856,7 @@ static int report_db(struct args *g)
 	struct outfile jf = {.slot = -1, .fd = -1}, hf = {.slot = -1, .fd = -1};
 	sqlite3 *db = NULL;
 	int status = 0;
+	run_reset();
 	if (open_outputs(g, &jf, &hf) || !(db = db_open_ro(g->dbpath))) {
 		outfile_abort(&jf);
 		outfile_abort(&hf);

@@ -48,6 +48,9 @@ struct report_opts {
 int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out);
 /* Set up a connection for the analyses and run prelude.sql on it. 0 or -1. */
 int prepare_conn(sqlite3 *db, const struct report_opts *o);
+/* A new report of the process (a --watch refresh): its first failure is said
+ * again, once. */
+void run_reset(void);
 /* Print rows '|'-separated, as the sqlite3 shell does. */
 void rows_print(const struct rows *r);
 

@@ -56,10 +56,16 @@ const char *cstr(const struct cell *c)
  * full disk names where SQLite's temp files go: the database is read-only, so
  * it is never the database that filled up. */
 static atomic_int stopping; /* an early exit interrupted the pool on purpose */
+static atomic_int said;     /* a failure was said (once a report) */
+
+void run_reset(void)
+{
+	atomic_store(&stopping, 0);
+	atomic_store(&said, 0);
+}
 
 static void sql_fail(sqlite3 *db, const char *name)
 {
-	static atomic_int said;
 	/* an early exit stopped it (already said why): whatever the interrupted
 	 * statement failed with is no news */
 	if (sqlite3_errcode(db) == SQLITE_INTERRUPT || atomic_load(&stopping))
