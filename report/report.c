@@ -211,7 +211,8 @@ static const char report_help[] =
 	"  no command and no object: nothing to report; 2 usage or I/O error: unreadable/non-kvio\n"
 	"  database, an output that could not be written (a full disk); 3 --fail-on\n"
 	"  fired; 130/143 interrupted by SIGINT/SIGTERM. With several databases: the\n"
-	"  worst of theirs\n";
+	"  worst of theirs. --watch: 0 at SIGINT/SIGTERM, 3 at the first --fail-on\n"
+	"  firing, the last refresh's status after --count N\n";
 
 struct args {
 	const char *dbpath, *json_file, *rows_of, *html_file, *base;
@@ -761,15 +762,16 @@ static int report(struct args *g, sqlite3 *db, struct runner *rn, struct label *
 	int status = load_labels(db, g, ls, nl, base);
 	if (status)
 		return status;
-	if (!g->watch || !g->wt.warned++) /* under --watch: the first refresh's */
+	if (!g->wt.warned++) /* once a process (a --watch's first refresh, not a report run again) */
 		print_warnings(db, *ls, *nl);
 	/* the objects', slices' and args' sums, on this connection while the other runs analyses */
 	if (check_tables(db, g->dbpath, DB_REPORT))
 		return 2;
 	if (g->o.progress)
 		fprintf(stderr, "\r%s: running the analyses on %d connections...", kvio_prog, rn->nw);
-	if (analyses_finish(rn, db, 1))
-		return 2;
+	int af = analyses_finish(rn, db, 1);
+	if (af)
+		return af == SNAPSHOT_MOVED ? 4 : 2; /* 4: report_db runs it again */
 	struct rctx c = {.o = &g->o, .ls = *ls, .nl = *nl, .rn = rn};
 	if (format_all(&c))
 		return 2;
@@ -849,9 +851,9 @@ static int report_many(struct args *g)
 	return status;
 }
 
-/* One database's report (the command's usual case; a refresh of --watch).
- * The exit status. */
-static int report_db(struct args *g)
+/* One database's report, once (report_db). The exit status; 4: the
+ * connections read different snapshots. */
+static int report_db1(struct args *g)
 {
 	struct outfile jf = {.slot = -1, .fd = -1}, hf = {.slot = -1, .fd = -1};
 	sqlite3 *db = NULL;
@@ -880,6 +882,8 @@ static int report_db(struct args *g)
 	memset(res, 0, sizeof res);
 	struct runner rn = {0};
 	struct rows r = {0};
+	if (!status && !g->rows_of && !(rn.snap = snapshot_id(db)))
+		status = 2;
 	if (!status && !g->rows_of)
 		analyses_start(&rn, g->dbpath, &g->o, queue, g->html_file ? hq : NULL, nq, res);
 	if (status)
@@ -895,6 +899,7 @@ static int report_db(struct args *g)
 	free(g->chartjs);
 	g->chartjs = NULL;
 	analyses_finish(&rn, NULL, 0); /* an early exit still waits for the other connections */
+	sqlite3_free(rn.snap);
 	rows_free(&r);
 	for (int i = 0; i < nq; i++) {
 		rows_free(&res[i].rows);
@@ -909,6 +914,21 @@ static int report_db(struct args *g)
 	free(ls);
 	sqlite3_close(db); /* ends the read transaction */
 	fflush(stdout);
+	return status;
+}
+
+/* One database's report (the command's usual case; a refresh of --watch):
+ * when another process wrote the database between the connections' read
+ * transactions, again on one connection (one snapshot). The exit status. */
+static int report_db(struct args *g)
+{
+	int status = report_db1(g);
+	if (status == 4) {
+		int jobs = g->o.jobs;
+		g->o.jobs = 1;
+		status = report_db1(g);
+		g->o.jobs = jobs;
+	}
 	return status;
 }
 

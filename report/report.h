@@ -46,6 +46,10 @@ struct report_opts {
 /* Run every statement of sql/<name>; the rows of the last one that returns
  * rows land in out. Returns 0, or -1 after a one-line error. */
 int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out);
+/* What identifies the data a connection's read transaction sees (kvio_sum's
+ * sums, the chunk directory's and the slices' extents): equal on two
+ * connections that read the same snapshot. sqlite3_malloc'd, NULL on error. */
+char *snapshot_id(sqlite3 *db);
 /* Set up a connection for the analyses and run prelude.sql on it. 0 or -1. */
 int prepare_conn(sqlite3 *db, const struct report_opts *o);
 /* A new report of the process (a --watch refresh): its first failure is said
@@ -73,6 +77,7 @@ struct worker {
 	int rc;
 	pthread_t th;
 	int threaded;
+	char *snap;            /* snapshot_id of its read transaction (its own connection), or NULL */
 };
 
 struct runner {
@@ -87,6 +92,7 @@ struct runner {
 	int stop;                 /* an early exit: running statements are interrupted */
 	int nw, started;
 	struct worker w[MAX_CONN];
+	char *snap;               /* the caller's connection's snapshot_id (set by the caller), or NULL */
 };
 
 /* Start the other connections on the queue files[0..n) (res has n slots):
@@ -95,7 +101,10 @@ void analyses_start(struct runner *rn, const char *dbpath, const struct report_o
 		    const char *const *files, const char *const *html, int n, struct result *res);
 /* Run the queue on main too (prelude.sql already run there) and wait for the
  * others; run_main 0 is an early exit: nothing more starts, what runs is
- * interrupted. 0, or -1 after an error (reported). */
+ * interrupted. 0; -1 after an error (reported); SNAPSHOT_MOVED when another
+ * connection read a later snapshot than main's (rn->snap) of a database being
+ * written: the rows mix two states, the report must run again (on one connection). */
+#define SNAPSHOT_MOVED (-2)
 int analyses_finish(struct runner *rn, sqlite3 *main, int run_main);
 
 /* ---- the analyses and their formatters ------------------------------------ */

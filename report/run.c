@@ -211,6 +211,27 @@ int prepare_conn(sqlite3 *db, const struct report_opts *o)
 	return rc ? -1 : 0;
 }
 
+char *snapshot_id(sqlite3 *db)
+{
+	static const char q[] =
+		"SELECT (SELECT group_concat(name || ':' || rows || ':' || xxh3, ',') FROM main.kvio_sum)"
+		" || '/' || (SELECT count(*) || ',' || coalesce(sum(n), 0) || ',' || coalesce(max(id), 0) || ','"
+		" || coalesce(max(end_max), 0) FROM main.kvio_cmd_range)"
+		" || '/' || (SELECT coalesce(max(id), 0) FROM main.kvio_slice)";
+	sqlite3_stmt *st;
+	char *id = NULL;
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
+		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
+		return NULL;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_mprintf("%s", nz(sqlite3_column_text(st, 0)));
+	else
+		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return id;
+}
+
 /* ---- the pool ------------------------------------------------------------ */
 
 /* The next file of the queue for a connection, or -1 when none is left. */
@@ -236,7 +257,7 @@ static void *work(void *arg)
 	}
 	/* its own read transaction: one snapshot for all its files (a database being
 	 * written, kvio-ingest --follow, moves on between statements otherwise) */
-	if (!w->db && db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK) {
+	if (!w->db && (db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK || !(w->snap = snapshot_id(db)))) {
 		w->rc = -1;
 		goto out;
 	}
@@ -318,12 +339,21 @@ int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 				sqlite3_interrupt(rn->w[k].live);
 		pthread_mutex_unlock(&rn->mu);
 	}
+	int moved = 0;
 	for (int k = 1; k < rn->nw; k++) {
 		if (rn->w[k].threaded)
 			pthread_join(rn->w[k].th, NULL);
 		else
 			work(&rn->w[k]);
 		rc |= rn->w[k].rc;
+		moved |= rn->w[k].snap && (!rn->snap || strcmp(rn->w[k].snap, rn->snap));
+		sqlite3_free(rn->w[k].snap);
+		rn->w[k].snap = NULL;
+	}
+	if (!rc && moved && run_main) {
+		if (getenv("KVIO_TIMING"))
+			kvio_err("timing: the database moved on between the connections' snapshots: again, on one");
+		return SNAPSHOT_MOVED;
 	}
 	pthread_mutex_destroy(&rn->mu);
 	rn->started = 0;

@@ -59,7 +59,7 @@ int last_window(sqlite3 *db, const char *dbpath, int64_t last_ns, struct kvio_wi
 static volatile sig_atomic_t stop_sig;
 
 /* SIGINT/SIGTERM end the watch: the refresh under way finishes, then exit 0;
- * a second one exits at once. */
+ * a second one exits at once (nothing is being written: no temp file to remove). */
 static void on_stop(int sig)
 {
 	if (stop_sig)
@@ -71,7 +71,9 @@ static void stop_signals(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM};
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-		struct sigaction sa;
+		struct sigaction sa, old;
+		if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue; /* ignored when the command started: stays ignored (docs/formats.md) */
 		memset(&sa, 0, sizeof sa);
 		sa.sa_handler = on_stop;
 		sigemptyset(&sa.sa_mask);

@@ -88,14 +88,32 @@ eq "--watch --fail-on read.p99>1us: exit 3 after the first refresh (one line out
 "$R" "$DB" --watch 0.1 --count 2 --last 0.5 --fail-on 'read.p99>1ms' > "$TD/f2.out" 2>&1
 eq "--watch --fail-on read.p99>1ms: never fires, exit 0 after 2 refreshes" "0 2" "$? $(wc -l < "$TD/f2.out")"
 
-# SIGINT and SIGTERM end a watch with exit 0
+# SIGINT and SIGTERM end a watch with exit 0. sigwatch SIG OUT CMD...: CMD started with
+# SIGINT/SIGTERM at their defaults (a background job of a non-interactive shell has them
+# ignored, and kvio keeps an ignored signal ignored), SIG sent once OUT has a line;
+# prints its exit status ("timeout" if it does not end within 20 s: then killed)
+sigwatch() {
+	/usr/bin/python3 - "$@" <<'PY'
+import os, signal, subprocess, sys, time
+sig, out, cmd = getattr(signal, 'SIG' + sys.argv[1]), sys.argv[2], sys.argv[3:]
+def defaults():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+with open(out, 'wb') as f:
+    p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.DEVNULL, preexec_fn=defaults)
+    t0 = time.monotonic()
+    while os.path.getsize(out) == 0 and p.poll() is None and time.monotonic() - t0 < 20:
+        time.sleep(0.05)
+    p.send_signal(sig)
+    try:
+        print(p.wait(timeout=20))
+    except subprocess.TimeoutExpired:
+        p.kill(); p.wait(); print('timeout')
+PY
+}
 for sig in INT TERM; do
-	"$R" "$DB" --watch 0.2 > "$TD/s.out" 2>&1 &
-	pid=$!
-	sleep 1
-	kill -s $sig $pid
-	wait $pid
-	eq "--watch: SIG$sig -> exit 0, after at least one refresh" "0 yes" "$? $([ -s "$TD/s.out" ] && echo yes || echo no)"
+	rc=$(sigwatch $sig "$TD/s.out" "$R" "$DB" --watch 0.2)
+	eq "--watch: SIG$sig -> exit 0, after at least one refresh" "0 yes" "$rc $([ -s "$TD/s.out" ] && echo yes || echo no)"
 done
 
 # a missing, then damaged, database: one line per refresh, no crash, the last refresh's status
@@ -127,14 +145,12 @@ n1=$(grep -c '"nvme_cmd"' "$G.e1.jsonl"); n2=$(grep -c '"nvme_cmd"' "$G.e2.jsonl
 "$BUILD/kvio-ingest" -q -o "$TD/g1.db" --sem "$G.s1.jsonl" --ebpf "$G.e1.jsonl"
 "$BUILD/kvio-ingest" -q -o "$TD/g2.db" --sem "$G.s2.jsonl" --ebpf "$G.e2.jsonl"
 cp "$TD/g1.db" "$TD/grow.db"
-"$R" "$TD/grow.db" --watch 0.2 --last 1000 > "$TD/g.out" 2> "$TD/g.err" &
+"$R" "$TD/grow.db" --watch 0.2 --last 1000 --count 12 > "$TD/g.out" 2> "$TD/g.err" &
 pid=$!
-sleep 1
+i=0; while [ ! -s "$TD/g.out" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done # its first refresh
 mv "$TD/g2.db" "$TD/grow.db"
-sleep 1.2
-kill -INT $pid
 wait $pid
-eq "--watch on a database replaced by a bigger one: exit 0, the counts go from the first capture's commands to the second's" \
+eq "--watch on a database replaced by a bigger one: --count 12, exit 0, the counts go from the first capture's commands to the second's" \
 	"0 $n1 $n2 up" "$? $(/usr/bin/python3 -c "
 import json, sys
 ns = [json.loads(l)['report']['capture']['commands']['n'] for l in open(sys.argv[1])]
