@@ -148,7 +148,7 @@ eq "bench: npm failing to install DuckDB is NOT MEASURED, with npm's error" "1 3
 
 # 3. BENCH_FAIL=all: every command replaced by a failing one
 hb 3 BENCH_FAIL=all
-eq "bench, BENCH_FAIL=all: exit 1, no number computed (no ok, no MISSED), all 25 targets FAILED" "1 0 25 25" \
+eq "bench, BENCH_FAIL=all: exit 1, no number computed (no ok, no MISSED), all 26 targets FAILED" "1 0 26 26" \
 	"$(cat "$T/hb.3.rc") $(lines 3 '  (ok|MISSED)$') $(lines 3 '\(target ') $(lines 3 '\(target .*  FAILED \(')"
 
 # 4. the closing line (scripts/bench.sh's functions, sourced with BENCH_LIB=1)
