@@ -45,6 +45,13 @@ ok "--last 0.2 --label = --time-range --label, byte for byte" cmp "$TD/l2l.json"
 "$R" "$DB" --last 0.5 --html "$TD/l5.html" >/dev/null; "$R" "$DB" --time-range 0.300008,0.800008 --html "$TD/t5.html" >/dev/null
 ok "--last 0.5 --html = --time-range --html, byte for byte" cmp "$TD/l5.html" "$TD/t5.html"
 
+"$R" "$DB" --last 0.2 --trace-id 4294967295 --json > "$TD/l2t.json"
+eq "--last 0.2 --trace-id 4294967295: both windows apply (F alone)" "1 [0.600008, 0.800008] [4294967295, 4294967295]" \
+	"$(jget "$TD/l2t.json" "'%d %s %s' % (d['capture']['commands']['n'], d['capture']['capture']['time_range'], d['capture']['capture']['trace_id'])")"
+"$R" "$DB" "$DB" --last 0.2 --json > "$TD/l2m.json"
+eq "--last with two databases: each report's window (2 commands each)" "[2, 2]" \
+	"$(jget "$TD/l2m.json" "[x['capture']['commands']['n'] for x in d]")"
+
 # usage: --last with --time-range, --count without --watch, --watch with an output file: exit 2, one line
 for bad in "--last 1 --time-range 0,1" "--last 0" "--last x" "--last -1" "--count 2" "--watch --html $TD/x.html" \
 	"--watch --json $TD/x.json" "--watch --count 0" "--last 1 --compare $DB"; do
