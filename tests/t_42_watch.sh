@@ -180,6 +180,10 @@ if command -v script >/dev/null 2>&1; then
 		"$(grep '^window' "$TD/tty.txt" | head -1)"
 	eq "terminal: cq_overflow 1 (the fixture's) in red at both refreshes, drops 0 not" "2 0" \
 		"$(grep -c "cq_overflow $(printf '\033')\[31;1m1" "$TD/tty.out" | head -1) $(grep -c "drops $(printf '\033')\[31" "$TD/tty.out")"
+	# kvio-gen's default capture loads at queue depth 1 (the QD~1 bug) and stores batched
+	script -qc "$R $TD/g1.db --watch --count 1" /dev/null > "$TD/ttyq.out" 2>&1
+	eq "terminal: a serialized load's verdict in red, the pipelined store's not" "1 0" \
+		"$(grep -c "load $(printf '\033')\[31;1mQD~1 (gap" "$TD/ttyq.out") $(grep -c "store $(printf '\033')\[31" "$TD/ttyq.out")"
 	script -qc "$R $DB --watch 0.1 --count 1 --last 0.5 --json" /dev/null > "$TD/ttyj.out" 2>&1
 	eq "terminal with --json: JSON lines all the same" 1 "$(tr -d '\r' < "$TD/ttyj.out" | grep -c '^{"refresh":1,')"
 else
