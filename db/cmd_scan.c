@@ -47,6 +47,21 @@ static int cur_misses(const struct cmd_cur *c, const struct extent *e)
 	       (c->tid_range && (!e->tid_max || e->tid_max < c->tid_lo || e->tid_min > c->tid_hi));
 }
 
+int cur_ordered(struct cmd_cur *c, struct store *s)
+{
+	int64_t pu = INT64_MIN, pt = INT64_MIN;
+	for (size_t k = c->k; k < s->d.nchunks && s->d.first[k] <= c->hi; k++) {
+		const int64_t *key;
+		if (c->skip && s->d.ext && cur_misses(c, &s->d.ext[k]))
+			continue; /* the scan does not enter it */
+		if (store_chunk_order(s, k, &key) != 1 || key[0] < pu || (key[0] == pu && key[1] < pt))
+			return 0;
+		pu = key[2];
+		pt = key[3];
+	}
+	return 1;
+}
+
 /* The wanted rows of chunk k from row i0 on (ids up to hi) into c->sel; 0, -1
  * when the chunk cannot be read (vt_column then says so), 1 when there is no
  * memory for the selection (the caller checks row by row). */

@@ -293,7 +293,7 @@ static int prow_cmp(const void *x, const void *y)
  * the cursor at the first (a NULL upid sorts first, as -1). */
 static int cur_sort(struct cmd_cur *c, struct store *s)
 {
-	if (!c->sorted || store_ordered(s)) {
+	if (!c->sorted || (s->order_known && s->ordered) || cur_ordered(c, s)) {
 		c->sorted = 0; /* id order is that order */
 		return SQLITE_OK;
 	}

@@ -54,6 +54,9 @@ struct store {
 	size_t *retired_n, nretired;
 	int order_known;     /* ordered below was computed at this data version */
 	int ordered;         /* id order is (upid, ts) order: ORDER BY upid, ts, id needs no sort */
+	uint8_t *ord;        /* per chunk, at this data version: 0 not known yet, 1 its rows in (upid, ts)
+			      * order, 2 not (store_chunk_order) */
+	int64_t *ord_key;    /* per chunk: its first row's upid and ts, its last row's (4 values) */
 	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: damage, said in why) */
 	char *why;           /* the last damage found (sqlite3_malloc'd), for the error message */
 };
@@ -64,6 +67,10 @@ void store_free(void *p);
 int store_refresh(struct store *s);
 const struct chunk_view *store_chunk(struct store *s, size_t k);
 int store_ordered(struct store *s);
+/* Chunk k's own order, known after its first read at this data version: 1 its
+ * rows are in (upid, ts) order (key: its first row's upid and ts, its last
+ * row's), 0 not, -1 it cannot be read. */
+int store_chunk_order(struct store *s, size_t k, const int64_t **key);
 void obj_row_clear(struct store *s);
 int chunk_error(sqlite3_context *ctx, struct store *s, const char *who);
 /* The last damage store_refresh or store_chunk found, as one sentence. */
@@ -288,6 +295,11 @@ static inline __attribute__((always_inline)) void col_value(sqlite3_context *ctx
  * eof; apply plan letter p with its value x (NULL for T, U; *lo gets an id's
  * lower bound). cmd_vtab.c: the module. */
 int cur_settle(struct cmd_cur *c, struct store *s);
+/* Whether the chunks the cursor can still visit (from its chunk on, those its
+ * window does not miss, ids up to hi) hold their rows in (upid, ts, id) order
+ * read one after the other: batch = 2 then needs no sort. Reads only those
+ * chunks (a window's report does not read the whole capture). */
+int cur_ordered(struct cmd_cur *c, struct store *s);
 int cur_constrain(struct cmd_cur *c, struct store *s, char p, sqlite3_value *x, int64_t *lo);
 extern const sqlite3_module kvio_cmd_module;
 

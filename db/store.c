@@ -48,6 +48,10 @@ static void store_drop(struct store *s)
 	if (s->own_checked)
 		sqlite3_free(s->checked);
 	s->checked = NULL;
+	sqlite3_free(s->ord);
+	sqlite3_free(s->ord_key);
+	s->ord = NULL;
+	s->ord_key = NULL;
 	s->order_known = 0;
 	s->loaded = 0;
 }
@@ -208,8 +212,51 @@ struct store *store_new(sqlite3 *db, const char *schema)
 	return s;
 }
 
+/* Chunk k's own order (kvio_int.h), read once per data version. */
+int store_chunk_order(struct store *s, size_t k, const int64_t **key)
+{
+	static const int64_t none[4] = {0, 0, 0, 0};
+	size_t nk = s->d.nchunks ? s->d.nchunks : 1;
+	*key = none;
+	if (k >= s->d.nchunks)
+		return -1;
+	if (!s->ord) {
+		s->ord = sqlite3_malloc64(nk);
+		s->ord_key = sqlite3_malloc64(nk * 4 * sizeof(int64_t));
+		if (!s->ord || !s->ord_key) {
+			sqlite3_free(s->ord);
+			sqlite3_free(s->ord_key);
+			s->ord = NULL;
+			s->ord_key = NULL;
+			return -1;
+		}
+		memset(s->ord, 0, nk); /* nothing known yet */
+	}
+	*key = &s->ord_key[4 * k];
+	if (s->ord[k])
+		return s->ord[k] == 1;
+	const struct chunk_view *v = store_chunk(s, k);
+	if (!v)
+		return -1; /* not kept: an interrupted read is no property of the chunk */
+	int64_t pu = INT64_MIN, pt = INT64_MIN, *kk = &s->ord_key[4 * k];
+	int ok = 1;
+	for (uint32_t i = 0; ok && i < v->n; i++) {
+		int64_t u = store_upid(s, v->track[i]), t = v->ts[i];
+		if (i == 0)
+			kk[0] = u, kk[1] = t;
+		ok = !(u < pu || (u == pu && t < pt));
+		pu = u;
+		pt = t;
+	}
+	kk[2] = pu;
+	kk[3] = pt;
+	s->ord[k] = ok ? 1 : 2;
+	return ok;
+}
+
 /* Whether every row is at or after the one before it in (upid, ts) order,
- * ids ascending: computed once per data version (one read of the chunks). */
+ * ids ascending: computed once per data version (one read of each chunk,
+ * whose own order store_chunk_order keeps for the scans of a window). */
 int store_ordered(struct store *s)
 {
 	if (store_refresh(s) != SQLITE_OK)
@@ -219,20 +266,11 @@ int store_ordered(struct store *s)
 	int64_t pu = INT64_MIN, pt = INT64_MIN;
 	int ok = 1;
 	for (size_t k = 0; ok && k < s->d.nchunks; k++) {
-		const struct chunk_view *v = store_chunk(s, k);
-		if (!v) {
+		const int64_t *key;
+		if (store_chunk_order(s, k, &key) != 1 || key[0] < pu || (key[0] == pu && key[1] < pt))
 			ok = 0;
-			break;
-		}
-		for (uint32_t i = 0; i < v->n; i++) {
-			int64_t u = store_upid(s, v->track[i]), t = v->ts[i];
-			if (u < pu || (u == pu && t < pt)) {
-				ok = 0;
-				break;
-			}
-			pu = u;
-			pt = t;
-		}
+		pu = key[2];
+		pt = key[3];
 	}
 	s->ordered = ok;
 	s->order_known = 1;

@@ -154,12 +154,22 @@ static void print_at(FILE *f, const struct jnode *n, int indent, int depth)
 		}
 		fputc('{', f);
 		for (int i = 0; i < n->n; i++) {
+			if (indent < 0) { /* one line: json.dumps(separators=(',', ':')) */
+				fputs(i ? "," : "", f);
+				put_str(f, n->keys[i]);
+				fputc(':', f);
+				print_at(f, n->vals[i], indent, depth + 1);
+				continue;
+			}
 			fprintf(f, "%s\n%*s", i ? "," : "", indent * (depth + 1), "");
 			put_str(f, n->keys[i]);
 			fputs(": ", f);
 			print_at(f, n->vals[i], indent, depth + 1);
 		}
-		fprintf(f, "\n%*s}", indent * depth, "");
+		if (indent < 0)
+			fputc('}', f);
+		else
+			fprintf(f, "\n%*s}", indent * depth, "");
 		break;
 	case J_ARR: /* as json.dump(indent=1): one element a line */
 		if (!n->n) {
@@ -168,10 +178,16 @@ static void print_at(FILE *f, const struct jnode *n, int indent, int depth)
 		}
 		fputc('[', f);
 		for (int i = 0; i < n->n; i++) {
-			fprintf(f, "%s\n%*s", i ? "," : "", indent * (depth + 1), "");
+			if (indent < 0)
+				fputs(i ? "," : "", f);
+			else
+				fprintf(f, "%s\n%*s", i ? "," : "", indent * (depth + 1), "");
 			print_at(f, n->vals[i], indent, depth + 1);
 		}
-		fprintf(f, "\n%*s]", indent * depth, "");
+		if (indent < 0)
+			fputc(']', f);
+		else
+			fprintf(f, "\n%*s]", indent * depth, "");
 		break;
 	}
 }

@@ -30,7 +30,8 @@ struct jnode *jn_push(struct jnode *a, struct jnode *v);
 struct jnode *jn_set(struct jnode *o, const char *key, struct jnode *v);
 struct jnode *jn_get(const struct jnode *o, const char *key);
 void jn_free(struct jnode *n);
-/* Print as JSON with Python's json.dump(indent=1) layout. */
+/* Print as JSON with Python's json.dump(indent=1) layout; indent < 0: on one
+ * line, json.dumps(separators=(',', ':')) (kvio-report --watch's lines). */
 void jn_print(FILE *f, const struct jnode *n, int indent);
 /* Shortest text that reads back as the same double (Python repr style). */
 void fmt_double(char *buf, size_t n, double v);

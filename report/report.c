@@ -14,11 +14,13 @@
 #include "metric.h"
 #include "multi.h"
 #include "sqlfiles.h"
+#include "watch.h"
 #include "../db/schema.h"
 #include "../db/valid.h"
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +130,8 @@ static int qd1_tripped(const struct rctx *c, char *why, size_t n)
 static const char report_help[] =
 	"usage: kvio-report trace.db [--json [FILE]] [--batch-gap-us 50] [--label L ...]\n"
 	"                   [--html FILE] [--base L] [--fail-on SPEC ...] [--jobs N]\n"
-	"                   [--time-range S,E] [--trace-id A[-B]] [--rows FILE.sql]\n"
+	"                   [--time-range S,E | --last S] [--trace-id A[-B]] [--rows FILE.sql]\n"
+	"       kvio-report trace.db --watch [SECONDS] [--last S] [--count N] [--json] [options]\n"
 	"       kvio-report a.db b.db ... [--json [FILE]] [--csv [FILE]] [options]\n"
 	"       kvio-report --compare BASE NEW [NEW2 ...] [--json [FILE]] [--html FILE] [options]\n"
 	"                   (a side: one database, or repetitions a.db,b.db,c.db)\n\n"
@@ -171,6 +174,20 @@ static const char report_help[] =
 	"                    (default: one per core, up to 4; each holds ~100 MB)\n"
 	"  --time-range S,E  the metrics of the commands and objects overlapping [S, E]\n"
 	"                    seconds of the database's time (and serving spans)\n"
+	"  --last S          the metrics of the last S seconds: --time-range END-S,END,\n"
+	"                    END the latest command or object end (ts + dur) in the\n"
+	"                    database (not with --time-range)\n"
+	"  --watch [SECONDS] report the last seconds again every SECONDS (default 1) on a\n"
+	"                    database that may be growing (kvio-ingest --follow), until\n"
+	"                    SIGINT/SIGTERM (exit 0); --last 10 unless --last is given.\n"
+	"                    A terminal: a screen redrawn in place, one block per label\n"
+	"                    (cmds/s, MB/s, read/write p50/p99, QD, the QD1 verdicts,\n"
+	"                    objects in flight, drops; red where serialized or lossy).\n"
+	"                    Otherwise (or with --json): one JSON line per refresh,\n"
+	"                    {\"refresh\", \"window\": [start_s, end_s], \"live\", \"report\"}.\n"
+	"                    A refresh that cannot read the database says so in one line\n"
+	"                    and the next tries again; --fail-on exits 3 at the first firing\n"
+	"  --count N         with --watch: stop after N refreshes (the last one's status)\n"
 	"  --trace-id A[-B]  the metrics of trace_ids A..B only (no untagged commands)\n"
 	"  --rows FILE.sql   print the rows of one sql/ file as kvio-report runs it\n"
 	"                    ('|'-separated, like sqlite3), after prelude.sql (an\n"
@@ -184,6 +201,9 @@ static const char report_help[] =
 	"  kvio-report ab.db --json metrics.json --label stock --label batched\n"
 	"  kvio-report ab.db --html report.html\n"
 	"  kvio-report ab.db --fail-on qd1 --fail-on 'read.p99>250us'\n"
+	"  kvio-report trace.db --last 10 --json\n"
+	"  kvio-report trace.db --watch              (a live screen; Ctrl-C stops it)\n"
+	"  kvio-report trace.db --watch 2 | jq -c '.live'\n"
 	"  kvio-report --compare base1.db,base2.db,base3.db new1.db,new2.db,new3.db --json\n"
 	"  kvio-report runs/*.db --csv runs.csv\n\n"
 	"Warnings that ingest recorded about the data are repeated on standard error.\n\n"
@@ -191,7 +211,8 @@ static const char report_help[] =
 	"  no command and no object: nothing to report; 2 usage or I/O error: unreadable/non-kvio\n"
 	"  database, an output that could not be written (a full disk); 3 --fail-on\n"
 	"  fired; 130/143 interrupted by SIGINT/SIGTERM. With several databases: the\n"
-	"  worst of theirs\n";
+	"  worst of theirs. --watch: 0 at SIGINT/SIGTERM, 3 at the first --fail-on\n"
+	"  firing, the last refresh's status after --count N\n";
 
 struct args {
 	const char *dbpath, *json_file, *rows_of, *html_file, *base;
@@ -209,6 +230,9 @@ struct args {
 	int ngates;
 	char *pass[64];      /* what each database's report takes, as given (--label, windows, ...) */
 	int npass;
+	int64_t last_ns;     /* --last SECONDS (0: none) */
+	int watch, count_set; /* --watch [SECONDS], --count N given */
+	struct watch wt;     /* --watch's loop and its state (watch.h) */
 };
 
 /* --json [FILE] (the rule of --help, independent of the other options' order):
@@ -312,6 +336,88 @@ static void arg_csv(struct args *g, int argc, char **argv, int *i)
 		g->csv_file = NULL;
 }
 
+/* A positive decimal number of seconds (up to a year) into *v: 0, or -1. */
+static int seconds_arg(const char *s, double *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	return errno || end == s || *end || !isfinite(*v) || strpbrk(s, "xXnNiI") || *v <= 0 || *v > 3.2e7 ? -1 : 0;
+}
+
+/* --last S, --watch [S], --count N at argv[*i]: 1 when consumed, 0 when it is
+ * none of them, -1 after a one-line usage error. */
+static int arg_live(struct args *g, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	double d;
+	int64_t n;
+	if (opt_is(a, "--last")) {
+		if (g->last_ns || !(v = opt_value(argc, argv, i, "--last"))) {
+			if (g->last_ns)
+				kvio_err("--last given twice (see --help)");
+			return -1;
+		}
+		if (seconds_arg(v, &d)) {
+			kvio_err("--last '%s': expected a positive number of seconds", v);
+			return -1;
+		}
+		g->last_ns = llround(d * 1e9) > 0 ? llround(d * 1e9) : 1;
+	} else if (opt_is(a, "--watch")) {
+		if (g->watch++) {
+			kvio_err("--watch given twice (see --help)");
+			return -1;
+		}
+		g->wt.every_s = 1;
+		if (a[7] == '=' && seconds_arg(a + 8, &g->wt.every_s)) {
+			kvio_err("--watch '%s': expected a positive number of seconds", a + 8);
+			return -1;
+		}
+		if (!a[7] && *i + 1 < argc && !seconds_arg(argv[*i + 1], &d)) /* the optional SECONDS */
+			g->wt.every_s = d, ++*i;
+	} else if (opt_is(a, "--count")) {
+		if (g->count_set++ || !(v = opt_value(argc, argv, i, "--count"))) {
+			if (g->count_set > 1)
+				kvio_err("--count given twice (see --help)");
+			return -1;
+		}
+		if (parse_i64(v, &n) || n < 1) {
+			kvio_err("--count: '%s' is not a positive integer", v);
+			return -1;
+		}
+		g->wt.count = n;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* The combinations --last, --watch and --count refuse: 0, or 2 after a usage line. */
+static int live_check(struct args *g)
+{
+	const char *why = NULL;
+	if (g->last_ns && g->o.win.has_time)
+		why = "--last and --time-range: one time window at a time";
+	else if (g->last_ns && g->compare)
+		why = "--last: not with --compare (give each side's --time-range)";
+	else if (g->count_set && !g->watch)
+		why = "--count: only with --watch";
+	else if (g->watch && (g->compare || g->ndb > 1 || g->csv))
+		why = "--watch: one database at a time";
+	else if (g->watch && (g->rows_of || g->html_file || g->json_file))
+		why = "--watch: its output is standard output (not --rows, --html or --json FILE)";
+	if (why) {
+		kvio_err("%s (see --help)", why);
+		return 2;
+	}
+	if (g->watch && !g->last_ns)
+		g->last_ns = 10000000000; /* --last 10 */
+	g->wt.json = g->json || !isatty(1);
+	if (g->watch)
+		g->o.progress = 0;
+	return 0;
+}
+
 static int parse_args(struct args *g, int argc, char **argv)
 {
 	static const char *const valued[] = {"--batch-gap-us", "--label", "--rows", "--jobs", "--fail-on", "--html",
@@ -340,10 +446,11 @@ static int parse_args(struct args *g, int argc, char **argv)
 			kvio_err("--json given twice (see --help)");
 			return 2;
 		}
-		if ((w = window_parse_opt(&g->o.win, argc, argv, &i)) != 0) {
+		if ((w = window_parse_opt(&g->o.win, argc, argv, &i)) != 0 || (w = arg_live(g, argc, argv, &i)) != 0) {
 			if (w < 0)
 				return 2;
-			pass_on(g, argv, at, i);
+			if (!opt_is(a, "--watch") && !opt_is(a, "--count"))
+				pass_on(g, argv, at, i);
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(report_help, stdout);
 			return 0;
@@ -386,7 +493,7 @@ static int parse_args(struct args *g, int argc, char **argv)
 		kvio_err("--json - and --html -: standard output can take one of them (nothing written)");
 		return 2;
 	}
-	return -1;
+	return live_check(g) ? 2 : -1;
 }
 
 static int no_labels(sqlite3 *db, const struct args *g, int nl);
@@ -649,18 +756,20 @@ static int value_gates(const struct args *g, const struct label *ls, int nl)
 }
 
 /* Run the queue (rn started), format every label, print. The exit status. */
-static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct label **ls, int *nl)
+static int report(struct args *g, sqlite3 *db, struct runner *rn, struct label **ls, int *nl)
 {
 	char base[256] = "";
 	int status = load_labels(db, g, ls, nl, base);
 	if (status)
 		return status;
-	print_warnings(db, *ls, *nl);
+	if (!g->wt.warned++) /* once a process (a --watch's first refresh, not a report run again) */
+		print_warnings(db, *ls, *nl);
 	/* the objects', slices' and args' sums, on this connection while the other runs analyses */
 	if (check_tables(db, g->dbpath, DB_REPORT))
 		return 2;
-	if (analyses_finish(rn, db, 1))
-		return 2;
+	int af = analyses_finish(rn, db, 1);
+	if (af)
+		return af == SNAPSHOT_MOVED ? 4 : 2; /* 4: report_db runs it again */
 	struct rctx c = {.o = &g->o, .ls = *ls, .nl = *nl, .rn = rn};
 	if (format_all(&c))
 		return 2;
@@ -668,7 +777,9 @@ static int report(const struct args *g, sqlite3 *db, struct runner *rn, struct l
 	/* standard output holds the JSON (--json -) or the page (--html -) only */
 	char why[512];
 	int tripped = qd1_tripped(&c, why, sizeof why), json_only = g->json && !g->json_file;
-	if (!json_only && !(g->html_file && !strcmp(g->html_file, "-")))
+	if (g->watch) /* the screen or the JSON line (watch.c) */
+		status = watch_show(&g->wt, db, &g->o, g->dbpath, *ls, *nl);
+	else if (!json_only && !(g->html_file && !strcmp(g->html_file, "-")))
 		print_text(g->dbpath, *ls, *nl, base, g->base != NULL);
 	if (g->html_file)
 		status = write_html(g, rn, *ls, *nl);
@@ -736,21 +847,27 @@ static int report_many(struct args *g)
 	return status;
 }
 
-int cmd_report(int argc, char **argv)
+/* One database's report, once (report_db). The exit status; 4: the
+ * connections read different snapshots. */
+static int report_db1(struct args *g)
 {
-	struct args g = {.o = {.batch_gap_ns = 50000, .progress = isatty(2)}};
-	int status = parse_args(&g, argc, argv);
-	if (status >= 0)
-		return status;
-	if (g.compare || g.ndb > 1 || g.csv)
-		return report_many(&g);
 	struct outfile jf = {.slot = -1, .fd = -1}, hf = {.slot = -1, .fd = -1};
 	sqlite3 *db = NULL;
-	if (open_outputs(&g, &jf, &hf) || !(db = db_open_ro(g.dbpath))) {
+	int status = 0;
+	run_reset();
+	if (open_outputs(g, &jf, &hf) || !(db = db_open_ro(g->dbpath))) {
 		outfile_abort(&jf);
 		outfile_abort(&hf);
-		free(g.chartjs);
+		free(g->chartjs);
 		return 2;
+	}
+	/* one read transaction: the connection reads one snapshot of a database
+	 * that another process may be writing (kvio-ingest --follow) */
+	if (db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK)
+		status = 2;
+	if (!status && g->last_ns) { /* the window of --last, at this snapshot */
+		g->o.win.has_time = 0;
+		status = last_window(db, g->dbpath, g->last_ns, &g->o.win, &g->wt.start_ns);
 	}
 	struct label *ls = NULL;
 	int nl = 0;
@@ -761,18 +878,24 @@ int cmd_report(int argc, char **argv)
 	memset(res, 0, sizeof res);
 	struct runner rn = {0};
 	struct rows r = {0};
-	if (!g.rows_of)
-		analyses_start(&rn, g.dbpath, &g.o, queue, g.html_file ? hq : NULL, nq, res);
-	if (prepare_conn(db, &g.o))
+	if (!status && !g->rows_of && !(rn.snap = snapshot_id(db)))
 		status = 2;
-	else if (g.rows_of)
-		status = print_rows(db, &g, &r);
+	if (!status && !g->rows_of)
+		analyses_start(&rn, g->dbpath, &g->o, queue, g->html_file ? hq : NULL, nq, res);
+	if (status)
+		;
+	else if (prepare_conn(db, &g->o))
+		status = 2;
+	else if (g->rows_of)
+		status = print_rows(db, g, &r);
 	else
-		status = report(&g, db, &rn, &ls, &nl);
+		status = report(g, db, &rn, &ls, &nl);
 	outfile_abort(&jf); /* after a commit: nothing to do */
 	outfile_abort(&hf);
-	free(g.chartjs);
+	free(g->chartjs);
+	g->chartjs = NULL;
 	analyses_finish(&rn, NULL, 0); /* an early exit still waits for the other connections */
+	sqlite3_free(rn.snap);
 	rows_free(&r);
 	for (int i = 0; i < nq; i++) {
 		rows_free(&res[i].rows);
@@ -785,7 +908,40 @@ int cmd_report(int argc, char **argv)
 		free(ls[li].name);
 	}
 	free(ls);
-	sqlite3_close(db);
+	sqlite3_close(db); /* ends the read transaction */
 	fflush(stdout);
 	return status;
+}
+
+/* One database's report (the command's usual case; a refresh of --watch):
+ * when another process wrote the database between the connections' read
+ * transactions, again on one connection (one snapshot). The exit status. */
+static int report_db(struct args *g)
+{
+	int status = report_db1(g);
+	if (status == 4) {
+		int jobs = g->o.jobs;
+		g->o.jobs = 1;
+		status = report_db1(g);
+		g->o.jobs = jobs;
+	}
+	return status;
+}
+
+static int refresh(void *ctx)
+{
+	return report_db(ctx);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct args g = {.o = {.batch_gap_ns = 50000, .progress = isatty(2)}};
+	int status = parse_args(&g, argc, argv);
+	if (status >= 0)
+		return status;
+	if (g.compare || g.ndb > 1 || g.csv)
+		return report_many(&g);
+	if (g.watch)
+		return watch_loop(&g.wt, refresh, &g);
+	return report_db(&g);
 }

@@ -47,8 +47,15 @@ struct report_opts {
 /* Run every statement of sql/<name>; the rows of the last one that returns
  * rows land in out. Returns 0, or -1 after a one-line error. */
 int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out);
+/* What identifies the data a connection's read transaction sees (kvio_sum's
+ * sums, the chunk directory's and the slices' extents): equal on two
+ * connections that read the same snapshot. sqlite3_malloc'd, NULL on error. */
+char *snapshot_id(sqlite3 *db);
 /* Set up a connection for the analyses and run prelude.sql on it. 0 or -1. */
 int prepare_conn(sqlite3 *db, const struct report_opts *o);
+/* A new report of the process (a --watch refresh): its first failure is said
+ * again, once. */
+void run_reset(void);
 /* Print rows '|'-separated, as the sqlite3 shell does. */
 void rows_print(const struct rows *r);
 
@@ -71,6 +78,7 @@ struct worker {
 	int rc;
 	pthread_t th;
 	int threaded;
+	char *snap;            /* snapshot_id of its read transaction (its own connection), or NULL */
 };
 
 struct runner {
@@ -87,6 +95,7 @@ struct runner {
 	struct worker w[MAX_CONN];
 	int ndone;                /* files run (an --html file counts too): the progress line's count */
 	struct progress prog;     /* on a terminal (report_opts.progress): analyses done of the queue's */
+	char *snap;               /* the caller's connection's snapshot_id (set by the caller), or NULL */
 };
 
 /* Start the other connections on the queue files[0..n) (res has n slots):
@@ -95,7 +104,10 @@ void analyses_start(struct runner *rn, const char *dbpath, const struct report_o
 		    const char *const *files, const char *const *html, int n, struct result *res);
 /* Run the queue on main too (prelude.sql already run there) and wait for the
  * others; run_main 0 is an early exit: nothing more starts, what runs is
- * interrupted. 0, or -1 after an error (reported). */
+ * interrupted. 0; -1 after an error (reported); SNAPSHOT_MOVED when another
+ * connection read a later snapshot than main's (rn->snap) of a database being
+ * written: the rows mix two states, the report must run again (on one connection). */
+#define SNAPSHOT_MOVED (-2)
 int analyses_finish(struct runner *rn, sqlite3 *main, int run_main);
 
 /* ---- the analyses and their formatters ------------------------------------ */

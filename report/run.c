@@ -56,10 +56,16 @@ const char *cstr(const struct cell *c)
  * full disk names where SQLite's temp files go: the database is read-only, so
  * it is never the database that filled up. */
 static atomic_int stopping; /* an early exit interrupted the pool on purpose */
+static atomic_int said;     /* a failure was said (once a report) */
+
+void run_reset(void)
+{
+	atomic_store(&stopping, 0);
+	atomic_store(&said, 0);
+}
 
 static void sql_fail(sqlite3 *db, const char *name)
 {
-	static atomic_int said;
 	/* an early exit stopped it (already said why): whatever the interrupted
 	 * statement failed with is no news */
 	if (sqlite3_errcode(db) == SQLITE_INTERRUPT || atomic_load(&stopping))
@@ -203,6 +209,27 @@ int prepare_conn(sqlite3 *db, const struct report_opts *o)
 	return rc ? -1 : 0;
 }
 
+char *snapshot_id(sqlite3 *db)
+{
+	static const char q[] =
+		"SELECT (SELECT group_concat(name || ':' || rows || ':' || xxh3, ',') FROM main.kvio_sum)"
+		" || '/' || (SELECT count(*) || ',' || coalesce(sum(n), 0) || ',' || coalesce(max(id), 0) || ','"
+		" || coalesce(max(end_max), 0) FROM main.kvio_cmd_range)"
+		" || '/' || (SELECT coalesce(max(id), 0) FROM main.kvio_slice)";
+	sqlite3_stmt *st;
+	char *id = NULL;
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
+		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
+		return NULL;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_mprintf("%s", nz(sqlite3_column_text(st, 0)));
+	else
+		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return id;
+}
+
 /* ---- the pool ------------------------------------------------------------ */
 
 /* The next file of the queue for a connection, or -1 when none is left. */
@@ -232,6 +259,12 @@ static void *work(void *arg)
 	sqlite3 *db = w->db;
 	w->rc = 0;
 	if (!db && !(db = db_open_ro(rn->dbpath))) {
+		w->rc = -1;
+		goto out;
+	}
+	/* its own read transaction: one snapshot for all its files (a database being
+	 * written, kvio-ingest --follow, moves on between statements otherwise) */
+	if (!w->db && (db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK || !(w->snap = snapshot_id(db)))) {
 		w->rc = -1;
 		goto out;
 	}
@@ -320,12 +353,21 @@ int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 				sqlite3_interrupt(rn->w[k].live);
 		pthread_mutex_unlock(&rn->mu);
 	}
+	int moved = 0;
 	for (int k = 1; k < rn->nw; k++) {
 		if (rn->w[k].threaded)
 			pthread_join(rn->w[k].th, NULL);
 		else
 			work(&rn->w[k]);
 		rc |= rn->w[k].rc;
+		moved |= rn->w[k].snap && (!rn->snap || strcmp(rn->w[k].snap, rn->snap));
+		sqlite3_free(rn->w[k].snap);
+		rn->w[k].snap = NULL;
+	}
+	if (!rc && moved && run_main) {
+		if (getenv("KVIO_TIMING"))
+			kvio_err("timing: the database moved on between the connections' snapshots: again, on one");
+		return SNAPSHOT_MOVED;
 	}
 	pthread_mutex_destroy(&rn->mu);
 	progress_end(&rn->prog, 0, 0, 0);
