@@ -42,13 +42,9 @@ SELECT label, tid, min(id), ts FROM kvio_object WHERE tid IS NOT NULL GROUP BY l
 INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill; -- the QD1 service time's (kvio_qd1_verdict)
 INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_latency');
 
--- The QD1 detector's gaps of each object (per label: a sequence per trace_id)
-DELETE FROM temp.kvio_qd1_gap;
-INSERT INTO temp.kvio_qd1_gap
-SELECT c.lid, g.k1, CASE g.k2 WHEN 1 THEN 'load' ELSE 'store' END, g.p50, g.p95, g.members
-FROM kvio_cmd_proc c, kvio_pct((
-  SELECT kvio_gaps_gather(tid, 0, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule)) -- as qd1.sql
-  FROM kvio_command_ordered_batches WHERE tid > 0 AND lid = c.lid)) g;
+-- The QD1 detector's gaps of each object (prelude.sql's kvio_qd1_gap: a sequence per trace_id)
+INSERT INTO kvio_qd1_gap SELECT * FROM kvio_qd1_gap_fill;
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd1_gap');
 
 -- kvio_find_qd1: runs of the objects judged serialized (or suspicious): those of one
 -- class and kind that follow each other in start order among all of the label's
@@ -61,7 +57,7 @@ SELECT t.obj, v.op, v.kind, v.gap_p50, v.svc
 FROM kvio_qd1_verdict v
 JOIN kvio_proc p ON p.upid = v.lid
 JOIN kvio_find_tid t ON t.label = p.label AND t.tid = v.tid
-WHERE v.kind <> 'pipelined';
+WHERE v.tid IS NOT NULL AND v.kind <> 'pipelined';
 DROP TABLE IF EXISTS temp.kvio_find_qd1;
 CREATE TEMP TABLE kvio_find_qd1 AS
 WITH seq AS (                                      -- every object of a label that has one, in start order

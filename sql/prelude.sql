@@ -26,6 +26,7 @@ DROP TABLE IF EXISTS temp.kvio_object;
 DROP TABLE IF EXISTS temp.kvio_window;
 DROP TABLE IF EXISTS temp.kvio_rule;
 DROP TABLE IF EXISTS temp.kvio_qd1_gap;
+DROP VIEW IF EXISTS temp.kvio_qd1_gap_fill;
 DROP TABLE IF EXISTS temp.kvio_filled;
 DROP TABLE IF EXISTS temp.kvio_latency;
 DROP VIEW IF EXISTS temp.kvio_latency_fill;
@@ -240,7 +241,9 @@ SELECT
 FROM kvio_latency l JOIN kvio_cmd_name o ON o.id = l.op_id
 WHERE l.lid NOT IN (SELECT lid FROM kvio_pool_all);
 
--- kvio_qd1_gap: the gaps to judge, filled by the file that judges them (it empties it first)
+-- kvio_qd1_gap: the gaps to judge, a shared gather (above) of one pass: per label
+-- and class the gaps of its objects together (tid NULL: qd1.sql), and each
+-- object's own (findings.sql); per trace_id with >= qd1_min_cmds tagged commands
 CREATE TEMP TABLE kvio_qd1_gap(
   lid INTEGER,                                      -- label id
   tid,                                              -- the object's trace_id; NULL: the label's objects together
@@ -249,6 +252,11 @@ CREATE TEMP TABLE kvio_qd1_gap(
   gap_p50 INTEGER,                                  -- submit gap p50 (ns)
   gap_p95 INTEGER,                                  -- submit gap p95 (ns)
   n_objects INTEGER);                               -- objects behind the gaps
+CREATE TEMP VIEW kvio_qd1_gap_fill AS
+SELECT k, seq, CASE cls WHEN 1 THEN 'load' ELSE 'store' END, p50, p95, members FROM kvio_gaps((
+  SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule), 1) -- the class:
+  FROM kvio_command_ordered_batches WHERE tid > 0                                 -- its first command is a read
+    AND NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd1_gap')));
 
 -- kvio_qd1_verdict: each row of kvio_qd1_gap judged. kind "serialized" when
 -- gap_p50 >= qd1_ratio x service time; without completions (no service time)
