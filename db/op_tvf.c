@@ -10,8 +10,10 @@
  *   kvio_gaps(p)    k, seq, cls, n, p50, p95, members            (a kvio_gaps_gather set: its groups
  *                                                                 (k, cls) with seq NULL, then with
  *                                                                 each = 1 every counted sequence)
+ *   kvio_depth_and_spans(p)  k, depth, time, start, end          (kvio_depth's rows, then
+ *                                                                 kvio_depth_spans': one set read once)
  *
- * One eponymous module serves the six; p is the pointer the gathering
+ * One eponymous module serves the seven; p is the pointer the gathering
  * aggregate returned (it lives only inside the statement). Rows come in the
  * keys' SQL order. */
 #include "kvio_int.h"
@@ -19,7 +21,7 @@
 /* ---- the table-valued functions ----------------------------------------------- */
 
 /* One module serves the five tables; the kind says which. */
-enum { TV_PCT, TV_DEPTH, TV_GROUPS, TV_RUNS, TV_SPANS, TV_GAPS, TV_N };
+enum { TV_PCT, TV_DEPTH, TV_GROUPS, TV_RUNS, TV_SPANS, TV_GAPS, TV_DBOTH, TV_N };
 
 struct tv_tab {
 	sqlite3_vtab base;
@@ -35,7 +37,7 @@ struct tv_cur {
 			   kvio_runs, kvio_depth_spans: the group's run, span */
 	int nvals;      /* kvio_groups: value columns per group */
 	struct gtab *each; /* kvio_gaps: the sequences' groups, listed after t's (phase 1) */
-	int phase;
+	int phase;      /* kvio_gaps: 1 on each's groups; kvio_depth_and_spans: 1 on the spans */
 	int64_t rowid;
 };
 
@@ -46,9 +48,11 @@ static const char *const tv_schema[] = {
 	"CREATE TABLE x(k, start, end, n, tag, p HIDDEN)",
 	"CREATE TABLE x(k, start, end, p HIDDEN)",
 	"CREATE TABLE x(k, seq, cls, n, p50, p95, members, p HIDDEN)",
+	"CREATE TABLE x(k, depth, time, start, end, p HIDDEN)",
 };
-static const int tv_pcol[] = {9, 3, 8, 5, 3, 7};
-static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups", "kvio_vset", "kvio_depth", "kvio_vset"};
+static const int tv_pcol[] = {9, 3, 8, 5, 3, 7, 5};
+static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups", "kvio_vset", "kvio_depth", "kvio_vset",
+				       "kvio_depth"};
 
 static int tv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
@@ -156,7 +160,21 @@ static void tv_list_settle(struct tv_cur *c)
 	}
 }
 
-static const char *const tv_names[] = {"kvio_pct", "kvio_depth", "kvio_groups", "kvio_runs", "kvio_depth_spans", "kvio_gaps"};
+static const char *const tv_names[] = {"kvio_pct", "kvio_depth", "kvio_groups", "kvio_runs", "kvio_depth_spans", "kvio_gaps",
+					"kvio_depth_and_spans"};
+
+/* kvio_depth_and_spans: the depth rows of every group, then (phase 1) the spans. */
+static void tv_dboth_settle(struct tv_cur *c)
+{
+	if (!c->phase) {
+		tv_depth_settle(c);
+		if (c->g < c->t->nlist)
+			return;
+		c->phase = 1;
+		c->g = c->d = 0;
+	}
+	tv_list_settle(c);
+}
 
 static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
 {
@@ -171,7 +189,8 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		static const char *const from[] = {"kvio_pct_gather, kvio_runs_gather or kvio_gaps_gather",
 						   "kvio_depth_gather", "kvio_group_gather or kvio_step_gather",
 						   "kvio_runs_gather(k, t, max_gap, end, tag)",
-						   "kvio_depth_gather(k, ts, dur, max_depth, min_len)", "kvio_gaps_gather"};
+						   "kvio_depth_gather(k, ts, dur, max_depth, min_len)", "kvio_gaps_gather",
+						   "kvio_depth_gather"};
 		cur->pVtab->zErrMsg = sqlite3_mprintf("%s: the argument is not a %s set (the result of %s)",
 						     tv_names[c->kind], tv_ptype[c->kind], from[c->kind]);
 		return SQLITE_ERROR;
@@ -186,7 +205,7 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 			tv_pct_settle(c);
 		else
 			tv_list_settle(c);
-	} else if (c->kind == TV_DEPTH || c->kind == TV_SPANS) {
+	} else if (c->kind == TV_DEPTH || c->kind == TV_SPANS || c->kind == TV_DBOTH) {
 		struct dset *s = p;
 		if (!s->sorted)
 			gtab_sort(&s->t);
@@ -194,6 +213,8 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		c->t = &s->t;
 		if (c->kind == TV_DEPTH)
 			tv_depth_settle(c);
+		else if (c->kind == TV_DBOTH)
+			tv_dboth_settle(c);
 		else
 			tv_list_settle(c);
 	} else {
@@ -217,6 +238,9 @@ static int tv_next(sqlite3_vtab_cursor *cur)
 	} else if (c->kind == TV_RUNS || c->kind == TV_SPANS) {
 		c->d++;
 		tv_list_settle(c);
+	} else if (c->kind == TV_DBOTH) {
+		c->d++;
+		tv_dboth_settle(c);
 	} else if (c->kind == TV_GROUPS && (int)++c->d < c->nvals) {
 		/* the group's next value column */
 	} else {
@@ -311,6 +335,18 @@ static int tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	}
 	if (c->kind == TV_RUNS || c->kind == TV_SPANS) {
 		tv_list_column(ctx, c, h, col);
+		return SQLITE_OK;
+	}
+	if (c->kind == TV_DBOTH) { /* k, then depth, time (start, end NULL) or start, end (depth, time NULL) */
+		const struct dgroup *g = (const struct dgroup *)h;
+		if (col == 0)
+			key_result(ctx, &h->k[0]);
+		else if (!c->phase && col == 1)
+			sqlite3_result_int64(ctx, (int64_t)c->d);
+		else if (!c->phase && col == 2)
+			sqlite3_result_int64(ctx, g->at[c->d]);
+		else if (c->phase && (col == 3 || col == 4))
+			sqlite3_result_int64(ctx, g->spans[2 * c->d + (size_t)col - 3]);
 		return SQLITE_OK;
 	}
 	if (c->kind == TV_GAPS) { /* k, seq (NULL on a group (k, cls)), cls, then kvio_pct's n, p50, p95, members */

@@ -210,7 +210,7 @@ int prepare_conn(sqlite3 *db, const struct report_opts *o)
 /* Files that share TEMP tables (prelude.sql's shared gathers, filled once per
  * connection) run on one connection, in this order: the connection that takes
  * the first of them in the queue runs them all. */
-static const char *const together[] = {"latency.sql", "batches.sql", "qd1.sql", "findings.sql"};
+static const char *const together[] = {"latency.sql", "batches.sql", "qd.sql", "qd1.sql", "findings.sql"};
 #define NTOGETHER (int)(sizeof together / sizeof together[0])
 
 /* The queue index of together[k] (k < 0: of the first of them in the queue), or -1. */

@@ -28,7 +28,7 @@
 -- object to end. Times are the database's ns.
 -- Inputs: kvio_command_ordered_batches, kvio_pool_ordered_batches, kvio_cmd_proc,
 -- kvio_proc, kvio_object, kvio_object_span, kvio_rule, kvio_qd1_gap, kvio_latency,
--- kvio_batch, kvio_filled, kvio_qd1_verdict, kvio_tp_gap (prelude.sql); kvio_pct,
+-- kvio_batch, kvio_qd, kvio_filled, kvio_qd1_verdict, kvio_tp_gap (prelude.sql); kvio_pct,
 -- kvio_is, kvio_runs, kvio_depth_spans (the extension).
 CREATE INDEX IF NOT EXISTS temp.kvio_object_id ON kvio_object(id);
 CREATE INDEX IF NOT EXISTS temp.kvio_object_ts ON kvio_object(label, ts);
@@ -90,11 +90,12 @@ SELECT a.*, g.p50 AS gap_p50_ns FROM agg a JOIN gap g ON g.label = a.label AND g
 
 -- kvio_find_low: the label's spans at achieved depth <= qd_low lasting at least 1 ms
 DROP TABLE IF EXISTS temp.kvio_find_low;
+INSERT INTO kvio_qd SELECT * FROM kvio_qd_fill;      -- prelude.sql's sweep (qd.sql's)
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd');
 CREATE TEMP TABLE kvio_find_low AS
 SELECT p.label, l.start, l.end
-FROM kvio_depth_spans((SELECT kvio_depth_gather(lid, ts, dur, (SELECT qd_low FROM kvio_rule), 1000000)
-                       FROM kvio_pool_ordered_batches WHERE real = 1)) l
-JOIN kvio_proc p ON p.upid = l.k;
+FROM kvio_qd l JOIN kvio_proc p ON p.upid = l.lid
+WHERE l.start IS NOT NULL;
 
 -- kvio_find_busy: when commands were pending: the union of the label's spans of
 -- objects with device commands, as disjoint intervals [s, e)

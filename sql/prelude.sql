@@ -31,6 +31,8 @@ DROP TABLE IF EXISTS temp.kvio_filled;
 DROP TABLE IF EXISTS temp.kvio_latency;
 DROP VIEW IF EXISTS temp.kvio_latency_fill;
 DROP TABLE IF EXISTS temp.kvio_batch;
+DROP TABLE IF EXISTS temp.kvio_qd;
+DROP VIEW IF EXISTS temp.kvio_qd_fill;
 DROP VIEW IF EXISTS temp.kvio_batch_fill;
 DROP VIEW IF EXISTS temp.kvio_qd1_svc;
 DROP VIEW IF EXISTS temp.kvio_qd1_verdict;
@@ -224,6 +226,17 @@ SELECT NULL, k, start, end, n, tag
 FROM kvio_runs((SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid)
                 FROM kvio_pool_ordered_batches
                 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_batch')));
+
+-- kvio_qd: the pool's achieved queue depth: per label id, the sweep of its commands
+-- with a real duration (+1 at submit, -1 at completion): the ns at each depth (rows
+-- with depth, time: qd.sql), and the spans at depth <= kvio_rule's qd_low lasting at
+-- least 1 ms (rows with start, end: findings.sql's QD<=1)
+CREATE TEMP TABLE kvio_qd(lid INTEGER, depth INTEGER, time INTEGER, start INTEGER, end INTEGER);
+CREATE TEMP VIEW kvio_qd_fill AS
+SELECT k, depth, time, start, end
+FROM kvio_depth_and_spans((SELECT kvio_depth_gather(lid, ts, dur, (SELECT qd_low FROM kvio_rule), 1000000)
+                           FROM kvio_pool_ordered_batches
+                           WHERE real = 1 AND NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd')));
 
 -- The QD1 detector's rule (qd1.sql judges each label's objects together, findings.sql
 -- each object): gaps between consecutive submits of a trace_id's tagged commands,

@@ -252,6 +252,12 @@ def trial(rnd):
         want += ['%s|%d|%d' % (q(k), a, b) for a, b in out if b - a >= ml and b > a]
     got, err = run(st)
     check('kvio_depth_spans', got, want, st)
+    # kvio_depth_and_spans: kvio_depth's rows (start, end NULL), then kvio_depth_spans' (depth, time NULL)
+    g = "(SELECT kvio_depth_gather(k1, t, dur, %d, %d) FROM (SELECT * FROM r ORDER BY k1, t))" % (md, ml)
+    st = sql + "SELECT quote(k), quote(depth), quote(time), quote(start), quote(end) FROM kvio_depth_and_spans(%s);\n" % g
+    st2 = sql + ("SELECT quote(k), depth, time, 'NULL', 'NULL' FROM kvio_depth(%s);\n"
+                 "SELECT quote(k), 'NULL', 'NULL', start, end FROM kvio_depth_spans(%s);\n" % (g, g))
+    check_sql('kvio_depth_and_spans', st, st2)
 
     # kvio_group_gather: count(*), count(v), min, max, sum per (k1, k2)
     st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
@@ -403,6 +409,7 @@ def refusals():
         ("SELECT count(*) FROM kvio_runs(NULL);", 'not a kvio_vset'),
         ("SELECT count(*) FROM kvio_depth_spans(NULL);", 'not a kvio_depth'),
         ("SELECT count(*) FROM kvio_gaps(NULL);", 'not a kvio_vset'),
+        ("SELECT count(*) FROM kvio_depth_and_spans(NULL);", 'not a kvio_depth'),
         ("SELECT count(*) FROM kvio_gaps((SELECT kvio_gaps_gather(1, 1, 5, 1, 2, 2)));", 'each 0 or 1'),
         ("SELECT count(*) FROM kvio_runs((SELECT kvio_runs_gather(1, 5, 1, 6, 'x')));", 'tag an integer or NULL'),
         ("SELECT count(*) FROM kvio_depth_spans((SELECT kvio_depth_gather(1, 5, 1, -1, 0)));", 'max_depth and min_len must be integers >= 0'),
