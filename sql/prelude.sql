@@ -299,14 +299,14 @@ FROM judged;
 -- (= shards): per (op, chunk) over store/load objects without error, seen on
 -- every shard, the spread of the object ends (tp_barrier.sql's samples)
 CREATE TEMP VIEW kvio_tp_gap AS
-WITH ok AS (
-  SELECT * FROM kvio_object WHERE NOT failed
-), shards AS (
-  SELECT label, count(DISTINCT fmt) AS n FROM ok WHERE fmt IS NOT NULL AND fmt <> '' GROUP BY label
+WITH shards AS MATERIALIZED (                      -- per label (a scan each, no sort)
+  SELECT l.label, (SELECT kvio_count_distinct(o.fmt) FROM kvio_object o
+                   WHERE o.label = l.label AND NOT o.failed AND o.fmt IS NOT NULL AND o.fmt <> '') AS n
+  FROM (SELECT DISTINCT label FROM kvio_proc) l
 ), chunk_end AS (                                  -- (on the labels with shards only)
   SELECT label, op, chunk, count(*) AS n, min(ts + dur) AS t0, max(ts + dur) AS t1
-  FROM ok
-  WHERE chunk IS NOT NULL AND chunk <> '' AND op IN ('store', 'load')
+  FROM kvio_object
+  WHERE NOT failed AND chunk IS NOT NULL AND chunk <> '' AND op IN ('store', 'load')
     AND label IN (SELECT label FROM shards WHERE n > 1)
   GROUP BY label, op, chunk
 )
