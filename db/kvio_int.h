@@ -405,6 +405,7 @@ struct vgroup {
 	void *v;
 	int64_t nnull;
 	int64_t members; /* sequences behind the values (kvio_gaps_gather), else 0 */
+	struct vgroup *pool; /* a sequence's own group (kvio_gaps_gather's six-argument form): the group it counts in */
 	struct vrun *runs; /* kvio_runs_gather with end and tag: the group's runs, in t order */
 	size_t nruns, capruns;
 };
@@ -419,6 +420,7 @@ struct vrun {
 struct vset {
 	struct gtab t;
 	int sorted;
+	struct vset *each; /* kvio_gaps_gather(..., each = 1): each counted sequence's differences, by (k, seq) */
 };
 
 /* vset_new: an empty set keyed by nkeys values (NULL: no memory); vset_free:

@@ -3,7 +3,9 @@
  *   kvio_pct_gather(k1, k2, v)            v by group (k1, k2)              -> kvio_pct(p)
  *   kvio_runs_gather(k, t, max_gap)       run lengths by group (k, NULL)  -> kvio_pct(p)
  *   kvio_runs_gather(k, t, max_gap, end, tag)  the same, and each run      -> kvio_runs(p)
- *   kvio_gaps_gather(k, seq, t, cls, min) consecutive gaps by (k, cls)    -> kvio_pct(p)
+ *   kvio_gaps_gather(k, seq, t, cls, min) consecutive gaps by (k, cls)    -> kvio_pct(p), kvio_gaps(p)
+ *   kvio_gaps_gather(k, seq, t, cls, min, each)  the same, and with each = 1
+ *                                         each sequence's own gaps too       -> kvio_gaps(p)
  *
  * An aggregate gathers the values of each group in one pass (int32 while they
  * fit, then int64, then mixed with reals; NULLs counted) and returns the set
@@ -30,6 +32,7 @@ void vset_free(void *p)
 	if (!s)
 		return;
 	gtab_free(&s->t, vgroup_fini);
+	vset_free(s->each);
 	sqlite3_free(s);
 }
 
@@ -199,6 +202,8 @@ int vset_prepare(struct vset *s)
 	for (size_t i = 0; i < s->t.nlist; i++)
 		if (vgroup_sort((struct vgroup *)s->t.list[i]) != SQLITE_OK)
 			return SQLITE_NOMEM;
+	if (s->each && vset_prepare(s->each) != SQLITE_OK)
+		return SQLITE_NOMEM;
 	s->sorted = 1;
 	return SQLITE_OK;
 }
@@ -262,6 +267,7 @@ struct seq {
 	struct ghead h;
 	int64_t last_t, n;   /* last t seen, rows so far */
 	struct vgroup *out;  /* where its values go (gaps: chosen by the first row's cls) */
+	struct vgroup *own;  /* gaps with each = 1: its own group, once it counts */
 	int64_t pend[16];    /* gaps: held until the sequence has min_n rows */
 	struct vrun run;     /* runs with spans: the current run (its start, end, tag) */
 };
@@ -271,6 +277,7 @@ struct seqagg {
 	struct vset *set;     /* the output */
 	int64_t min_n, max_gap;
 	int spans;            /* kvio_runs_gather's five-argument form: the runs are kept */
+	int each;             /* kvio_gaps_gather's each = 1: each sequence's gaps are kept too */
 };
 
 static void seqagg_free(void *p)
@@ -421,14 +428,37 @@ static void runs_final(sqlite3_context *ctx)
 	seqagg_final(ctx, runs_flush);
 }
 
-/* kvio_gaps_gather(k, seq, t, cls, min_n): within each sequence (k, seq), in
- * t order, the differences t - previous t; a sequence's differences go to
- * group (k, cls of its first row) once it has min_n rows (its members count). */
+/* Add gap to s's groups: its output group, and its own (each = 1). SQLITE_OK or NOMEM. */
+static int gap_add(struct seq *s, int64_t gap)
+{
+	int rc = vgroup_add(s->out, 1, gap, 0);
+	return rc == SQLITE_OK && s->own ? vgroup_add(s->own, 1, gap, 0) : rc;
+}
+
+/* Sequence s (keys k) now counts: a member of its output group, and with each
+ * = 1 a group of its own in q's set's each. SQLITE_OK or NOMEM. */
+static int seq_counts(struct seqagg *q, struct seq *s, const struct key *k)
+{
+	s->out->members++;
+	if (!q->each)
+		return SQLITE_OK;
+	if (!(s->own = (struct vgroup *)gtab_get(&q->set->each->t, k)))
+		return SQLITE_NOMEM;
+	s->own->pool = s->out;
+	s->own->members = 1;
+	return SQLITE_OK;
+}
+
+/* kvio_gaps_gather(k, seq, t, cls, min_n [, each]): within each sequence (k,
+ * seq), in t order, the differences t - previous t; a sequence's differences
+ * go to group (k, cls of its first row) once it has min_n rows (its members
+ * count); with each = 1 also to the sequence's own group (k, seq), which
+ * kvio_gaps lists. */
 static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct key *k)
 {
-	(void)argc;
-	if (k[2].t != SQLITE_INTEGER || k[4].t != SQLITE_INTEGER || k[4].i < 1 || k[4].i > 17) {
-		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_gaps_gather: t must be an integer, min_n from 1 to 17");
+	if (k[2].t != SQLITE_INTEGER || k[4].t != SQLITE_INTEGER || k[4].i < 1 || k[4].i > 17 ||
+	    (argc == 6 && (k[5].t != SQLITE_INTEGER || (k[5].i != 0 && k[5].i != 1)))) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_gaps_gather: t must be an integer, min_n from 1 to 17, each 0 or 1");
 		return SQLITE_MISMATCH;
 	}
 	struct seqagg *q = a->p;
@@ -438,6 +468,13 @@ static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 		return SQLITE_NOMEM;
 	}
 	q->min_n = k[4].i;
+	if (argc == 6 && k[5].i && !q->each) { /* each: the sequences' own groups, a set of their own */
+		if (!(q->set->each = vset_new(2))) {
+			agg_fail(ctx, a, SQLITE_NOMEM, NULL);
+			return SQLITE_NOMEM;
+		}
+		q->each = 1;
+	}
 	int64_t t = k[2].i;
 	struct seq *s = (struct seq *)gtab_get(&q->seqs, k);
 	if (!s || (!s->out && !(s->out = seqagg_out(q, &k[0], &k[3])))) {
@@ -458,16 +495,16 @@ static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 		if (s->n < q->min_n - 1)
 			s->pend[s->n - 1] = gap; /* rows 2 .. min_n - 1 */
 		else if (s->n == q->min_n - 1) { /* the min_n-th row: the sequence counts */
-			for (int64_t k = 0; rc == SQLITE_OK && k < s->n - 1; k++)
-				rc = vgroup_add(s->out, 1, s->pend[k], 0);
+			rc = seq_counts(q, s, k);
+			for (int64_t j = 0; rc == SQLITE_OK && j < s->n - 1; j++)
+				rc = gap_add(s, s->pend[j]);
 			if (rc == SQLITE_OK)
-				rc = vgroup_add(s->out, 1, gap, 0);
-			s->out->members++;
+				rc = gap_add(s, gap);
 		} else {
-			rc = vgroup_add(s->out, 1, gap, 0);
+			rc = gap_add(s, gap);
 		}
 	} else if (q->min_n == 1) {
-		s->out->members++;
+		rc = seq_counts(q, s, k);
 	}
 	if (rc != SQLITE_OK) {
 		agg_fail(ctx, a, rc, NULL);
@@ -496,6 +533,7 @@ int op_pct_register(sqlite3 *db)
 		{"kvio_runs_gather", 3, runs_step, runs_final},
 		{"kvio_runs_gather", 5, runs_step, runs_final},
 		{"kvio_gaps_gather", 5, gaps_step, gaps_final},
+		{"kvio_gaps_gather", 6, gaps_step, gaps_final},
 	};
 	return op_register_aggs(db, aggs, sizeof aggs / sizeof aggs[0]);
 }

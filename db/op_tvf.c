@@ -7,8 +7,13 @@
  *                                                                 five-argument form, op_pct.c)
  *   kvio_depth_spans(p)  k, start, end                           (the low spans of kvio_depth_gather's
  *                                                                 five-argument form, op_depth.c)
+ *   kvio_gaps(p)    k, seq, cls, n, p50, p95, members            (a kvio_gaps_gather set: its groups
+ *                                                                 (k, cls) with seq NULL, then with
+ *                                                                 each = 1 every counted sequence)
+ *   kvio_depth_and_spans(p)  k, depth, time, start, end          (kvio_depth's rows, then
+ *                                                                 kvio_depth_spans': one set read once)
  *
- * One eponymous module serves the five; p is the pointer the gathering
+ * One eponymous module serves the seven; p is the pointer the gathering
  * aggregate returned (it lives only inside the statement). Rows come in the
  * keys' SQL order. */
 #include "kvio_int.h"
@@ -16,7 +21,7 @@
 /* ---- the table-valued functions ----------------------------------------------- */
 
 /* One module serves the five tables; the kind says which. */
-enum { TV_PCT, TV_DEPTH, TV_GROUPS, TV_RUNS, TV_SPANS, TV_N };
+enum { TV_PCT, TV_DEPTH, TV_GROUPS, TV_RUNS, TV_SPANS, TV_GAPS, TV_DBOTH, TV_N };
 
 struct tv_tab {
 	sqlite3_vtab base;
@@ -31,6 +36,8 @@ struct tv_cur {
 	size_t d;       /* kvio_depth: current depth within the group; kvio_groups: value column;
 			   kvio_runs, kvio_depth_spans: the group's run, span */
 	int nvals;      /* kvio_groups: value columns per group */
+	struct gtab *each; /* kvio_gaps: the sequences' groups, listed after t's (phase 1) */
+	int phase;      /* kvio_gaps: 1 on each's groups; kvio_depth_and_spans: 1 on the spans */
 	int64_t rowid;
 };
 
@@ -40,9 +47,12 @@ static const char *const tv_schema[] = {
 	"CREATE TABLE x(k1, k2, n, count, min, max, sum, col, p HIDDEN)",
 	"CREATE TABLE x(k, start, end, n, tag, p HIDDEN)",
 	"CREATE TABLE x(k, start, end, p HIDDEN)",
+	"CREATE TABLE x(k, seq, cls, n, p50, p95, members, p HIDDEN)",
+	"CREATE TABLE x(k, depth, time, start, end, p HIDDEN)",
 };
-static const int tv_pcol[] = {9, 3, 8, 5, 3};
-static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups", "kvio_vset", "kvio_depth"};
+static const int tv_pcol[] = {9, 3, 8, 5, 3, 7, 5};
+static const char *const tv_ptype[] = {"kvio_vset", "kvio_depth", "kvio_groups", "kvio_vset", "kvio_depth", "kvio_vset",
+				       "kvio_depth"};
 
 static int tv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
@@ -122,11 +132,18 @@ static void tv_depth_settle(struct tv_cur *c)
  * before any of its sequences qualified). */
 static void tv_pct_settle(struct tv_cur *c)
 {
-	while (c->g < c->t->nlist) {
-		const struct vgroup *g = (const struct vgroup *)c->t->list[c->g];
-		if (g->n || g->nnull || g->members)
+	for (;;) {
+		while (c->g < c->t->nlist) {
+			const struct vgroup *g = (const struct vgroup *)c->t->list[c->g];
+			if (g->n || g->nnull || g->members)
+				return;
+			c->g++;
+		}
+		if (c->phase || !c->each) /* kvio_gaps: then the sequences */
 			return;
-		c->g++;
+		c->t = c->each;
+		c->g = 0;
+		c->phase = 1;
 	}
 }
 
@@ -143,34 +160,52 @@ static void tv_list_settle(struct tv_cur *c)
 	}
 }
 
-static const char *const tv_names[] = {"kvio_pct", "kvio_depth", "kvio_groups", "kvio_runs", "kvio_depth_spans"};
+static const char *const tv_names[] = {"kvio_pct", "kvio_depth", "kvio_groups", "kvio_runs", "kvio_depth_spans", "kvio_gaps",
+					"kvio_depth_and_spans"};
+
+/* kvio_depth_and_spans: the depth rows of every group, then (phase 1) the spans. */
+static void tv_dboth_settle(struct tv_cur *c)
+{
+	if (!c->phase) {
+		tv_depth_settle(c);
+		if (c->g < c->t->nlist)
+			return;
+		c->phase = 1;
+		c->g = c->d = 0;
+	}
+	tv_list_settle(c);
+}
 
 static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int argc, sqlite3_value **argv)
 {
 	(void)idx; (void)idxStr;
 	struct tv_cur *c = (struct tv_cur *)cur;
 	void *p = argc ? sqlite3_value_pointer(argv[0], tv_ptype[c->kind]) : NULL;
-	c->t = NULL;
+	c->t = c->each = NULL;
+	c->phase = 0;
 	c->g = c->d = 0;
 	c->rowid = 0;
 	if (!p) {
 		static const char *const from[] = {"kvio_pct_gather, kvio_runs_gather or kvio_gaps_gather",
 						   "kvio_depth_gather", "kvio_group_gather or kvio_step_gather",
 						   "kvio_runs_gather(k, t, max_gap, end, tag)",
-						   "kvio_depth_gather(k, ts, dur, max_depth, min_len)"};
+						   "kvio_depth_gather(k, ts, dur, max_depth, min_len)", "kvio_gaps_gather",
+						   "kvio_depth_gather"};
 		cur->pVtab->zErrMsg = sqlite3_mprintf("%s: the argument is not a %s set (the result of %s)",
 						     tv_names[c->kind], tv_ptype[c->kind], from[c->kind]);
 		return SQLITE_ERROR;
 	}
-	if (c->kind == TV_PCT || c->kind == TV_RUNS) {
+	if (c->kind == TV_PCT || c->kind == TV_RUNS || c->kind == TV_GAPS) {
 		if (vset_prepare(p) != SQLITE_OK)
 			return SQLITE_NOMEM;
 		c->t = &((struct vset *)p)->t;
-		if (c->kind == TV_PCT)
+		if (c->kind == TV_GAPS && ((struct vset *)p)->each)
+			c->each = &((struct vset *)p)->each->t;
+		if (c->kind != TV_RUNS)
 			tv_pct_settle(c);
 		else
 			tv_list_settle(c);
-	} else if (c->kind == TV_DEPTH || c->kind == TV_SPANS) {
+	} else if (c->kind == TV_DEPTH || c->kind == TV_SPANS || c->kind == TV_DBOTH) {
 		struct dset *s = p;
 		if (!s->sorted)
 			gtab_sort(&s->t);
@@ -178,6 +213,8 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		c->t = &s->t;
 		if (c->kind == TV_DEPTH)
 			tv_depth_settle(c);
+		else if (c->kind == TV_DBOTH)
+			tv_dboth_settle(c);
 		else
 			tv_list_settle(c);
 	} else {
@@ -201,12 +238,15 @@ static int tv_next(sqlite3_vtab_cursor *cur)
 	} else if (c->kind == TV_RUNS || c->kind == TV_SPANS) {
 		c->d++;
 		tv_list_settle(c);
+	} else if (c->kind == TV_DBOTH) {
+		c->d++;
+		tv_dboth_settle(c);
 	} else if (c->kind == TV_GROUPS && (int)++c->d < c->nvals) {
 		/* the group's next value column */
 	} else {
 		c->d = 0;
 		c->g++;
-		if (c->kind == TV_PCT)
+		if (c->kind == TV_PCT || c->kind == TV_GAPS)
 			tv_pct_settle(c);
 	}
 	return SQLITE_OK;
@@ -295,6 +335,29 @@ static int tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	}
 	if (c->kind == TV_RUNS || c->kind == TV_SPANS) {
 		tv_list_column(ctx, c, h, col);
+		return SQLITE_OK;
+	}
+	if (c->kind == TV_DBOTH) { /* k, then depth, time (start, end NULL) or start, end (depth, time NULL) */
+		const struct dgroup *g = (const struct dgroup *)h;
+		if (col == 0)
+			key_result(ctx, &h->k[0]);
+		else if (!c->phase && col == 1)
+			sqlite3_result_int64(ctx, (int64_t)c->d);
+		else if (!c->phase && col == 2)
+			sqlite3_result_int64(ctx, g->at[c->d]);
+		else if (c->phase && (col == 3 || col == 4))
+			sqlite3_result_int64(ctx, g->spans[2 * c->d + (size_t)col - 3]);
+		return SQLITE_OK;
+	}
+	if (c->kind == TV_GAPS) { /* k, seq (NULL on a group (k, cls)), cls, then kvio_pct's n, p50, p95, members */
+		static const int pct_col[] = {0, 0, 0, 2, 4, 5, 8};
+		const struct vgroup *g = (const struct vgroup *)h;
+		if (col == 0 || (col == 1 && c->phase))
+			key_result(ctx, &h->k[col]);
+		else if (col == 2)
+			key_result(ctx, c->phase ? &g->pool->h.k[1] : &h->k[1]);
+		else if (col >= 3 && col <= 6)
+			tv_pct_column(ctx, g, pct_col[col]);
 		return SQLITE_OK;
 	}
 	if (col < 2) {

@@ -232,11 +232,34 @@ char *snapshot_id(sqlite3 *db)
 
 /* ---- the pool ------------------------------------------------------------ */
 
-/* The next file of the queue for a connection, or -1 when none is left. */
+/* Files that share TEMP tables (prelude.sql's shared gathers, filled once per
+ * connection) run on one connection, in this order: the connection that takes
+ * the first of them in the queue runs them all. */
+static const char *const together[] = {"latency.sql", "batches.sql", "qd.sql", "qd1.sql", "findings.sql"};
+#define NTOGETHER (int)(sizeof together / sizeof together[0])
+
+/* The queue index of together[k] (k < 0: of the first of them in the queue), or -1. */
+static int together_at(const struct runner *rn, int k)
+{
+	for (int i = 0; i < rn->nfiles; i++)
+		for (int t = k < 0 ? 0 : k; t < (k < 0 ? NTOGETHER : k + 1); t++)
+			if (!strcmp(rn->files[i], together[t]))
+				return i;
+	return -1;
+}
+
+/* The next file of the queue for a connection, or -1 when none is left (the
+ * files of together[] but the first are run with it). */
 static int take_next(struct runner *rn)
 {
+	int first = together_at(rn, -1), i = -1;
 	pthread_mutex_lock(&rn->mu);
-	int i = rn->next < rn->nfiles ? rn->next++ : -1;
+	while (i < 0 && rn->next < rn->nfiles) {
+		i = rn->next++;
+		for (int k = 0; i >= 0 && i != first && k < NTOGETHER; k++)
+			if (!strcmp(rn->files[i], together[k]))
+				i = -1;
+	}
 	pthread_mutex_unlock(&rn->mu);
 	return i;
 }
@@ -248,6 +271,23 @@ static void analysis_done(struct runner *rn, int i)
 	rn->ndone += 1 + (rn->html && rn->html[i]);
 	progress_tick(&rn->prog, (uint64_t)rn->ndone, (uint64_t)rn->ndone);
 	pthread_mutex_unlock(&rn->mu);
+}
+
+/* Run file i of the queue (and its html follower) on w's connection db. */
+static void run_file(struct worker *w, sqlite3 *db, int i)
+{
+	struct runner *rn = w->rn;
+	double t0 = now_s();
+	if (getenv("KVIO_TIMING"))
+		kvio_err("timing: conn %d starts %s", w->which, rn->files[i]);
+	if (run_sql(db, rn->files[i], &rn->o, &rn->res[i].rows) ||
+	    (rn->html && rn->html[i] && run_sql(db, rn->html[i], &rn->o, &rn->res[i].html)))
+		w->rc = -1;
+	else if (getenv("KVIO_TIMING"))
+		kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
+	if (!w->rc)
+		rn->res[i].done = 1;
+	analysis_done(rn, i);
 }
 
 /* One connection's life: open (unless given), prelude, then files from the
@@ -276,17 +316,17 @@ static void *work(void *arg)
 		goto out;
 	}
 	for (int i; !w->rc && (i = take_next(rn)) >= 0;) {
-		double t0 = now_s();
-		if (getenv("KVIO_TIMING"))
-			kvio_err("timing: conn %d starts %s", w->which, rn->files[i]);
-		if (run_sql(db, rn->files[i], &rn->o, &rn->res[i].rows) ||
-		    (rn->html && rn->html[i] && run_sql(db, rn->html[i], &rn->o, &rn->res[i].html)))
-			w->rc = -1;
-		else if (getenv("KVIO_TIMING"))
-			kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
-		if (!w->rc)
-			rn->res[i].done = 1;
-		analysis_done(rn, i);
+		if (i != together_at(rn, -1)) {
+			run_file(w, db, i);
+			continue;
+		}
+		for (int k = 0, j; !w->rc && k < NTOGETHER; k++) {
+			pthread_mutex_lock(&rn->mu);
+			int stop = rn->stop;
+			pthread_mutex_unlock(&rn->mu);
+			if (!stop && (j = together_at(rn, k)) >= 0)
+				run_file(w, db, j);
+		}
 	}
 out:
 	pthread_mutex_lock(&rn->mu);

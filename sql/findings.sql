@@ -27,20 +27,24 @@
 -- object, the object in flight where a QD<=1 span starts, a TP chunk's last
 -- object to end. Times are the database's ns.
 -- Inputs: kvio_command_ordered_batches, kvio_pool_ordered_batches, kvio_cmd_proc,
--- kvio_proc, kvio_object, kvio_object_span, kvio_rule, kvio_qd1_gap,
--- kvio_qd1_verdict, kvio_tp_gap (prelude.sql); kvio_pct, kvio_is, kvio_runs,
--- kvio_depth_spans (the extension).
+-- kvio_proc, kvio_object, kvio_object_span, kvio_rule, kvio_qd1_gap, kvio_latency,
+-- kvio_batch, kvio_qd, kvio_filled, kvio_qd1_verdict, kvio_tp_gap (prelude.sql); kvio_pct,
+-- kvio_is, kvio_runs, kvio_depth_spans (the extension).
 CREATE INDEX IF NOT EXISTS temp.kvio_object_id ON kvio_object(id);
-CREATE INDEX IF NOT EXISTS temp.kvio_object_tid ON kvio_object(label, tid, id); -- a trace_id's first object
 CREATE INDEX IF NOT EXISTS temp.kvio_object_ts ON kvio_object(label, ts);
 
--- The QD1 detector's gaps of each object (per label: a sequence per trace_id)
-DELETE FROM temp.kvio_qd1_gap;
-INSERT INTO temp.kvio_qd1_gap
-SELECT c.lid, g.k1, CASE g.k2 WHEN 1 THEN 'load' ELSE 'store' END, g.p50, g.p95, g.members
-FROM kvio_cmd_proc c, kvio_pct((
-  SELECT kvio_gaps_gather(tid, 0, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule)) -- as qd1.sql
-  FROM kvio_command_ordered_batches WHERE tid > 0 AND lid = c.lid)) g;
+-- kvio_find_tid: each trace_id's first object (its lowest slice id) and its begin
+DROP TABLE IF EXISTS temp.kvio_find_tid;
+CREATE TEMP TABLE kvio_find_tid(label TEXT, tid, obj INTEGER, obj_ts INTEGER, PRIMARY KEY (label, tid)) WITHOUT ROWID;
+INSERT INTO kvio_find_tid
+SELECT label, tid, min(id), ts FROM kvio_object WHERE tid IS NOT NULL GROUP BY label, tid; -- ts: min(id)'s row
+
+INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill; -- the QD1 service time's (kvio_qd1_verdict)
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_latency');
+
+-- The QD1 detector's gaps of each object (prelude.sql's kvio_qd1_gap: a sequence per trace_id)
+INSERT INTO kvio_qd1_gap SELECT * FROM kvio_qd1_gap_fill;
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd1_gap');
 
 -- kvio_find_qd1: runs of the objects judged serialized (or suspicious): those of one
 -- class and kind that follow each other in start order among all of the label's
@@ -49,11 +53,11 @@ FROM kvio_cmd_proc c, kvio_pct((
 DROP TABLE IF EXISTS temp.kvio_find_judged;
 CREATE TEMP TABLE kvio_find_judged(obj INTEGER PRIMARY KEY, op TEXT, kind TEXT, gap_p50 INTEGER, svc INTEGER);
 INSERT INTO kvio_find_judged                       -- each object judged not pipelined (its trace_id's first slice)
-SELECT o.id, v.op, v.kind, v.gap_p50, v.svc
+SELECT t.obj, v.op, v.kind, v.gap_p50, v.svc
 FROM kvio_qd1_verdict v
 JOIN kvio_proc p ON p.upid = v.lid
-JOIN kvio_object o ON o.id = (SELECT min(x.id) FROM kvio_object x WHERE x.label = p.label AND x.tid = v.tid)
-WHERE v.kind <> 'pipelined';
+JOIN kvio_find_tid t ON t.label = p.label AND t.tid = v.tid
+WHERE v.tid IS NOT NULL AND v.kind <> 'pipelined';
 DROP TABLE IF EXISTS temp.kvio_find_qd1;
 CREATE TEMP TABLE kvio_find_qd1 AS
 WITH seq AS (                                      -- every object of a label that has one, in start order
@@ -74,6 +78,7 @@ WITH seq AS (                                      -- every object of a label th
     min(ts) AS ts,                                 -- the first object's begin (ns)
     max(ts + dur) - min(ts) AS dur,                -- to the last object's end (ns)
     max(CASE WHEN rn = 1 THEN id END) AS obj,      -- the first object
+    max(CASE WHEN rn = 1 THEN ts END) AS obj_ts,   -- its begin
     max(CASE WHEN rn = 1 THEN tid END) AS trace_id,
     count(*) AS n_objects,
     sum(n_cmds) AS n_cmds,
@@ -85,11 +90,12 @@ SELECT a.*, g.p50 AS gap_p50_ns FROM agg a JOIN gap g ON g.label = a.label AND g
 
 -- kvio_find_low: the label's spans at achieved depth <= qd_low lasting at least 1 ms
 DROP TABLE IF EXISTS temp.kvio_find_low;
+INSERT INTO kvio_qd SELECT * FROM kvio_qd_fill;      -- prelude.sql's sweep (qd.sql's)
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd');
 CREATE TEMP TABLE kvio_find_low AS
 SELECT p.label, l.start, l.end
-FROM kvio_depth_spans((SELECT kvio_depth_gather(lid, ts, dur, (SELECT qd_low FROM kvio_rule), 1000000)
-                       FROM kvio_pool_ordered_batches WHERE real = 1)) l
-JOIN kvio_proc p ON p.upid = l.k;
+FROM kvio_qd l JOIN kvio_proc p ON p.upid = l.lid
+WHERE l.start IS NOT NULL;
 
 -- kvio_find_busy: when commands were pending: the union of the label's spans of
 -- objects with device commands, as disjoint intervals [s, e)
@@ -108,15 +114,16 @@ WITH span AS (
 )
 SELECT label, min(s), max(e) FROM island GROUP BY label, k;
 
--- kvio_find_batch: every inferred batch (batches.sql's split, each run listed), numbered
+-- kvio_find_batch: every inferred batch (prelude.sql's kvio_batch, batches.sql's), numbered
 -- in order (each label's in start order); tid without a type, as kvio_object's
+INSERT INTO kvio_batch SELECT * FROM kvio_batch_fill;
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_batch');
 DROP TABLE IF EXISTS temp.kvio_find_batch;
 CREATE TEMP TABLE kvio_find_batch(pos INTEGER PRIMARY KEY, label TEXT, start INTEGER, end INTEGER, n INTEGER, tid);
 INSERT INTO kvio_find_batch(label, start, end, n, tid)
-SELECT p.label, b.start, b.end, b.n, b.tag
-FROM kvio_runs((SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid)
-                FROM kvio_pool_ordered_batches)) b
-CROSS JOIN kvio_proc p ON p.upid = b.k;              -- in kvio_runs' order
+SELECT p.label, b.start, b.end, b.n, b.tid
+FROM kvio_batch b CROSS JOIN kvio_proc p ON p.upid = b.lid
+ORDER BY b.pos;
 
 WITH qd_low AS (                                   -- the low spans where objects were in flight
   SELECT l.label, max(l.start, b.s) AS ts, min(l.end, b.e) - max(l.start, b.s) AS dur
@@ -150,42 +157,42 @@ WITH qd_low AS (                                   -- the low spans where object
       ELSE printf('QD~1 %s%s: gap p50 %.1fus ~ svc %.1fus', op, CASE WHEN n_objects > 1 THEN ' x' || n_objects ELSE '' END,
                   gap_p50_ns / 1e3, svc_ns / 1e3)
     END AS name,
-    obj, trace_id, n_objects, n_cmds, NULL AS n_batches, gap_p50_ns, svc_ns, NULL AS span_ns, NULL AS p99_ns,
+    obj, obj_ts, trace_id, n_objects, n_cmds, NULL AS n_batches, gap_p50_ns, svc_ns, NULL AS span_ns, NULL AS p99_ns,
     NULL AS size_p95, NULL AS p95_ns, op, NULL AS chunk, NULL AS error
   FROM kvio_find_qd1
   UNION ALL
   SELECT q.label, 'qd_le1', 'QD<=1', q.ts, q.dur, printf('QD<=1 for %.2fms', q.dur / 1e6),
-    q.obj, o.tid, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    q.obj, o.ts, o.tid, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
   FROM qd_low_obj q LEFT JOIN kvio_object o ON o.id = q.obj
   UNION ALL
   SELECT b.label, 'batch', 'batches', b.start, b.end - b.start, printf('batch %d cmds', b.n),
-    (SELECT min(o.id) FROM kvio_object o WHERE o.label = b.label AND o.tid = b.tid), b.tid,
-    NULL, b.n, NULL, NULL, NULL, NULL, NULL, s.p95, NULL, NULL, NULL, NULL
+    t.obj, t.obj_ts, b.tid, NULL, b.n, NULL, NULL, NULL, NULL, NULL, s.p95, NULL, NULL, NULL, NULL
   FROM kvio_find_batch b JOIN batch_stat s ON s.label = b.label
+  LEFT JOIN kvio_find_tid t ON t.label = b.label AND t.tid = b.tid
   WHERE b.n > 1 AND (s.n_batches <= 10000 OR b.n > s.p95)
   UNION ALL
-  SELECT label, 'batch_singles', 'batches', ts, dur,
+  SELECT g.label, 'batch_singles', 'batches', g.ts, g.dur,
     CASE n_batches WHEN 1 THEN 'batch 1 cmd' ELSE printf('%d batches of 1 cmd', n_batches) END,
-    (SELECT min(o.id) FROM kvio_object o WHERE o.label = g.label AND o.tid = g.tid), tid,
-    NULL, n_batches, n_batches, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-  FROM singles g
+    t.obj, t.obj_ts, g.tid, NULL, n_batches, n_batches, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+  FROM singles g LEFT JOIN kvio_find_tid t ON t.label = g.label AND t.tid = g.tid
   UNION ALL
   SELECT o.label, 'slow_object', 'slow objects', o.ts, o.dur,
     printf('slow %s %.2fms > p99 %.2fms', o.op, o.dur / 1e6, s.p99 / 1e6),
-    o.id, o.tid, NULL, o.n_cmds, NULL, NULL, NULL, o.dur, s.p99, NULL, NULL, o.op, NULL, NULL
+    o.id, o.ts, o.tid, NULL, o.n_cmds, NULL, NULL, NULL, o.dur, s.p99, NULL, NULL, o.op, NULL, NULL
   FROM kvio_object o JOIN span s ON s.label = o.label AND s.op = o.op
   WHERE NOT o.failed AND o.dur > s.p99
   UNION ALL
   SELECT label, 'failed', 'failed ops', ts, dur, printf('failed %s: %s', op, CAST(error AS TEXT)),
-    id, tid, NULL, n_cmds, NULL, NULL, NULL, NULL, NULL, NULL, NULL, op, NULL, CAST(error AS TEXT)
+    id, ts, tid, NULL, n_cmds, NULL, NULL, NULL, NULL, NULL, NULL, NULL, op, NULL, CAST(error AS TEXT)
   FROM kvio_object WHERE failed
   UNION ALL
   SELECT t.label, 'tp_barrier', 'TP barrier', t.t0, t.gap, printf('TP barrier skew %.2fms', t.gap / 1e6),
-    t.obj, (SELECT o.tid FROM kvio_object o WHERE o.id = t.obj), t.shards, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    t.obj, o.ts, o.tid, t.shards, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
     p.p95, t.op, t.chunk, NULL
   FROM (SELECT tp.*, (SELECT o.id FROM kvio_object o WHERE o.label = tp.label AND o.op = tp.op AND o.chunk = tp.chunk
                         AND NOT o.failed ORDER BY o.ts + o.dur DESC, o.id LIMIT 1) AS obj FROM tp) t
   JOIN tp_p95 p ON p.label = t.label
+  LEFT JOIN kvio_object o ON o.id = t.obj
   WHERE t.gap > p.p95
 )
 SELECT
@@ -196,7 +203,7 @@ SELECT
   dur,                                             -- length (ns; 0: an instant)
   name,                                            -- the slice's name, with its numbers
   obj,                                             -- the object's slice id it points at (NULL: none)
-  (SELECT o.ts FROM kvio_object o WHERE o.id = obj) AS obj_ts, -- that object's begin (ns)
+  obj_ts,                                          -- that object's begin (ns)
   trace_id,                                        -- that object's trace_id
   n_objects,                                       -- objects of a QD~1 run; TP: shards
   n_cmds,                                          -- device commands (of a run's objects, of a batch)

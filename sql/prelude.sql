@@ -26,6 +26,14 @@ DROP TABLE IF EXISTS temp.kvio_object;
 DROP TABLE IF EXISTS temp.kvio_window;
 DROP TABLE IF EXISTS temp.kvio_rule;
 DROP TABLE IF EXISTS temp.kvio_qd1_gap;
+DROP VIEW IF EXISTS temp.kvio_qd1_gap_fill;
+DROP TABLE IF EXISTS temp.kvio_filled;
+DROP TABLE IF EXISTS temp.kvio_latency;
+DROP VIEW IF EXISTS temp.kvio_latency_fill;
+DROP TABLE IF EXISTS temp.kvio_batch;
+DROP TABLE IF EXISTS temp.kvio_qd;
+DROP VIEW IF EXISTS temp.kvio_qd_fill;
+DROP VIEW IF EXISTS temp.kvio_batch_fill;
 DROP VIEW IF EXISTS temp.kvio_qd1_svc;
 DROP VIEW IF EXISTS temp.kvio_qd1_verdict;
 DROP VIEW IF EXISTS temp.kvio_object_span;
@@ -102,10 +110,11 @@ WHERE win_lo IS (SELECT lo FROM kvio_window)        -- ts + dur >= lo
 -- from their command tracks (each scan stops at the process's first command)
 CREATE TEMP TABLE kvio_cmd_proc(lid INTEGER PRIMARY KEY);
 INSERT INTO kvio_cmd_proc
-SELECT DISTINCT pt.upid
-FROM process_track pt
-WHERE (pt.name LIKE 'writes%' OR pt.name LIKE 'reads%' OR pt.name LIKE 'other%' OR pt.name LIKE 'untagged%')
-  AND EXISTS (SELECT 1 FROM kvio_command c WHERE c.lid = pt.upid);
+SELECT u.upid
+FROM (SELECT DISTINCT upid FROM process_track        -- each process once (a scan per track cost
+      WHERE name LIKE 'writes%' OR name LIKE 'reads%' -- a chunk's selection per track: 80M
+         OR name LIKE 'other%' OR name LIKE 'untagged%') u -- instructions at 1M lines, 212 tracks)
+WHERE EXISTS (SELECT 1 FROM kvio_command c WHERE c.lid = u.upid);
 
 -- kvio_pool_all: labels with commands of which none is tagged
 CREATE TEMP TABLE kvio_pool_all(lid INTEGER PRIMARY KEY);
@@ -182,23 +191,72 @@ SELECT
 FROM kvio_pct((SELECT kvio_pct_gather(label, op, dur) FROM kvio_object
                WHERE NOT failed AND op IN ('store', 'load', 'delete')));
 
+-- Shared gathers: a pass over the commands that several files read is kept in a
+-- TEMP table, filled by the first file on this connection that needs it:
+--   INSERT INTO kvio_x SELECT * FROM kvio_x_fill; INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_x');
+-- (kvio_x_fill's gather runs only while kvio_filled does not name kvio_x: after
+-- that its scan is skipped). kvio-report runs the files that share them on one
+-- connection (report/run.c).
+CREATE TEMP TABLE kvio_filled(name TEXT PRIMARY KEY);
+
+-- kvio_latency: per (label id, op read | write) the real durations of the pool's
+-- commands (latency.sql's latency; the QD1 service time is their p25)
+CREATE TEMP TABLE kvio_latency(
+  lid INTEGER, op_id INTEGER,                       -- label id, the op's id in kvio_cmd_name
+  n INTEGER, p25, p50, p95, p99, max,               -- commands with a real duration; latency (ns)
+  PRIMARY KEY (lid, op_id));
+CREATE TEMP VIEW kvio_latency_fill AS
+SELECT k1, k2, n, p25, p50, p95, p99, max
+FROM kvio_pct((SELECT kvio_pct_gather(lid, op_id, dur) FROM kvio_pool_batches
+               WHERE real = 1 AND op IN ('read', 'write')
+                 AND NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_latency')));
+
+-- kvio_batch: the inferred batches: each label's pool commands in submit order,
+-- split where a submit gap exceeds kvio_rule's batch_gap_ns; numbered (pos) in
+-- order, each label's in start order (batches.sql's sizes; findings.sql's batches)
+CREATE TEMP TABLE kvio_batch(
+  pos INTEGER PRIMARY KEY,
+  lid INTEGER,                                      -- label id
+  start INTEGER,                                    -- its first submit (ns)
+  end INTEGER,                                      -- the latest end of its commands (ns)
+  n INTEGER,                                        -- its commands
+  tid);                                             -- its first command's trace_id (no type, as kvio_object's)
+CREATE TEMP VIEW kvio_batch_fill AS
+SELECT NULL, k, start, end, n, tag
+FROM kvio_runs((SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid)
+                FROM kvio_pool_ordered_batches
+                WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_batch')));
+
+-- kvio_qd: the pool's achieved queue depth: per label id, the sweep of its commands
+-- with a real duration (+1 at submit, -1 at completion): the ns at each depth (rows
+-- with depth, time: qd.sql), and the spans at depth <= kvio_rule's qd_low lasting at
+-- least 1 ms (rows with start, end: findings.sql's QD<=1)
+CREATE TEMP TABLE kvio_qd(lid INTEGER, depth INTEGER, time INTEGER, start INTEGER, end INTEGER);
+CREATE TEMP VIEW kvio_qd_fill AS
+SELECT k, depth, time, start, end
+FROM kvio_depth_and_spans((SELECT kvio_depth_gather(lid, ts, dur, (SELECT qd_low FROM kvio_rule), 1000000)
+                           FROM kvio_pool_ordered_batches
+                           WHERE real = 1 AND NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd')));
+
 -- The QD1 detector's rule (qd1.sql judges each label's objects together, findings.sql
 -- each object): gaps between consecutive submits of a trace_id's tagged commands,
 -- the object a "load" when its first command is a read, else a "store"; judged
 -- against the service time, p25 of the real durations of the matching op (read for
 -- load, write for store) over tagged commands: at QD1 the device is unloaded, so
 -- its latency floor is the reference.
--- kvio_qd1_svc: the service time per (label id, load | store)
+-- kvio_qd1_svc: the service time per (label id, load | store): kvio_latency's p25 (below;
+-- fill it first) on the labels with tagged commands, whose pool is their tagged commands
 CREATE TEMP VIEW kvio_qd1_svc AS
 SELECT
-  k1 AS lid,
+  l.lid,
   CASE o.name WHEN 'read' THEN 'load' ELSE 'store' END AS op,
-  p25 AS svc                                        -- service time (ns)
-FROM kvio_pct((SELECT kvio_pct_gather(lid, op_id, dur) FROM kvio_command_batches
-               WHERE tid > 0 AND real = 1 AND op IN ('read', 'write')))
-JOIN kvio_cmd_name o ON o.id = k2;
+  l.p25 AS svc                                      -- service time (ns)
+FROM kvio_latency l JOIN kvio_cmd_name o ON o.id = l.op_id
+WHERE l.lid NOT IN (SELECT lid FROM kvio_pool_all);
 
--- kvio_qd1_gap: the gaps to judge, filled by the file that judges them (it empties it first)
+-- kvio_qd1_gap: the gaps to judge, a shared gather (above) of one pass: per label
+-- and class the gaps of its objects together (tid NULL: qd1.sql), and each
+-- object's own (findings.sql); per trace_id with >= qd1_min_cmds tagged commands
 CREATE TEMP TABLE kvio_qd1_gap(
   lid INTEGER,                                      -- label id
   tid,                                              -- the object's trace_id; NULL: the label's objects together
@@ -207,6 +265,11 @@ CREATE TEMP TABLE kvio_qd1_gap(
   gap_p50 INTEGER,                                  -- submit gap p50 (ns)
   gap_p95 INTEGER,                                  -- submit gap p95 (ns)
   n_objects INTEGER);                               -- objects behind the gaps
+CREATE TEMP VIEW kvio_qd1_gap_fill AS
+SELECT k, seq, CASE cls WHEN 1 THEN 'load' ELSE 'store' END, p50, p95, members FROM kvio_gaps((
+  SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule), 1) -- the class:
+  FROM kvio_command_ordered_batches WHERE tid > 0                                 -- its first command is a read
+    AND NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd1_gap')));
 
 -- kvio_qd1_verdict: each row of kvio_qd1_gap judged. kind "serialized" when
 -- gap_p50 >= qd1_ratio x service time; without completions (no service time)
@@ -236,14 +299,15 @@ FROM judged;
 -- (= shards): per (op, chunk) over store/load objects without error, seen on
 -- every shard, the spread of the object ends (tp_barrier.sql's samples)
 CREATE TEMP VIEW kvio_tp_gap AS
-WITH ok AS (
-  SELECT * FROM kvio_object WHERE NOT failed
-), shards AS (
-  SELECT label, count(DISTINCT fmt) AS n FROM ok WHERE fmt IS NOT NULL AND fmt <> '' GROUP BY label
-), chunk_end AS (
+WITH shards AS MATERIALIZED (                      -- per label (a scan each, no sort)
+  SELECT l.label, (SELECT kvio_count_distinct(o.fmt) FROM kvio_object o
+                   WHERE o.label = l.label AND NOT o.failed AND o.fmt IS NOT NULL AND o.fmt <> '') AS n
+  FROM (SELECT DISTINCT label FROM kvio_proc) l
+), chunk_end AS (                                  -- (on the labels with shards only)
   SELECT label, op, chunk, count(*) AS n, min(ts + dur) AS t0, max(ts + dur) AS t1
-  FROM ok
-  WHERE chunk IS NOT NULL AND chunk <> '' AND op IN ('store', 'load')
+  FROM kvio_object
+  WHERE NOT failed AND chunk IS NOT NULL AND chunk <> '' AND op IN ('store', 'load')
+    AND label IN (SELECT label FROM shards WHERE n > 1)
   GROUP BY label, op, chunk
 )
 SELECT

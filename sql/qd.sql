@@ -8,10 +8,13 @@
 --   pct_time_le1  share of the swept span with depth <= 1 (kvio_rule's qd_low; findings.sql's
 --                 QD<=1 spans are the same depths)
 -- The span runs from the first submit to the last completion (idle included).
--- Inputs: kvio_pool_ordered_batches, kvio_proc, kvio_rule (prelude.sql); kvio_depth (the extension).
+-- The sweep is prelude.sql's kvio_qd (findings.sql reads its low spans).
+-- Inputs: kvio_qd, kvio_filled, kvio_proc, kvio_rule (prelude.sql).
+INSERT INTO kvio_qd SELECT * FROM kvio_qd_fill;
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd');
+
 WITH depth AS (                                    -- (lid, depth, ns at that depth)
-  SELECT k AS lid, depth, time
-  FROM kvio_depth((SELECT kvio_depth_gather(lid, ts, dur) FROM kvio_pool_ordered_batches WHERE real = 1))
+  SELECT lid, depth, time FROM kvio_qd WHERE depth IS NOT NULL
 )
 SELECT
   p.label,

@@ -8,13 +8,13 @@
 -- commands. Verdict: "QD~1 (gap ~= service time — serialized)" when gap_p50 >=
 -- 0.5 x service, else "pipelined"; without completions "QD~1 suspicious (gap
 -- >= 40us)" when gap_p50 >= 40 us.
--- Inputs: kvio_command_ordered_batches, kvio_proc, kvio_rule, kvio_qd1_gap,
--- kvio_qd1_verdict (prelude.sql); kvio_pct, kvio_is (the extension).
-DELETE FROM temp.kvio_qd1_gap;
-INSERT INTO temp.kvio_qd1_gap                      -- per (lid, load = 1 | store = 0): submit gaps, objects
-SELECT k1, NULL, CASE k2 WHEN 1 THEN 'load' ELSE 'store' END, p50, p95, members FROM kvio_pct((
-  SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule)) -- the class:
-  FROM kvio_command_ordered_batches WHERE tid > 0));                                               -- its first command is a read
+-- Inputs: kvio_proc, kvio_qd1_gap, kvio_latency, kvio_filled, kvio_qd1_verdict
+-- (prelude.sql: the gathers, over kvio_command_ordered_batches and kvio_pool_batches).
+INSERT INTO kvio_qd1_gap SELECT * FROM kvio_qd1_gap_fill; -- per (lid, load | store): submit gaps, objects
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd1_gap');
+
+INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill; -- the service time's (kvio_qd1_svc)
+INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_latency');
 
 SELECT
   p.label,
@@ -26,4 +26,5 @@ SELECT
   v.verdict
 FROM kvio_qd1_verdict v
 JOIN kvio_proc p ON p.upid = v.lid
+WHERE v.tid IS NULL                                -- the label's objects together
 ORDER BY p.label, v.op;

@@ -185,6 +185,23 @@ def trial(rnd):
         want.append('|'.join([q(k[0]), q(k[1]), str(len(vals))] + pr + [str(members)]))
     got, err = run(st)
     check('kvio_gaps_gather', got, want, st)
+    # kvio_gaps: the same groups (k, NULL, cls, n, p50, p95, members), then with each = 1
+    # every counted sequence (k, seq, cls of its first row, its own n, p50, p95, 1)
+    each = rnd.choice([0, 1])
+    st = sql + ("SELECT quote(k), quote(seq), quote(cls), n, quote(p50), quote(p95), members"
+                " FROM kvio_gaps((SELECT kvio_gaps_gather(k1, seq, t, cls, %d, %d) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n"
+                % (min_n, each))
+
+    def gaps_row(k, seq, cls, vals, members):
+        pr = [q(x) for x in pct_row(vals)[2:4]] if vals else ['NULL'] * 2
+        return '|'.join([q(k), q(seq), q(cls), str(len(vals))] + pr + [str(members)])
+    want = [gaps_row(k[0], None, k[1], *out[k]) for k in sorted(out, key=lambda k: (sort_key(k[0]), sort_key(k[1])))]
+    for k in sorted(seqs, key=lambda k: (sort_key(k[0]), sort_key(k[1]))) if each else []:
+        rs = seqs[k]
+        if len(rs) >= min_n:
+            want.append(gaps_row(k[0], k[1], rs[0][6], [rs[i][3] - rs[i - 1][3] for i in range(1, len(rs))], 1))
+    got, err = run(st)
+    check('kvio_gaps', got, want, st)
 
     # kvio_depth_gather: time at each overlap depth; the old SQL definition:
     # events (t, +1), (t + dur, -1) sorted by (time, delta), depth after each
@@ -235,6 +252,12 @@ def trial(rnd):
         want += ['%s|%d|%d' % (q(k), a, b) for a, b in out if b - a >= ml and b > a]
     got, err = run(st)
     check('kvio_depth_spans', got, want, st)
+    # kvio_depth_and_spans: kvio_depth's rows (start, end NULL), then kvio_depth_spans' (depth, time NULL)
+    g = "(SELECT kvio_depth_gather(k1, t, dur, %d, %d) FROM (SELECT * FROM r ORDER BY k1, t))" % (md, ml)
+    st = sql + "SELECT quote(k), quote(depth), quote(time), quote(start), quote(end) FROM kvio_depth_and_spans(%s);\n" % g
+    st2 = sql + ("SELECT quote(k), depth, time, 'NULL', 'NULL' FROM kvio_depth(%s);\n"
+                 "SELECT quote(k), 'NULL', 'NULL', start, end FROM kvio_depth_spans(%s);\n" % (g, g))
+    check_sql('kvio_depth_and_spans', st, st2)
 
     # kvio_group_gather: count(*), count(v), min, max, sum per (k1, k2)
     st = sql + ("SELECT quote(k1), quote(k2), n, count, quote(min), quote(max), quote(sum)"
@@ -385,6 +408,9 @@ def refusals():
         ("SELECT count(*) FROM kvio_pct(NULL);", 'not a kvio_vset'),
         ("SELECT count(*) FROM kvio_runs(NULL);", 'not a kvio_vset'),
         ("SELECT count(*) FROM kvio_depth_spans(NULL);", 'not a kvio_depth'),
+        ("SELECT count(*) FROM kvio_gaps(NULL);", 'not a kvio_vset'),
+        ("SELECT count(*) FROM kvio_depth_and_spans(NULL);", 'not a kvio_depth'),
+        ("SELECT count(*) FROM kvio_gaps((SELECT kvio_gaps_gather(1, 1, 5, 1, 2, 2)));", 'each 0 or 1'),
         ("SELECT count(*) FROM kvio_runs((SELECT kvio_runs_gather(1, 5, 1, 6, 'x')));", 'tag an integer or NULL'),
         ("SELECT count(*) FROM kvio_depth_spans((SELECT kvio_depth_gather(1, 5, 1, -1, 0)));", 'max_depth and min_len must be integers >= 0'),
         ("SELECT count(*) FROM kvio_quantiles((SELECT kvio_pct_gather(1, 1, 2)), '0.5, 1.5');", 'in [0, 1]'),
