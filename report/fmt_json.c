@@ -245,6 +245,12 @@ void json_capture(struct label *L, const struct sel *s, const struct rctx *c)
 				jn_set(C, capture_keys[q], cell_json(x));
 		}
 		json_window(C, s, j);
+		const struct cell *fc = col(s, j, "follow_commit");
+		if (fc && fc->t != SQLITE_NULL) { /* additive: a database kvio-ingest --follow wrote */
+			struct jnode *F = jn_set(C, "follow", jn_obj());
+			jn_set(F, "commit", cell_json(fc));
+			jn_set(F, "final", cell_json(col(s, j, "follow_final")));
+		}
 	}
 }
 

@@ -23,13 +23,18 @@
 --   completion_probe 1, or 0 when the device file has no nvme_cmp line (the
 --                    tracer's completion probe was off: no latency, no queue
 --                    depth); NULL without a device file or from an older kvio
+--   follow_commit, follow_final  a database kvio-ingest --follow wrote: the
+--                    commit a reader sees (1, 2, ...) and 1 once the follow
+--                    ended (its final commit), else 0; NULL for a one-shot ingest
 WITH meta AS (
   SELECT
     (SELECT str_value FROM metadata WHERE name = 'kvio_join') AS join_kind,
     (SELECT int_value FROM metadata WHERE name = 'kvio_time_range_start_ns') AS t0,
     (SELECT int_value FROM metadata WHERE name = 'kvio_time_range_end_ns') AS t1,
     (SELECT int_value FROM metadata WHERE name = 'kvio_trace_id_lo') AS d0,
-    (SELECT int_value FROM metadata WHERE name = 'kvio_trace_id_hi') AS d1
+    (SELECT int_value FROM metadata WHERE name = 'kvio_trace_id_hi') AS d1,
+    (SELECT int_value FROM metadata WHERE name = 'kvio_follow_commit') AS fc,
+    (SELECT int_value FROM metadata WHERE name = 'kvio_follow_final') AS ff
 )
 SELECT
   label,
@@ -53,7 +58,9 @@ SELECT
   (SELECT CASE WHEN t1 IS NULL THEN :win_hi WHEN :win_hi IS NULL THEN t1 ELSE min(t1, :win_hi) END FROM meta) AS time_end_ns,
   (SELECT CASE WHEN d0 IS NULL THEN :win_tlo WHEN :win_tlo IS NULL THEN d0 ELSE max(d0, :win_tlo) END FROM meta) AS tid_lo,
   (SELECT CASE WHEN d1 IS NULL THEN :win_thi WHEN :win_thi IS NULL THEN d1 ELSE min(d1, :win_thi) END FROM meta) AS tid_hi,
-  max(CASE name WHEN 'completion_probe' THEN value END) AS completion_probe
+  max(CASE name WHEN 'completion_probe' THEN value END) AS completion_probe,
+  (SELECT fc FROM meta) AS follow_commit,
+  (SELECT ff FROM meta) AS follow_final
 FROM kvio_stats
 GROUP BY label
 ORDER BY label;

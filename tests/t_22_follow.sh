@@ -14,11 +14,14 @@ NCMD=$(grep -c '"event_type":"nvme_cmd"' "$G/e.jsonl")
 # rj DB: the report's JSON without capture.follow (the one key a follow adds)
 rj() {
 	"$BUILD/kvio-report" --json "$1" > "$1.rj" 2>"$1.rj.err" || { echo "report-failed"; return; }
-	if grep -q '"follow"' "$1.rj"; then
-		jq -c 'with_entries(.value.capture |= (if type == "object" then del(.follow) else . end))' "$1.rj"
-	else
-		cat "$1.rj"
-	fi
+	# kvio's JSON is Python's json.dumps(indent=1) text: read back and written again
+	# without the key, the rest stays byte for byte
+	/usr/bin/python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+for v in r.values():
+    if isinstance(v, dict) and isinstance(v.get("capture"), dict):
+        v["capture"].pop("follow", None)
+print(json.dumps(r, indent=1))' "$1.rj"
 }
 canon() { sqlite3 -batch -cmd ".load $BUILD/kvio" "$1" ".read tests/canon.sql"; }
 meta() { sqlite3 -batch "$1" "select int_value from metadata where name = '$2'"; }
@@ -41,7 +44,10 @@ polls_ok() {
 	     { n++; if ($1 != 0 || $2 != 0) bad++; if ($3 + 0 < last) down++; last = $3 + 0; seen[$3] = 1 }
 	     END { k = 0; for (x in seen) k++;
 		   printf "%s", (n >= 3 && bad == 0 && down == 0 && k >= 3) ? "ok" : "n=" n " bad=" bad " down=" down+0 " distinct=" k }' "$1"
-	[ -s "$1.err" ] && { echo; head -3 "$1.err"; }
+	# a data warning on a capture-so-far is the report's to give (an arm whose
+	# device file has no command yet); any other line on stderr is a failure
+	grep -v -e '^kvio-report: \[[^]]*\] WARNING: ' "$1.err" > "$1.err2"
+	[ -s "$1.err2" ] && { echo; head -3 "$1.err2"; }
 }
 
 # ---- bursts, a reader throughout, the stop at the tracer's drops line ----
@@ -70,6 +76,9 @@ eq "follow: the final database's content = the one-shot's (canon.sql)" "$(canon 
 ok "follow: the exported .pftrace = the one-shot's, byte for byte" cmp "$G/one.pftrace" "$G/f.pftrace"
 eq "follow: metadata says the final commit wrote it (kvio_follow_final 1, >= 3 commits)" "1 yes" \
 	"$(meta "$G/f.db" kvio_follow_final) $([ "$(meta "$G/f.db" kvio_follow_commit)" -ge 3 ] && echo yes)"
+eq "follow: the final report's capture.follow = the metadata (commit N, final 1); the one-shot's report has no follow key" \
+	"$(meta "$G/f.db" kvio_follow_commit) 1 0" \
+	"$(jq -r '[.. | objects | .follow? | objects] | .[0] | "\(.commit) \(.final)"' "$G/f.db.rj") $(grep -c '"follow"' "$G/one.db.rj")"
 eq "follow: the final database is out of WAL mode, no -wal beside it" "delete no" \
 	"$(sqlite3 "$G/f.db" 'pragma journal_mode') $([ -e "$G/f.db-wal" ] && echo yes || echo no)"
 ok "follow: kvio-check is clean on the final database" "$BUILD/kvio-check" "$G/f.db"
