@@ -89,7 +89,7 @@ $(B)/kvio_prefix.h: FORCE
 	@mkdir -p $(B)
 	@printf '#define KVIO_LIBDIR "%s"\n' '$(PREFIX)/lib/kvio' > $@.new; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
-$(B)/ingest/dbw.o $(B)/ingest/ingest.o: $(B)/kvio_prefix.h
+$(B)/ingest/dbw.o $(B)/ingest/entry.o: $(B)/kvio_prefix.h
 FORCE:
 
 $(B)/kvio: $(KVIO_OBJ)
