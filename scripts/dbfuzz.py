@@ -1535,7 +1535,7 @@ def main():
     if not os.path.exists(dbforge):
         dbforge = os.path.join(work, 'dbforge')
         cc = [os.environ.get('CC', 'cc'), '-std=c11', '-D_GNU_SOURCE', '-DSQLITE_CORE', '-O1', '-o', dbforge] + \
-            [os.path.join(REPO, f) for f in ('tests/dbforge.c', 'db/chunk.c', 'db/valid.c', 'db/memo.c', 'db/ddl.c')] + \
+            [os.path.join(REPO, f) for f in ('tests/dbforge.c', 'db/chunk.c', 'db/valid.c', 'db/values.c', 'db/memo.c', 'db/ddl.c')] + \
             ['-lsqlite3', '-lxxhash', '-lpthread']
         p = subprocess.run(cc, capture_output=True)
         if p.returncode:
