@@ -98,7 +98,8 @@ static int load_chunks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-/* The command names: ids 0..65535 (a chunk's u16), each a text, no name twice. */
+/* The command names: ids 0..65535 (a chunk's u16), each a text of at most
+ * CHUNK_NAME_MAX bytes (every row that reads one copies it), no name twice. */
 static int load_names(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 {
 	sqlite3_stmt *st;
@@ -111,6 +112,11 @@ static int load_names(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 		if (id < 0 || id > 65535 || !sqlite3_column_int(st, 2)) {
 			rc = damaged(why, "kvio_cmd_name %lld: %s", (long long)id,
 				     id < 0 || id > 65535 ? "id is not 0..65535" : "the name is not text");
+			break;
+		}
+		if (sqlite3_column_bytes(st, 1) > CHUNK_NAME_MAX) {
+			rc = damaged(why, "kvio_cmd_name %lld: the name is %d bytes, longer than the %d kvio writes",
+				     (long long)id, sqlite3_column_bytes(st, 1), CHUNK_NAME_MAX);
 			break;
 		}
 		size_t had = cap;

@@ -37,7 +37,7 @@ struct vcx {
 	int failed;          /* a check failed (why NULL: no memory to say it) */
 	const char *table;   /* the row being checked, for the sentence */
 	int64_t row;         /* its rowid or id (-1: the table as a whole) */
-	const char *rowkey;  /* kvio_arg's key, beside its arg_set_id */
+	const char *rowkey;  /* its key beside it (kvio_arg's, a metadata or kvio_stats name) */
 	int have_kind, import;
 	unsigned meta_seen;  /* metadata names seen (bits of meta_names) */
 	int have_procs;
@@ -105,7 +105,9 @@ static void bad(struct vcx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	char *what = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
-	if (c->row < 0)
+	if (c->row < 0 && c->rowkey)
+		c->why = sqlite3_mprintf(KVIO_DAMAGED "%s '%s': %s", c->table, c->rowkey, what ? what : "");
+	else if (c->row < 0)
 		c->why = sqlite3_mprintf(KVIO_DAMAGED "%s: %s", c->table, what ? what : "");
 	else if (c->rowkey)
 		c->why = sqlite3_mprintf(KVIO_DAMAGED "%s %lld '%s': %s", c->table, (long long)c->row, c->rowkey,
@@ -168,8 +170,8 @@ static int at_least(struct vcx *c, sqlite3_stmt *st, int col, int64_t lo)
 {
 	if (sqlite3_column_type(st, col) != SQLITE_INTEGER || ival(st, col) >= lo)
 		return 1;
-	bad(c, "%s %lld is below %lld (kvio writes no such value)", sqlite3_column_name(st, col),
-	    (long long)ival(st, col), (long long)lo);
+	bad(c, "%s %lld is below %lld, the least kvio writes", sqlite3_column_name(st, col), (long long)ival(st, col),
+	    (long long)lo);
 	return 0;
 }
 
@@ -406,11 +408,10 @@ static void meta_value(struct vcx *c, int k, sqlite3_stmt *st)
 static int meta_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 {
 	static const unsigned types[] = {TT, TT, TI | TN, TT | TN};
-	at(c, "metadata", rowid, NULL);
+	at(c, "metadata", rowid, sqlite3_column_type(st, 0) == SQLITE_TEXT ? tval(st, 0) : NULL);
 	if (!types_ok(c, st, types, 4))
 		return SQLITE_OK;
 	const char *name = tval(st, 0), *kt = tval(st, 1);
-	c->rowkey = name;
 	int is_int = !strcmp(kt, "int");
 	if (!is_int && strcmp(kt, "string")) {
 		bad(c, "key_type '%s' is neither int nor string", kt);
@@ -542,7 +543,7 @@ static const char *const stat_always[] = {
 #define NSTAT_ALWAYS (int)(sizeof stat_always / sizeof stat_always[0])
 static const char *const stat_import[] = {
 	"pftrace_packets", "pftrace_bad_packets", "pftrace_unknown_iids", "pftrace_extra_counter_without_track",
-	"pftrace_unmatched_end", "pftrace_unended",
+	"pftrace_unmatched_end", "pftrace_unended", "pftrace_long_cmd_names",
 };
 
 /* kvio_stats: a count (>= 0; base_ns any ns, completion_probe 0 or 1) per
@@ -554,12 +555,11 @@ static int stats_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 	int rc;
 	if ((rc = need_kind(c)) != SQLITE_OK || (rc = need_procs(c)) != SQLITE_OK)
 		return rc;
-	at(c, "kvio_stats", rowid, NULL);
+	at(c, "kvio_stats", rowid, sqlite3_column_type(st, 1) == SQLITE_TEXT ? tval(st, 1) : NULL);
 	if (!types_ok(c, st, types, 3))
 		return SQLITE_OK;
 	const char *label = tval(st, 0), *name = tval(st, 1);
 	int64_t v = ival(st, 2);
-	c->rowkey = name;
 	int known = 0;
 	for (size_t k = 0; c->import && k < sizeof stat_import / sizeof stat_import[0]; k++)
 		known |= !strcmp(name, stat_import[k]);
@@ -688,7 +688,9 @@ static int arg_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 	static const char *const vts[] = {"int", "uint", "bool", "real", "string"};
 	int rc = need_slices(c);
 	(void)rowid;
-	at(c, "kvio_arg", ival(st, 0), sqlite3_column_type(st, 1) == SQLITE_TEXT ? tval(st, 1) : NULL);
+	/* named by its key: (arg_set_id, key), or the key alone when arg_set_id is no integer */
+	at(c, "kvio_arg", sqlite3_column_type(st, 0) == SQLITE_INTEGER ? ival(st, 0) : -1,
+	   sqlite3_column_type(st, 1) == SQLITE_TEXT ? tval(st, 1) : NULL);
 	if (rc != SQLITE_OK || !types_ok(c, st, types, 7))
 		return rc;
 	int64_t set = ival(st, 0);

@@ -631,10 +631,11 @@ def m_chunk_id(c, R):
         was_free = not (has_table(c, 'flow') and q1(c, "SELECT count(*) FROM flow WHERE slice_out >= ?1 AND"
                                                        " slice_out < ?2 OR slice_in >= ?1 AND slice_in < ?2",
                                                        (cid, cid + dn)))
-        if isinstance(dn, int) and dn > 0 and was_free and free_ids(c, nid, nid, nid + dn):
+        end = min(nid + dn, I64_MAX) if isinstance(dn, int) else nid  # an end past int64 binds as none
+        if isinstance(dn, int) and dn > 0 and was_free and free_ids(c, nid, nid, end):
             v = PLAUSIBLE
         elif isinstance(dn, int) and 0 < dn and has_table(c, 'kvio_slice') and q1(
-                c, "SELECT count(*) FROM kvio_slice WHERE id >= ? AND id < ?", (nid, nid + dn)):
+                c, "SELECT count(*) FROM kvio_slice WHERE id >= ? AND id < ?", (nid, end)):
             return Mut('chunk-id', kind, 'chunk %d moved to %d (onto slice ids)' % (cid, nid), v, check=INVALID)
     return Mut('chunk-id', kind, 'chunk %d moved to %d' % (cid, nid), v, check=INVALID)  # chunk rows or flow ends
 
@@ -734,8 +735,9 @@ def m_name(c, R):
     if val is None:
         relax(c, 'kvio_cmd_name')
     c.execute("UPDATE kvio_cmd_name SET name = ? WHERE id = ?", (val, nid))
-    v = PLAUSIBLE if kind in ('rename-fresh', 'long', 'empty') else INVALID
-    return Mut('name', kind, 'kvio_cmd_name %d (%s) = %s' % (nid, name, kind), v if used else NEUTRAL)
+    # a name longer than 64 bytes (db/chunk.h CHUNK_NAME_MAX) is not kvio's: dir.c refuses it, used or not
+    v = PLAUSIBLE if kind in ('rename-fresh', 'empty') else INVALID
+    return Mut('name', kind, 'kvio_cmd_name %d (%s) = %s' % (nid, name, kind), v if used or kind == 'long' else NEUTRAL)
 
 
 def m_kv(c, R):
