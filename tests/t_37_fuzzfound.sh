@@ -72,8 +72,9 @@ forged() {
 	eq "forged ($n): report, --html, export, kvio-check exit 2" "2 2 2 2" "$r $h $x $c"
 	eq "forged ($n): the one line from report, --html and export" "$line|$line|$line" \
 		"$(sed 's/^kvio-report: //' "$D/$n.err")|$(sed 's/^kvio-report: //' "$D/$n.herr")|$(sed 's/^kvio-export: //' "$D/$n.xerr")"
+	# (kvio-check names it on one line at least: the directory's line and the table's may both)
 	eq "forged ($n): nothing written; kvio-check names it" "0 no no 1" \
-		"$(wc -c < "$D/$n.json") $([ -e "$D/$n.html" ] && echo yes || echo no) $([ -e "$D/$n.pftrace" ] && echo yes || echo no) $(grep -c -F "DAMAGED: $want" "$D/$n.check")"
+		"$(wc -c < "$D/$n.json") $([ -e "$D/$n.html" ] && echo yes || echo no) $([ -e "$D/$n.pftrace" ] && echo yes || echo no) $(grep -q -F "DAMAGED: $want" "$D/$n.check" && echo 1 || echo 0)"
 	[ "${4:-}" = small ] && eq "forged ($n): sqlite3 + the extension fails the statement with the line" "1" \
 		"$(xq "$D/$n.db" "select count(*) from kvio_cmd" 2>&1 | grep -c -F "$want")"
 	return 0
@@ -99,8 +100,11 @@ forged arg_set_text "update kvio_arg set arg_set_id = 'x' where arg_set_id = 9 a
 # 2. references across tables that only kvio-check followed: each one the readers follow
 # (kvio_obj by id, kvio_cmd.upid through the track, a track's parent in the export, the
 # flows in objects.sql and the export) is checked while the rows are read for their sums
+# (commands on slice ids: dir.c checks it with the directory, so the extension refuses it too;
+# dbfuzz seed 1 run 118 found the same through a chunk grown to 10 commands, ids 9 and 10 being
+# slices, that the slice view in sqlite3 showed twice with exit 0)
 forged cmd_on_slices "update kvio_cmd_range set id = 10 where id = 18; update kvio_cmd_chunk set id = 10 where id = 18" \
-	"kvio_slice 10: id is a command's too (kvio_cmd_range 10: commands 10..17)" "" 10
+	"kvio_slice 10: id is a command's too (kvio_cmd_range 10: commands 10..17)" small 10
 forged obj_moved "update kvio_obj set id = 99 where id = 15" "kvio_slice 15: an object span without its kvio_obj row"
 forged track_upid_gone "update kvio_track set upid = 99 where id = 21" "kvio_track 21: upid 99 names no process" small
 forged track_parent_gone "update kvio_track set parent_id = 99 where id = 21" \
