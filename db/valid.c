@@ -166,22 +166,25 @@ static void hput(struct hbuf *h, const void *p, size_t n)
 	h->n += n;
 }
 
-/* Column c of st's row into h: its type, then integers and reals as 8 bytes,
- * text and blobs as length and bytes. */
-static void hcol(struct hbuf *h, sqlite3_stmt *st, int c)
+/* Column value v into h: its type, then integers and reals as 8 bytes, text
+ * and blobs as length and bytes. (The row's values are taken once each with
+ * sqlite3_column_value and read with sqlite3_value_*: each sqlite3_column_*
+ * call takes the connection's mutex, which cost more than the hashing and the
+ * value checks together. The connection is this thread's while it steps.) */
+static void hval(struct hbuf *h, sqlite3_value *v)
 {
-	unsigned char ty = (unsigned char)sqlite3_column_type(st, c);
+	unsigned char ty = (unsigned char)sqlite3_value_type(v);
 	hput(h, &ty, 1);
 	if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
-		union { int64_t i; double d; } v;
+		union { int64_t i; double d; } u;
 		if (ty == SQLITE_INTEGER)
-			v.i = sqlite3_column_int64(st, c);
+			u.i = sqlite3_value_int64(v);
 		else
-			v.d = sqlite3_column_double(st, c);
-		hput(h, &v, 8);
+			u.d = sqlite3_value_double(v);
+		hput(h, &u, 8);
 	} else if (ty == SQLITE_TEXT || ty == SQLITE_BLOB) {
-		const void *p = ty == SQLITE_TEXT ? (const void *)sqlite3_column_text(st, c) : sqlite3_column_blob(st, c);
-		uint32_t len = (uint32_t)sqlite3_column_bytes(st, c);
+		const void *p = ty == SQLITE_TEXT ? (const void *)sqlite3_value_text(v) : sqlite3_value_blob(v);
+		uint32_t len = (uint32_t)sqlite3_value_bytes(v);
 		hput(h, &len, 4);
 		if (len && p)
 			hput(h, p, len);
@@ -199,9 +202,12 @@ static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return rc;
+	int nall = sqlite3_column_count(st), ncol = nall - t->rowid; /* the rowid: not summed */
 	struct hbuf *h = sqlite3_malloc(sizeof *h);
-	if (!h || !(h->x = XXH3_createState())) {
+	sqlite3_value **v = sqlite3_malloc64((sqlite3_uint64)(nall + 1) * sizeof *v);
+	if (!h || !v || !(h->x = XXH3_createState())) {
 		sqlite3_free(h);
+		sqlite3_free(v);
 		sqlite3_finalize(st);
 		return SQLITE_NOMEM;
 	}
@@ -209,21 +215,25 @@ static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t
 	h->n = 0;
 	*rows = 0;
 	const struct vhooks *hk = vc ? values_of(t->name) : NULL;
-	int ncol = sqlite3_column_count(st) - t->rowid; /* the rowid: not summed */
+	vcx_reading(vc, st);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		(*rows)++;
+		for (int c = 0; c < nall; c++)
+			v[c] = sqlite3_column_value(st, c);
 		for (int c = 0; c < ncol; c++)
-			hcol(h, st, c);
+			hval(h, v[c]);
 		if (hk && hk->row && !vcx_failed(vc) &&
-		    (rc = hk->row(vc, st, t->rowid ? sqlite3_column_int64(st, ncol) : -1)) != SQLITE_OK)
+		    (rc = hk->row(vc, v, t->rowid ? sqlite3_value_int64(v[ncol]) : -1)) != SQLITE_OK)
 			break;
 	}
 	if (rc == SQLITE_DONE && hk && hk->end && !vcx_failed(vc))
 		rc = (rc = hk->end(vc)) == SQLITE_OK ? SQLITE_DONE : rc;
+	vcx_reading(vc, NULL);
 	XXH3_64bits_update(h->x, h->b, h->n);
 	*sum = XXH3_64bits_digest(h->x);
 	XXH3_freeState(h->x);
 	sqlite3_free(h);
+	sqlite3_free(v);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }

@@ -33,6 +33,7 @@ struct span {
 struct vcx {
 	sqlite3 *db;
 	const char *q;
+	sqlite3_stmt *st;    /* the rows being checked (their column names) */
 	char *why;           /* the first failed check */
 	int failed;          /* a check failed (why NULL: no memory to say it) */
 	const char *table;   /* the row being checked, for the sentence */
@@ -90,6 +91,12 @@ char *vcx_take_why(struct vcx *c)
 	return w;
 }
 
+void vcx_reading(struct vcx *c, sqlite3_stmt *st)
+{
+	if (c)
+		c->st = st;
+}
+
 int vcx_failed(const struct vcx *c)
 {
 	return c && c->failed;
@@ -130,10 +137,10 @@ static const char *type_name(int t)
 	       : t == SQLITE_BLOB ? "a blob" : "NULL";
 }
 
-/* Column col of st has a type of mask; else the failure said. Returns whether it has. */
-static int type_ok(struct vcx *c, sqlite3_stmt *st, int col, unsigned mask)
+/* Column col of the row v has a type of mask; else the failure said. Returns whether it has. */
+static int type_ok(struct vcx *c, sqlite3_value **v, int col, unsigned mask)
 {
-	int t = sqlite3_column_type(st, col);
+	int t = sqlite3_value_type(v[col]);
 	if (mask & (1u << t))
 		return 1;
 	char want[64] = "";
@@ -141,36 +148,36 @@ static int type_ok(struct vcx *c, sqlite3_stmt *st, int col, unsigned mask)
 	for (int k = SQLITE_INTEGER; k <= SQLITE_NULL; k++)
 		if (mask & (1u << k))
 			n += (size_t)snprintf(want + n, sizeof want - n, "%s%s", n ? " or " : "", type_name(k));
-	bad(c, "%s is %s where kvio writes %s", sqlite3_column_name(st, col), type_name(t), want);
+	bad(c, "%s is %s where kvio writes %s", sqlite3_column_name(c->st, col), type_name(t), want);
 	return 0;
 }
 
-/* Every column of st against its mask in types (n columns). */
-static int types_ok(struct vcx *c, sqlite3_stmt *st, const unsigned *types, int n)
+/* Every column of the row v against its mask in types (n columns). */
+static int types_ok(struct vcx *c, sqlite3_value **v, const unsigned *types, int n)
 {
 	for (int col = 0; col < n; col++)
-		if (!type_ok(c, st, col, types[col]))
+		if (!type_ok(c, v, col, types[col]))
 			return 0;
 	return 1;
 }
 
-static int64_t ival(sqlite3_stmt *st, int col)
+static int64_t ival(sqlite3_value **v, int col)
 {
-	return sqlite3_column_int64(st, col);
+	return sqlite3_value_int64(v[col]);
 }
 
-static const char *tval(sqlite3_stmt *st, int col)
+static const char *tval(sqlite3_value **v, int col)
 {
-	const char *s = (const char *)sqlite3_column_text(st, col);
+	const char *s = (const char *)sqlite3_value_text(v[col]);
 	return s ? s : "";
 }
 
 /* An integer column >= lo (its type checked before); else said. */
-static int at_least(struct vcx *c, sqlite3_stmt *st, int col, int64_t lo)
+static int at_least(struct vcx *c, sqlite3_value **v, int col, int64_t lo)
 {
-	if (sqlite3_column_type(st, col) != SQLITE_INTEGER || ival(st, col) >= lo)
+	if (sqlite3_value_type(v[col]) != SQLITE_INTEGER || ival(v, col) >= lo)
 		return 1;
-	bad(c, "%s %lld is below %lld, the least kvio writes", sqlite3_column_name(st, col), (long long)ival(st, col),
+	bad(c, "%s %lld is below %lld, the least kvio writes", sqlite3_column_name(c->st, col), (long long)ival(v, col),
 	    (long long)lo);
 	return 0;
 }
@@ -191,24 +198,30 @@ static int grow(void **p, size_t *cap, size_t need, size_t sz)
 	return SQLITE_OK;
 }
 
-/* Run fmt (naming c->q where it says %s) and hand each row to fn. */
-static int each_row(struct vcx *c, const char *fmt, int (*fn)(struct vcx *, sqlite3_stmt *))
+/* Run fmt (naming c->q where it says %s) and hand each row's values to fn
+ * (at most 8 columns). */
+static int each_row(struct vcx *c, const char *fmt, int (*fn)(struct vcx *, sqlite3_value **))
 {
 	char *sql = sqlite3_mprintf(fmt, c->q);
 	sqlite3_stmt *st = NULL;
+	sqlite3_value *v[8];
 	int rc = sql ? sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) : SQLITE_NOMEM;
 	sqlite3_free(sql);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		rc = fn(c, st);
+	int n = rc == SQLITE_OK ? sqlite3_column_count(st) : 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int k = 0; k < n && k < 8; k++)
+			v[k] = sqlite3_column_value(st, k);
+		rc = fn(c, v);
+	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 /* ---- what the checks read of other tables --------------------------------- */
 
-static int kind_row(struct vcx *c, sqlite3_stmt *st)
+static int kind_row(struct vcx *c, sqlite3_value **v)
 {
-	c->import = sqlite3_column_type(st, 0) == SQLITE_INTEGER && ival(st, 0) == 0;
+	c->import = sqlite3_value_type(v[0]) == SQLITE_INTEGER && ival(v, 0) == 0;
 	return SQLITE_OK;
 }
 
@@ -223,17 +236,17 @@ static int need_kind(struct vcx *c)
 	return each_row(c, "SELECT int_value FROM %s.metadata WHERE name = 'arms'", kind_row);
 }
 
-static int proc_row(struct vcx *c, sqlite3_stmt *st)
+static int proc_row(struct vcx *c, sqlite3_value **v)
 {
-	if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+	if (sqlite3_value_type(v[0]) != SQLITE_INTEGER)
 		return SQLITE_OK; /* process's own check says so */
 	size_t cap = c->nupids;
 	int rc = grow((void **)&c->upids, &cap, c->nupids + 1, sizeof *c->upids);
 	if (rc != SQLITE_OK)
 		return rc;
-	c->upids[c->nupids++] = ival(st, 0);
-	const char *nm = (const char *)sqlite3_column_text(st, 1);
-	if (sqlite3_column_type(st, 1) == SQLITE_TEXT && nm && !strncmp(nm, "LMCache ", 8) && c->nlabels < MAX_LABELS &&
+	c->upids[c->nupids++] = ival(v, 0);
+	const char *nm = (const char *)sqlite3_value_text(v[1]);
+	if (sqlite3_value_type(v[1]) == SQLITE_TEXT && nm && !strncmp(nm, "LMCache ", 8) && c->nlabels < MAX_LABELS &&
 	    !(c->labels[c->nlabels++] = sqlite3_mprintf("%s", nm + 8)))
 		return SQLITE_NOMEM;
 	return SQLITE_OK;
@@ -261,21 +274,21 @@ static int has_id(const int64_t *v, size_t n, int64_t id)
 	return lo < n && v[lo] == id;
 }
 
-static int track_row(struct vcx *c, sqlite3_stmt *st)
+static int track_row(struct vcx *c, sqlite3_value **v)
 {
-	if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+	if (sqlite3_value_type(v[0]) != SQLITE_INTEGER)
 		return SQLITE_OK;
 	size_t cap = c->ntracks;
 	int rc = grow((void **)&c->tracks, &cap, c->ntracks + 1, sizeof *c->tracks);
 	if (rc != SQLITE_OK)
 		return rc;
 	struct vtrack *t = &c->tracks[c->ntracks++];
-	const char *nm = (const char *)sqlite3_column_text(st, 3);
-	t->id = ival(st, 0);
-	t->upid = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? ival(st, 1) : -1;
-	t->counter = sqlite3_column_type(st, 2) == SQLITE_INTEGER && ival(st, 2) == 1;
+	const char *nm = (const char *)sqlite3_value_text(v[3]);
+	t->id = ival(v, 0);
+	t->upid = sqlite3_value_type(v[1]) == SQLITE_INTEGER ? ival(v, 1) : -1;
+	t->counter = sqlite3_value_type(v[2]) == SQLITE_INTEGER && ival(v, 2) == 1;
 	/* as the report's pt.name LIKE 'objects%' selects them (ASCII case folded) */
-	t->objects = !t->counter && t->upid >= 0 && sqlite3_column_type(st, 3) == SQLITE_TEXT && nm &&
+	t->objects = !t->counter && t->upid >= 0 && sqlite3_value_type(v[3]) == SQLITE_TEXT && nm &&
 		     !sqlite3_strnicmp(nm, "objects", 7);
 	return SQLITE_OK;
 }
@@ -301,15 +314,15 @@ static const struct vtrack *track_of(const struct vcx *c, int64_t id)
 	return lo < c->ntracks && c->tracks[lo].id == id ? &c->tracks[lo] : NULL;
 }
 
-static int range_row(struct vcx *c, sqlite3_stmt *st)
+static int range_row(struct vcx *c, sqlite3_value **v)
 {
-	if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
-	    ival(st, 1) < 1 || ival(st, 1) > CHUNK_ROWS || ival(st, 0) > DIR_MAX_ID)
+	if (sqlite3_value_type(v[0]) != SQLITE_INTEGER || sqlite3_value_type(v[1]) != SQLITE_INTEGER ||
+	    ival(v, 1) < 1 || ival(v, 1) > CHUNK_ROWS || ival(v, 0) > DIR_MAX_ID)
 		return SQLITE_OK; /* dir.c refuses it */
 	size_t cap = c->nranges;
 	int rc = grow((void **)&c->ranges, &cap, c->nranges + 1, sizeof *c->ranges);
 	if (rc == SQLITE_OK)
-		c->ranges[c->nranges++] = (struct span){ival(st, 0), ival(st, 1)};
+		c->ranges[c->nranges++] = (struct span){ival(v, 0), ival(v, 1)};
 	return rc;
 }
 
@@ -352,9 +365,9 @@ static int add_slice(struct vcx *c, int64_t id, int64_t track)
 	return SQLITE_OK;
 }
 
-static int slice_row(struct vcx *c, sqlite3_stmt *st)
+static int slice_row(struct vcx *c, sqlite3_value **v)
 {
-	return sqlite3_column_type(st, 0) == SQLITE_INTEGER ? add_slice(c, ival(st, 0), ival(st, 1)) : SQLITE_OK;
+	return sqlite3_value_type(v[0]) == SQLITE_INTEGER ? add_slice(c, ival(v, 0), ival(v, 1)) : SQLITE_OK;
 }
 
 /* The slice ids (and object spans), when no check of kvio_slice in this pass gathered them. */
@@ -385,46 +398,46 @@ static const struct {
 enum { META_ALWAYS = 0x1f, META_JOIN = 5, META_T0 = 6, META_T1 = 7, META_D0 = 8, META_D1 = 9, META_NOSLBA = 10 };
 
 /* The value of metadata name k (its type checked) in kvio's domain. */
-static void meta_value(struct vcx *c, int k, sqlite3_stmt *st)
+static void meta_value(struct vcx *c, int k, sqlite3_value **v)
 {
-	int64_t v = ival(st, 2);
-	const char *s = tval(st, 3);
+	int64_t x = ival(v, 2);
+	const char *s = tval(v, 3);
 	if (k == 1 && strcmp(s, "kvio"))
 		bad(c, "str_value '%s' is not kvio", s);
-	else if (k == 2 && (v < 0 || v > 1000))
-		bad(c, "int_value %lld is not a count of captures", (long long)v);
+	else if (k == 2 && (x < 0 || x > 1000))
+		bad(c, "int_value %lld is not a count of captures", (long long)x);
 	else if (k == META_JOIN && strcmp(s, "user_data") && strcmp(s, "key") && strcmp(s, "offset"))
 		bad(c, "str_value '%s' is not a join kvio makes (user_data, key, offset)", s);
-	else if ((k == META_D0 || k == META_D1) && (v < 0 || v > UINT32_MAX))
-		bad(c, "int_value %lld is not a trace_id", (long long)v);
-	else if (k == META_NOSLBA && v != 1)
-		bad(c, "int_value %lld: kvio writes 1", (long long)v);
+	else if ((k == META_D0 || k == META_D1) && (x < 0 || x > UINT32_MAX))
+		bad(c, "int_value %lld is not a trace_id", (long long)x);
+	else if (k == META_NOSLBA && x != 1)
+		bad(c, "int_value %lld: kvio writes 1", (long long)x);
 	if (k == 2) {
-		c->import = v == 0;
+		c->import = x == 0;
 		c->have_kind = 1;
 	}
 }
 
-static int meta_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int meta_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TT, TT, TI | TN, TT | TN};
-	at(c, "metadata", rowid, sqlite3_column_type(st, 0) == SQLITE_TEXT ? tval(st, 0) : NULL);
-	if (!types_ok(c, st, types, 4))
+	at(c, "metadata", rowid, sqlite3_value_type(v[0]) == SQLITE_TEXT ? tval(v, 0) : NULL);
+	if (!types_ok(c, v, types, 4))
 		return SQLITE_OK;
-	const char *name = tval(st, 0), *kt = tval(st, 1);
+	const char *name = tval(v, 0), *kt = tval(v, 1);
 	int is_int = !strcmp(kt, "int");
 	if (!is_int && strcmp(kt, "string")) {
 		bad(c, "key_type '%s' is neither int nor string", kt);
 		return SQLITE_OK;
 	}
-	if (!type_ok(c, st, 2, is_int ? TI : TN) || !type_ok(c, st, 3, is_int ? TN : TT))
+	if (!type_ok(c, v, 2, is_int ? TI : TN) || !type_ok(c, v, 3, is_int ? TN : TT))
 		return SQLITE_OK;
 	for (int k = 0; k < (int)(sizeof meta_names / sizeof meta_names[0]); k++)
 		if (!strcmp(name, meta_names[k].name)) {
 			if (meta_names[k].is_int != is_int)
 				bad(c, "key_type %s where kvio writes %s", kt, meta_names[k].is_int ? "int" : "string");
 			c->meta_seen |= 1u << k;
-			meta_value(c, k, st);
+			meta_value(c, k, v);
 		}
 	return SQLITE_OK; /* a name of another kvio's: not read */
 }
@@ -446,43 +459,43 @@ static int meta_end(struct vcx *c)
 
 /* process: upid = id, a pid, a name (NULL: upid 0, trace_processor's placeholder, and
  * an import's process without one); kvio fills no other column. */
-static int process_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int process_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TI, TT | TN, TN, TN, TN, TN, TN, TN, TN, TN};
 	int rc = need_kind(c);
 	at(c, "process", rowid, NULL);
-	if (rc != SQLITE_OK || !types_ok(c, st, types, 12))
+	if (rc != SQLITE_OK || !types_ok(c, v, types, 12))
 		return rc;
-	if (ival(st, 1) != ival(st, 0) || ival(st, 1) < 0)
-		bad(c, "upid %lld is not its id", (long long)ival(st, 1));
-	else if (!c->import && ival(st, 1) > 0 && sqlite3_column_type(st, 3) == SQLITE_NULL)
+	if (ival(v, 1) != ival(v, 0) || ival(v, 1) < 0)
+		bad(c, "upid %lld is not its id", (long long)ival(v, 1));
+	else if (!c->import && ival(v, 1) > 0 && sqlite3_value_type(v[3]) == SQLITE_NULL)
 		bad(c, "name is NULL (kvio-ingest names every process but upid 0)");
 	return SQLITE_OK;
 }
 
-static int thread_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int thread_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TI, TT | TN, TN, TN, TN, TN, TN};
 	at(c, "thread", rowid, NULL);
-	if (types_ok(c, st, types, 9) && (ival(st, 1) != ival(st, 0) || ival(st, 1) < 0))
-		bad(c, "utid %lld is not its id", (long long)ival(st, 1));
+	if (types_ok(c, v, types, 9) && (ival(v, 1) != ival(v, 0) || ival(v, 1) < 0))
+		bad(c, "utid %lld is not its id", (long long)ival(v, 1));
 	return SQLITE_OK;
 }
 
 /* kvio_track: a name or none, a parent written before it (an import's cycle
  * leaves parent 0), a process (an ingest's every track; its parent's), 0 or 1
  * is_counter with a unit exactly on counters, 'explicit' or no child ordering. */
-static int track_row_check(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int track_row_check(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TT | TN, TN, TI | TN, TI | TN, TN, TI, TT | TN, TI | TN, TT | TN, TN};
 	int rc;
 	if ((rc = need_kind(c)) != SQLITE_OK || (rc = need_procs(c)) != SQLITE_OK || (rc = need_tracks(c)) != SQLITE_OK)
 		return rc;
 	at(c, "kvio_track", rowid, NULL);
-	if (!types_ok(c, st, types, 11) || (!c->import && !type_ok(c, st, 4, TI)))
+	if (!types_ok(c, v, types, 11) || (!c->import && !type_ok(c, v, 4, TI)))
 		return SQLITE_OK;
-	int64_t id = ival(st, 0), parent = ival(st, 3), upid = ival(st, 4), ctr = ival(st, 6);
-	int has_parent = sqlite3_column_type(st, 3) != SQLITE_NULL, has_upid = sqlite3_column_type(st, 4) != SQLITE_NULL;
+	int64_t id = ival(v, 0), parent = ival(v, 3), upid = ival(v, 4), ctr = ival(v, 6);
+	int has_parent = sqlite3_value_type(v[3]) != SQLITE_NULL, has_upid = sqlite3_value_type(v[4]) != SQLITE_NULL;
 	const struct vtrack *p = has_parent && parent < id ? track_of(c, parent) : NULL;
 	if (has_parent && !p && !(c->import && parent == 0))
 		bad(c, "parent_id %lld names no track before it", (long long)parent);
@@ -492,10 +505,10 @@ static int track_row_check(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 		bad(c, "upid %lld is not its parent's (%lld)", (long long)upid, (long long)p->upid);
 	else if (ctr != 0 && ctr != 1)
 		bad(c, "is_counter %lld is not 0 or 1", (long long)ctr);
-	else if ((sqlite3_column_type(st, 7) == SQLITE_NULL) == (ctr == 1))
+	else if ((sqlite3_value_type(v[7]) == SQLITE_NULL) == (ctr == 1))
 		bad(c, "unit is %s on a %s track", ctr ? "NULL" : "set", ctr ? "counter" : "slice");
-	else if (sqlite3_column_type(st, 9) != SQLITE_NULL && strcmp(tval(st, 9), "explicit"))
-		bad(c, "child_ordering '%s' is not explicit", tval(st, 9));
+	else if (sqlite3_value_type(v[9]) != SQLITE_NULL && strcmp(tval(v, 9), "explicit"))
+		bad(c, "child_ordering '%s' is not explicit", tval(v, 9));
 	return SQLITE_OK;
 }
 
@@ -509,7 +522,7 @@ static int label_of(const struct vcx *c, const char *label)
 }
 
 /* kvio_file (ingests only): a capture's input file of a kind, its line counts. */
-static int file_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int file_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TT, TT, TT, TI, TI, TI, TI, TI, TI};
 	int rc;
@@ -520,15 +533,15 @@ static int file_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 		bad(c, "a .pftrace import has no input files of a capture");
 		return SQLITE_OK;
 	}
-	if (!types_ok(c, st, types, 9))
+	if (!types_ok(c, v, types, 9))
 		return SQLITE_OK;
-	const char *kind = tval(st, 1);
-	if (label_of(c, tval(st, 0)) < 0)
-		bad(c, "label '%s' is no capture's (no process 'LMCache %s')", tval(st, 0), tval(st, 0));
+	const char *kind = tval(v, 1);
+	if (label_of(c, tval(v, 0)) < 0)
+		bad(c, "label '%s' is no capture's (no process 'LMCache %s')", tval(v, 0), tval(v, 0));
 	else if (strcmp(kind, "sem") && strcmp(kind, "ebpf") && strcmp(kind, "serving"))
 		bad(c, "kind '%s' is not sem, ebpf or serving", kind);
 	for (int col = 3; col < 9; col++)
-		at_least(c, st, col, 0);
+		at_least(c, v, col, 0);
 	return SQLITE_OK;
 }
 
@@ -549,17 +562,17 @@ static const char *const stat_import[] = {
 /* kvio_stats: a count (>= 0; base_ns any ns, completion_probe 0 or 1) per
  * capture label and name, every name of stat_always for each capture; an
  * import's six pftrace_* counts under its file's name. */
-static int stats_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int stats_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TT, TT, TI};
 	int rc;
 	if ((rc = need_kind(c)) != SQLITE_OK || (rc = need_procs(c)) != SQLITE_OK)
 		return rc;
-	at(c, "kvio_stats", rowid, sqlite3_column_type(st, 1) == SQLITE_TEXT ? tval(st, 1) : NULL);
-	if (!types_ok(c, st, types, 3))
+	at(c, "kvio_stats", rowid, sqlite3_value_type(v[1]) == SQLITE_TEXT ? tval(v, 1) : NULL);
+	if (!types_ok(c, v, types, 3))
 		return SQLITE_OK;
-	const char *label = tval(st, 0), *name = tval(st, 1);
-	int64_t v = ival(st, 2);
+	const char *label = tval(v, 0), *name = tval(v, 1);
+	int64_t x = ival(v, 2);
 	int known = 0;
 	for (size_t k = 0; c->import && k < sizeof stat_import / sizeof stat_import[0]; k++)
 		known |= !strcmp(name, stat_import[k]);
@@ -568,10 +581,10 @@ static int stats_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 		bad(c, "not a count a .pftrace import writes");
 	else if (li < 0)
 		bad(c, "label '%s' is no capture's (no process 'LMCache %s')", label, label);
-	else if (!strcmp(name, "completion_probe") && v != 0 && v != 1)
-		bad(c, "value %lld is not 0 or 1", (long long)v);
+	else if (!strcmp(name, "completion_probe") && x != 0 && x != 1)
+		bad(c, "value %lld is not 0 or 1", (long long)x);
 	else if (strcmp(name, "base_ns"))
-		at_least(c, st, 2, 0);
+		at_least(c, v, 2, 0);
 	for (int k = 0; !c->import && li >= 0 && k < NSTAT_ALWAYS; k++)
 		if (!strcmp(name, stat_always[k]))
 			c->stat_seen[li] |= 1u << k;
@@ -589,11 +602,11 @@ static int stats_end(struct vcx *c)
 	return SQLITE_OK;
 }
 
-static int warning_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int warning_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TT, TT};
 	at(c, "kvio_warning", rowid, NULL);
-	types_ok(c, st, types, 2);
+	types_ok(c, v, types, 2);
 	return SQLITE_OK;
 }
 
@@ -601,16 +614,16 @@ static int warning_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
  * (an ingest's from 0 on; an import's may never end: dur -1) whose end fits in
  * int64, a name, depth 0 (an import's nesting), on a slice track (an import's
  * event without a track descriptor: 0). Gathers the slice ids and the object spans. */
-static int slice_row_check(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int slice_row_check(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TI, TI, TN, TT, TI, TN, TI};
 	int rc;
 	if ((rc = need_kind(c)) != SQLITE_OK || (rc = need_tracks(c)) != SQLITE_OK || (rc = need_ranges(c)) != SQLITE_OK)
 		return rc;
 	at(c, "kvio_slice", rowid, NULL);
-	if (!types_ok(c, st, types, 9))
+	if (!types_ok(c, v, types, 9))
 		return SQLITE_OK;
-	int64_t id = ival(st, 0), ts = ival(st, 1), dur = ival(st, 2), track = ival(st, 3), end;
+	int64_t id = ival(v, 0), ts = ival(v, 1), dur = ival(v, 2), track = ival(v, 3), end;
 	const struct span *k = cmd_chunk(c, id);
 	const struct vtrack *t = track_of(c, track);
 	if (id < 1 || id >= DIR_MAX_ID)
@@ -618,12 +631,12 @@ static int slice_row_check(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 	else if (k)
 		bad(c, "id is a command's too (kvio_cmd_range %lld: commands %lld..%lld)", (long long)k->first,
 		    (long long)k->first, (long long)(k->first + k->n - 1));
-	else if (ival(st, 8) != id)
-		bad(c, "arg_set_id %lld is not its id", (long long)ival(st, 8));
+	else if (ival(v, 8) != id)
+		bad(c, "arg_set_id %lld is not its id", (long long)ival(v, 8));
 	else if ((!c->import && ts < 0) || dur < (c->import ? -1 : 0) || __builtin_add_overflow(ts, dur, &end))
 		bad(c, "ts %lld, dur %lld are not a span", (long long)ts, (long long)dur);
-	else if (c->import ? ival(st, 6) < 0 : ival(st, 6) != 0)
-		bad(c, "depth %lld is not kvio's", (long long)ival(st, 6));
+	else if (c->import ? ival(v, 6) < 0 : ival(v, 6) != 0)
+		bad(c, "depth %lld is not kvio's", (long long)ival(v, 6));
 	else if (c->import ? !t && track != 0 : !t || t->counter)
 		bad(c, "track_id %lld is not a slice track", (long long)track);
 	else
@@ -641,7 +654,7 @@ static int slice_end(struct vcx *c)
 /* kvio_obj (ingests): one row per object span, ids ascending as the spans':
  * the record's values as write.c binds them (error, instance, producer_pid: the
  * JSON value as it came); an import keeps its objects' args in kvio_arg. */
-static int obj_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int obj_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TT, TT | TN, TI, TI, TI | TN, TT | TN, TT | TN, TI | TN,
 					 TI | TN, TT | TN, TI, TR, TANY, TANY, TANY, TT, TI | TN};
@@ -654,13 +667,13 @@ static int obj_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
 		bad(c, "a .pftrace import keeps its objects' args in kvio_arg");
 		return SQLITE_OK;
 	}
-	if (!types_ok(c, st, types, 19))
+	if (!types_ok(c, v, types, 19))
 		return SQLITE_OK;
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
-		at_least(c, st, counts[k], 0);
-	if (sqlite3_column_double(st, 13) < 0)
-		bad(c, "op_latency_ms %g is negative", sqlite3_column_double(st, 13));
-	int64_t id = ival(st, 0);
+		at_least(c, v, counts[k], 0);
+	if (sqlite3_value_double(v[13]) < 0)
+		bad(c, "op_latency_ms %g is negative", sqlite3_value_double(v[13]));
+	int64_t id = ival(v, 0);
 	if (c->objpos < c->nobjs && c->objs[c->objpos] < id) {
 		at(c, "kvio_slice", c->objs[c->objpos], NULL);
 		bad(c, "an object span without its kvio_obj row");
@@ -682,64 +695,64 @@ static int obj_end(struct vcx *c)
 }
 
 /* kvio_arg: a slice's debug.* arg, its value in the column its value_type names. */
-static int arg_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int arg_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TT, TI | TN, TT | TN, TR | TN, TT, TT | TN};
 	static const char *const vts[] = {"int", "uint", "bool", "real", "string"};
 	int rc = need_slices(c);
 	(void)rowid;
 	/* named by its key: (arg_set_id, key), or the key alone when arg_set_id is no integer */
-	at(c, "kvio_arg", sqlite3_column_type(st, 0) == SQLITE_INTEGER ? ival(st, 0) : -1,
-	   sqlite3_column_type(st, 1) == SQLITE_TEXT ? tval(st, 1) : NULL);
-	if (rc != SQLITE_OK || !types_ok(c, st, types, 7))
+	at(c, "kvio_arg", sqlite3_value_type(v[0]) == SQLITE_INTEGER ? ival(v, 0) : -1,
+	   sqlite3_value_type(v[1]) == SQLITE_TEXT ? tval(v, 1) : NULL);
+	if (rc != SQLITE_OK || !types_ok(c, v, types, 7))
 		return rc;
-	int64_t set = ival(st, 0);
+	int64_t set = ival(v, 0);
 	int vt = -1;
 	for (int k = 0; k < 5; k++)
-		if (!strcmp(tval(st, 5), vts[k]))
+		if (!strcmp(tval(v, 5), vts[k]))
 			vt = k;
 	while (c->argpos < c->nslices && c->slices[c->argpos] < set)
 		c->argpos++;
 	if (c->argpos == c->nslices || c->slices[c->argpos] != set)
 		bad(c, "arg_set_id names no slice");
-	else if (strncmp(tval(st, 1), "debug.", 6))
+	else if (strncmp(tval(v, 1), "debug.", 6))
 		bad(c, "key is not a debug.* key");
 	else if (vt < 0)
-		bad(c, "value_type '%s' is not one kvio writes", tval(st, 5));
-	else if (type_ok(c, st, 2, vt <= 2 ? TI : TN) && type_ok(c, st, 3, vt == 4 ? TT : TN) &&
-		 type_ok(c, st, 4, vt == 3 ? TR | TN : TN) && vt == 2 && ival(st, 2) != 0 && ival(st, 2) != 1)
-		bad(c, "int_value %lld is not a bool", (long long)ival(st, 2));
+		bad(c, "value_type '%s' is not one kvio writes", tval(v, 5));
+	else if (type_ok(c, v, 2, vt <= 2 ? TI : TN) && type_ok(c, v, 3, vt == 4 ? TT : TN) &&
+		 type_ok(c, v, 4, vt == 3 ? TR | TN : TN) && vt == 2 && ival(v, 2) != 0 && ival(v, 2) != 1)
+		bad(c, "int_value %lld is not a bool", (long long)ival(v, 2));
 	return SQLITE_OK;
 }
 
 /* kvio_cmd_kv: a KV command's key and lengths as the line had them (dir.c checks the ids). */
-static int kv_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int kv_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TT | TN, TI | TN, TI | TN};
 	at(c, "kvio_cmd_kv", rowid, NULL);
-	types_ok(c, st, types, 4);
+	types_ok(c, v, types, 4);
 	return SQLITE_OK;
 }
 
 /* kvio_counter: ids from 2^40 (apart from the commands' slba points), a point
  * in time (an ingest's from 0 on) on a counter track (an import's: its event's
  * track), a value (an import's NaN reads NULL). */
-static int counter_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int counter_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TI, TR | TN};
 	int rc;
 	if ((rc = need_kind(c)) != SQLITE_OK || (rc = need_tracks(c)) != SQLITE_OK)
 		return rc;
 	at(c, "kvio_counter", rowid, NULL);
-	if (!types_ok(c, st, types, 4) || (!c->import && !type_ok(c, st, 3, TR)))
+	if (!types_ok(c, v, types, 4) || (!c->import && !type_ok(c, v, 3, TR)))
 		return SQLITE_OK;
-	const struct vtrack *t = track_of(c, ival(st, 2));
-	if (ival(st, 0) < ((int64_t)1 << 40) || ival(st, 0) >= DIR_MAX_ID)
+	const struct vtrack *t = track_of(c, ival(v, 2));
+	if (ival(v, 0) < ((int64_t)1 << 40) || ival(v, 0) >= DIR_MAX_ID)
 		bad(c, "id is not one kvio numbers (2^40..2^53)");
-	else if (!c->import && ival(st, 1) < 0)
-		bad(c, "ts %lld is before the capture", (long long)ival(st, 1));
+	else if (!c->import && ival(v, 1) < 0)
+		bad(c, "ts %lld is before the capture", (long long)ival(v, 1));
 	else if (!t || (!c->import && !t->counter))
-		bad(c, "track_id %lld is not a counter track", (long long)ival(st, 2));
+		bad(c, "track_id %lld is not a counter track", (long long)ival(v, 2));
 	return SQLITE_OK;
 }
 
@@ -751,21 +764,21 @@ static int names_slice(struct vcx *c, int64_t id)
 
 /* flow: between two slices or commands (an object and its first command, that
  * and the last; an import's flows), a flow id. */
-static int flow_row(struct vcx *c, sqlite3_stmt *st, int64_t rowid)
+static int flow_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TT, TI, TI, TI, TN};
 	int rc;
 	if ((rc = need_slices(c)) != SQLITE_OK || (rc = need_ranges(c)) != SQLITE_OK)
 		return rc;
 	at(c, "flow", rowid, NULL);
-	if (!types_ok(c, st, types, 6))
+	if (!types_ok(c, v, types, 6))
 		return SQLITE_OK;
-	if (strcmp(tval(st, 1), "__intrinsic_flow"))
-		bad(c, "type '%s' is not kvio's", tval(st, 1));
-	else if (!names_slice(c, ival(st, 2)))
-		bad(c, "slice_out %lld names no slice or command", (long long)ival(st, 2));
-	else if (!names_slice(c, ival(st, 3)))
-		bad(c, "slice_in %lld names no slice or command", (long long)ival(st, 3));
+	if (strcmp(tval(v, 1), "__intrinsic_flow"))
+		bad(c, "type '%s' is not kvio's", tval(v, 1));
+	else if (!names_slice(c, ival(v, 2)))
+		bad(c, "slice_out %lld names no slice or command", (long long)ival(v, 2));
+	else if (!names_slice(c, ival(v, 3)))
+		bad(c, "slice_in %lld names no slice or command", (long long)ival(v, 3));
 	return SQLITE_OK;
 }
 

@@ -24,12 +24,17 @@ void vcx_free(struct vcx *c);
 int vcx_failed(const struct vcx *c);
 char *vcx_take_why(struct vcx *c);
 
-/* Table name's checks: row() for each row of st (SELECT * [, rowid] in the
- * sum's order; rowid the row's rowid, or -1 for a table without one), end()
- * after the last. Each returns SQLITE_OK (a failed check recorded in c, for
- * vcx_take_why) or the code of a read that failed. NULL: none for that table. */
+/* The statement whose rows c's checks are handed next (its column names name
+ * a failed check's column; NULL after its last row). c NULL: nothing. */
+void vcx_reading(struct vcx *c, sqlite3_stmt *st);
+
+/* Table name's checks: row() for each row's values v (SELECT * [, rowid] in
+ * the sum's order, as sqlite3_column_value gives them; rowid the row's rowid,
+ * or -1 for a table without one), end() after the last. Each returns SQLITE_OK
+ * (a failed check recorded in c, for vcx_take_why) or the code of a read that
+ * failed. NULL: none for that table. */
 struct vhooks {
-	int (*row)(struct vcx *c, sqlite3_stmt *st, int64_t rowid);
+	int (*row)(struct vcx *c, sqlite3_value **v, int64_t rowid);
 	int (*end)(struct vcx *c);
 };
 const struct vhooks *values_of(const char *table);
