@@ -89,6 +89,8 @@ static int chunks_apart(sqlite3 *db, const char *q, const struct dbdir *d, char 
 			rc = sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
+	if ((rc & 0xff) == SQLITE_CORRUPT && !*why) /* SQLite found kvio_slice's pages damaged */
+		rc = damaged(why, "kvio_slice: %s", sqlite3_errstr(rc));
 	return rc;
 }
 

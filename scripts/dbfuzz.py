@@ -758,7 +758,10 @@ def m_kv(c, R):
     val = {'-1': -1, 'text': 'x', 'i64max': I64_MAX, 'real': 1.5, 'blob': b'\x01\x02', 'int': 12,
            'long': 'ab' * (1 << 19), 'null': None}[k]
     c.execute("UPDATE kvio_cmd_kv SET %s = ? WHERE id = ?" % col, (val, kid))
-    v = PLAUSIBLE if kind in ('key_hex=long', 'key_len=i64max') else INVALID
+    # what kvio writes: key_hex text or NULL (a line with lengths only), lengths any int64 or NULL
+    # (ingest/records.c takes them as the line has them, -1 too): only another type is not kvio's
+    v = PLAUSIBLE if kind in ('key_hex=long', 'key_len=i64max', 'key_hex=null', 'key_len=-1', 'value_len=-1') \
+        else INVALID
     return Mut('kv', kind, 'kvio_cmd_kv %d %s' % (kid, kind), v if used else NEUTRAL)
 
 

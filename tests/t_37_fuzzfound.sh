@@ -142,3 +142,24 @@ eq "a .pftrace command slice named 65 bytes: import exit 0, said; one command, t
 "$BUILD/kvio-check" "$D/longop_imp.db" > /dev/null; c=$?
 "$BUILD/kvio-export" "$D/longop_imp.db" -o "$D/longop_imp.pftrace" > /dev/null 2>&1
 eq "the import is kvio's: kvio-check and kvio-export exit 0" "0 0" "$c $?"
+
+# ---- dbfuzz seed 2 run 114 (damage mode): kvio_cmd_kv 2's value_len set to 'x' and the sums
+# left as they were: sqlite3 + the extension printed 'x' as command 2's value_len (exit 0), as
+# the extension read the KV rows unchecked (kvio_cmd_kv is a table only kvio-export summed).
+# Now the first KV column read checks kvio_cmd_kv (its sum and values, once per process): the
+# statement fails with the line; a forger's value of another type (sums re-made) too. Columns
+# without KV reads are not held up (count(*) still answers). fixtures/kv: 5 nvme_cmd lines, 4 KV
+# rows (ebpf.jsonl's lines with key_hex and lengths, in order: the second's value_len 8192).
+"$BUILD/kvio-ingest" -q -o "$D/kvbase.db" --sem $F/../kv/sem.jsonl --ebpf $F/../kv/ebpf.jsonl --join-by-key 2>/dev/null
+eq "the KV base: 4 KV rows, row 2's value_len 8192, read through kvio_cmd" "4|8192|8192" \
+	"$(sqlite3 "$D/kvbase.db" "select count(*) from kvio_cmd_kv")|$(sqlite3 "$D/kvbase.db" "select value_len from kvio_cmd_kv where id = 2")|$(xq "$D/kvbase.db" "select value_len from kvio_cmd where id = 2")"
+cp "$D/kvbase.db" "$D/kvtext.db"
+sqlite3 "$D/kvtext.db" "update kvio_cmd_kv set value_len = 'x' where id = 2"
+eq "kvio_cmd_kv damaged: the extension's statement reading value_len fails with the line; count(*) answers" \
+	"1|5" "$(xq "$D/kvtext.db" "select total(value_len) from kvio_cmd" 2>&1 | grep -c -F "$DM kvio_cmd_kv: its 4 rows do not match their checksum (kvio wrote 4 rows)")|$(xq "$D/kvtext.db" "select count(*) from kvio_cmd" 2>&1)"
+"$T/dbforge" "$D/kvtext.db" resum
+eq "kvio_cmd_kv forged (sums re-made): the statement fails with the value's line" "1" \
+	"$(xq "$D/kvtext.db" "select key_hex, value_len from kvio_cmd" 2>&1 | grep -c -F "$DM kvio_cmd_kv 2: value_len is text where kvio writes an integer or NULL")"
+"$BUILD/kvio-export" "$D/kvtext.db" -o "$D/kvtext.pftrace" > /dev/null 2> "$D/kvtext.xerr"
+eq "kvio_cmd_kv forged: kvio-export exit 2, the line, no trace" "2 1 no" \
+	"$? $(grep -c -F "kvio_cmd_kv 2: value_len is text" "$D/kvtext.xerr") $([ -e "$D/kvtext.pftrace" ] && echo yes || echo no)"
