@@ -805,6 +805,10 @@ def m_track(c, R):
         c.execute("UPDATE kvio_track SET %s = ? WHERE id = ?" % col, (val, tid))
         if kind == 'name=null':  # kvio writes tracks without a name (NULL) itself
             return Mut('track', kind, 'kvio_track %d %s' % (tid, kind), PLAUSIBLE)
+        if kind == 'name=int' and q1(c, "SELECT typeof(name) FROM kvio_track WHERE id = ?", (tid,)) == 'text':
+            # name is a TEXT column: its affinity stores 7 as the text '7', a track renamed, which
+            # kvio cannot tell from a name of its own (seed 3 run 17: the export's track name changed)
+            return Mut('track', kind, 'kvio_track %d %s (stored as text)' % (tid, kind), PLAUSIBLE)
     return Mut('track', kind, 'kvio_track %d %s' % (tid, kind), INVALID,  # track processes, parents; slice tracks
                check=INVALID if kind in ('upid=99', 'parent=self', 'parent=missing') or kind == 'is_counter^1' and used
                else None)
