@@ -18,7 +18,7 @@ LIB_SRC    := lib/util.c lib/progress.c lib/u64map.c lib/strpool.c lib/window.c 
 # SQLite extension (kvio_cmd, extract_arg, the operators), built twice: into
 # kvio (SQLITE_CORE) and as the loadable build/kvio.so
 DB_SRC     := db/schema.c
-EXT_SRC    := db/ext.c db/ddl.c db/valid.c db/memo.c db/check.c db/chunk.c db/dir.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
+EXT_SRC    := db/ext.c db/ddl.c db/valid.c db/values.c db/memo.c db/check.c db/chunk.c db/dir.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
               db/op_key.c db/op_batch.c db/op_pct.c db/op_depth.c db/op_group.c db/op_tvf.c db/op_grid.c db/op_sign.c
 INGEST_SRC := ingest/jsonl.c ingest/input.c ingest/records.c ingest/arm.c ingest/load.c ingest/join.c ingest/stream.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
               ingest/offset.c ingest/ingest.c ingest/follow.c ingest/entry.c
@@ -171,9 +171,9 @@ fuzz: deps
 	sh scripts/libfuzz.sh $(B)/asan $(B)/libfuzz $(B)/fuzz-corpus $(FUZZ_SECONDS) || rc=1; exit $$rc
 
 # dbforge (tests/t_36_damaged.sh builds its own; dbfuzz.py's forger uses this one)
-$(B)/dbforge: tests/dbforge.c db/chunk.c db/valid.c db/memo.c db/ddl.c $(HDRS)
+$(B)/dbforge: tests/dbforge.c db/chunk.c db/valid.c db/values.c db/memo.c db/ddl.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DSQLITE_CORE -o $@ tests/dbforge.c db/chunk.c db/valid.c \
+	$(CC) $(WFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DSQLITE_CORE -o $@ tests/dbforge.c db/chunk.c db/valid.c db/values.c \
 		db/memo.c db/ddl.c -lsqlite3 -lxxhash -lpthread
 
 # the libFuzzer targets: a chunk blob (the real checksum, re-sealed by the target), a whole

@@ -22,6 +22,12 @@
 #define CHUNK_HDR 16
 #define CHUNK_ROWS 8192
 
+/* A command's name (op_name: read, write, store, ...; kvio_cmd_name) is at most
+ * this many bytes: kvio-ingest refuses a longer one (the line is malformed), the
+ * .pftrace import keeps such a slice as a plain slice, and dir.c refuses a
+ * database that holds one (a name is copied into every row that reads it). */
+#define CHUNK_NAME_MAX 64
+
 #define CHF_SLBA 1    /* slba present */
 #define CHF_REAL 2    /* real_dur */
 #define CHF_KV 4      /* key_hex/key_len/value_len in kvio_cmd_kv (row kv_id) */

@@ -71,9 +71,32 @@ static int range_row(sqlite3_stmt *st, struct dbdir *d, int64_t *next, char **wh
 	return SQLITE_OK;
 }
 
+/* No kvio_slice id among the chunks' command ids: kvio numbers slices and
+ * commands from one sequence (the slice view is their union, a flow end names
+ * either). One seek of kvio_slice's primary key per chunk. */
+static int chunks_apart(sqlite3 *db, const char *q, const struct dbdir *d, char **why)
+{
+	sqlite3_stmt *st;
+	int rc = dir_prep(db, q, "SELECT id FROM %s.kvio_slice WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 1", &st);
+	for (size_t k = 0; rc == SQLITE_OK && k < d->nchunks; k++) {
+		sqlite3_bind_int64(st, 1, d->first[k]);
+		sqlite3_bind_int64(st, 2, d->first[k] + d->n[k]);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) /* the words of values.c's check of kvio_slice */
+			rc = damaged(why, "kvio_slice %lld: id is a command's too (kvio_cmd_range %lld: commands %lld..%lld)",
+				     (long long)sqlite3_column_int64(st, 0), (long long)d->first[k],
+				     (long long)d->first[k], (long long)(d->first[k] + d->n[k] - 1));
+		else if (rc == SQLITE_DONE)
+			rc = sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if ((rc & 0xff) == SQLITE_CORRUPT && !*why) /* SQLite found kvio_slice's pages damaged */
+		rc = damaged(why, "kvio_slice: %s", sqlite3_errstr(rc));
+	return rc;
+}
+
 /* The chunks, from their directory kvio_cmd_range: ids from 1, ascending and
- * disjoint, below DIR_MAX_ID; 1 <= n <= CHUNK_ROWS; a time extent of integers
- * and a trace_id extent of u32 (NULL: no tagged command). */
+ * disjoint, below DIR_MAX_ID, apart from the slices' ids; 1 <= n <= CHUNK_ROWS;
+ * a time extent of integers and a trace_id extent of u32 (NULL: no tagged command). */
 static int load_chunks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 {
 	sqlite3_stmt *st;
@@ -95,10 +118,11 @@ static int load_chunks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 			break;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+	return rc == SQLITE_DONE ? chunks_apart(db, q, d, why) : rc;
 }
 
-/* The command names: ids 0..65535 (a chunk's u16), each a text, no name twice. */
+/* The command names: ids 0..65535 (a chunk's u16), each a text of at most
+ * CHUNK_NAME_MAX bytes (every row that reads one copies it), no name twice. */
 static int load_names(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 {
 	sqlite3_stmt *st;
@@ -111,6 +135,11 @@ static int load_names(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 		if (id < 0 || id > 65535 || !sqlite3_column_int(st, 2)) {
 			rc = damaged(why, "kvio_cmd_name %lld: %s", (long long)id,
 				     id < 0 || id > 65535 ? "id is not 0..65535" : "the name is not text");
+			break;
+		}
+		if (sqlite3_column_bytes(st, 1) > CHUNK_NAME_MAX) {
+			rc = damaged(why, "kvio_cmd_name %lld: the name is %d bytes, longer than the %d kvio writes",
+				     (long long)id, sqlite3_column_bytes(st, 1), CHUNK_NAME_MAX);
 			break;
 		}
 		size_t had = cap;

@@ -59,6 +59,8 @@ struct store {
 	int64_t *ord_key;    /* per chunk: its first row's upid and ts, its last row's (4 values) */
 	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: damage, said in why) */
 	char *why;           /* the last damage found (sqlite3_malloc'd), for the error message */
+	int kv_ok;           /* the KV rows were checked (kv_value) at data version kv_ver */
+	unsigned kv_ver;
 };
 
 /* store.c */
@@ -76,7 +78,8 @@ int chunk_error(sqlite3_context *ctx, struct store *s, const char *who);
 /* The last damage store_refresh or store_chunk found, as one sentence. */
 const char *store_why(const struct store *s);
 
-void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id, int col);
+/* A KV column of a command (kvio_cmd_kv checked first: a failed check is ctx's error). */
+void kv_value(sqlite3_context *ctx, struct store *s, uint32_t kv_id, int col);
 
 /* The upid of track id, or -1. */
 static inline int64_t store_upid(const struct store *s, uint32_t track)

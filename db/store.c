@@ -178,12 +178,36 @@ int chunk_error(sqlite3_context *ctx, struct store *s, const char *who)
 	return rc;
 }
 
-void kv_value(sqlite3_context *ctx, const struct store *s, uint32_t kv_id, int col)
+/* The KV rows (kvio_cmd_kv: its sum and values, and kvio_counter's, the
+ * tables kvio-export reads) checked before the first KV column at this data
+ * version is read (once per process for a file: memo.h): a command's key and
+ * lengths are read from that table, not from the checked chunks. */
+static int kv_checked(sqlite3_context *ctx, struct store *s)
+{
+	if (s->kv_ok && s->kv_ver == s->ver)
+		return 1;
+	char *why = NULL;
+	int rc = db_check_tables(s->db, s->schema, DB_OTHER, &why);
+	if (rc == SQLITE_CORRUPT && why) {
+		sqlite3_result_error(ctx, why, -1);
+		sqlite3_result_error_code(ctx, SQLITE_CORRUPT); /* keeps the message */
+	} else if (rc != SQLITE_OK) {
+		sqlite3_result_error_code(ctx, rc == SQLITE_CORRUPT ? SQLITE_NOMEM : rc);
+	}
+	sqlite3_free(why);
+	s->kv_ok = rc == SQLITE_OK;
+	s->kv_ver = s->ver;
+	return s->kv_ok;
+}
+
+void kv_value(sqlite3_context *ctx, struct store *s, uint32_t kv_id, int col)
 {
 	static const char *const q[3] = {"SELECT key_hex FROM %s.kvio_cmd_kv WHERE id = ?",
 					 "SELECT key_len FROM %s.kvio_cmd_kv WHERE id = ?",
 					 "SELECT value_len FROM %s.kvio_cmd_kv WHERE id = ?"};
 	sqlite3_stmt *st;
+	if (!kv_checked(ctx, s))
+		return;
 	if (store_prep(s, q[col - C_KEY_HEX], &st) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, kv_id);

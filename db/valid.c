@@ -1,36 +1,43 @@
 /* valid.c — whether a database is kvio's and unchanged since kvio wrote it:
  * its kvio_schema_version, its schema (every statement of ddl.c as written, no
- * trigger, no index kvio did not make), and its tables' checksums (kvio_sum:
- * rows and an XXH3-64 of their values, written at the end of an ingest).
+ * trigger, no index kvio did not make), its tables' checksums (kvio_sum: rows
+ * and an XXH3-64 of their values, written at the end of an ingest), and, in
+ * the same read of the rows, their values (values.c: each column's type and
+ * domain as kvio writes it, the references between tables), so that a
+ * forger's sums do not make values kvio never writes believable.
  *
  * The command chunks carry their own checksums (chunk.c); kvio_sum covers
  * their directory (kvio_cmd_range) and every other table. A reader checks the version,
  * the schema and the sums of the small tables when it opens a database; the
- * large row tables (objects, slices, args, counters, flows, KV rows) and every
- * chunk are checked by kvio-check (docs/database.md, "Trust"). */
+ * tables of the capture's volume before it reads them (docs/database.md, "Trust"). */
 #include "kvio_int.h"
 #include "schema.h"
 #include "valid.h"
 #include "memo.h"
+#include "values.h"
 #include <stdarg.h>
 #include <xxhash.h>
 
-/* The tables kvio_sum covers: the columns and the order its sum reads, and
- * its kind: DB_SMALL (directory and bookkeeping: checked at every open),
+/* The tables kvio_sum covers: the order its sum reads them in, whether the
+ * read adds the rowid (not summed: it names a row that fails a value check),
+ * and its kind: DB_SMALL (directory and bookkeeping: checked at every open),
  * DB_REPORT (a table of the capture's volume that kvio-report reads), DB_OTHER
- * (one only kvio-export and kvio-check read). */
+ * (one only kvio-export and kvio-check read). In this order, so that each
+ * table's value checks find the tables they refer to checked before it
+ * (processes before tracks, tracks before slices, slices before objects,
+ * args and flows). */
 static const struct sumtab {
-	const char *name, *cols, *order;
-	int kind;
+	const char *name, *order;
+	int rowid, kind;
 } sumtabs[] = {
-	{"metadata", "*", "rowid", DB_SMALL},       {"process", "*", "rowid", DB_SMALL},
-	{"thread", "*", "rowid", DB_SMALL},         {"kvio_track", "*", "rowid", DB_SMALL},
-	{"kvio_cmd_range", "*", "id", DB_SMALL},    {"kvio_cmd_name", "*", "id", DB_SMALL},
-	{"kvio_file", "*", "rowid", DB_SMALL},      {"kvio_stats", "*", "rowid", DB_SMALL},
-	{"kvio_warning", "*", "rowid", DB_SMALL},   {"kvio_slice", "*", "id", DB_REPORT},
-	{"kvio_obj", "*", "id", DB_REPORT},         {"kvio_arg", "*", "arg_set_id, key", DB_REPORT},
-	{"flow", "*", "id", DB_REPORT}, /* objects.sql: an object's own first command */
-	{"kvio_cmd_kv", "*", "id", DB_OTHER},       {"kvio_counter", "*", "id", DB_OTHER},
+	{"metadata", "rowid", 1, DB_SMALL},       {"process", "rowid", 1, DB_SMALL},
+	{"thread", "rowid", 1, DB_SMALL},         {"kvio_track", "rowid", 1, DB_SMALL},
+	{"kvio_cmd_range", "id", 1, DB_SMALL},    {"kvio_cmd_name", "id", 1, DB_SMALL},
+	{"kvio_file", "rowid", 1, DB_SMALL},      {"kvio_stats", "rowid", 1, DB_SMALL},
+	{"kvio_warning", "rowid", 1, DB_SMALL},   {"kvio_slice", "id", 1, DB_REPORT},
+	{"kvio_obj", "id", 1, DB_REPORT},         {"kvio_arg", "arg_set_id, key", 0, DB_REPORT},
+	{"flow", "id", 1, DB_REPORT}, /* objects.sql: an object's own first command */
+	{"kvio_cmd_kv", "id", 1, DB_OTHER},       {"kvio_counter", "id", 1, DB_OTHER},
 };
 #define NSUMTAB (sizeof sumtabs / sizeof sumtabs[0])
 
@@ -159,56 +166,74 @@ static void hput(struct hbuf *h, const void *p, size_t n)
 	h->n += n;
 }
 
-/* Column c of st's row into h: its type, then integers and reals as 8 bytes,
- * text and blobs as length and bytes. */
-static void hcol(struct hbuf *h, sqlite3_stmt *st, int c)
+/* Column value v into h: its type, then integers and reals as 8 bytes, text
+ * and blobs as length and bytes. (The row's values are taken once each with
+ * sqlite3_column_value and read with sqlite3_value_*: each sqlite3_column_*
+ * call takes the connection's mutex, which cost more than the hashing and the
+ * value checks together. The connection is this thread's while it steps.) */
+static void hval(struct hbuf *h, sqlite3_value *v)
 {
-	unsigned char ty = (unsigned char)sqlite3_column_type(st, c);
+	unsigned char ty = (unsigned char)sqlite3_value_type(v);
 	hput(h, &ty, 1);
 	if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
-		union { int64_t i; double d; } v;
+		union { int64_t i; double d; } u;
 		if (ty == SQLITE_INTEGER)
-			v.i = sqlite3_column_int64(st, c);
+			u.i = sqlite3_value_int64(v);
 		else
-			v.d = sqlite3_column_double(st, c);
-		hput(h, &v, 8);
+			u.d = sqlite3_value_double(v);
+		hput(h, &u, 8);
 	} else if (ty == SQLITE_TEXT || ty == SQLITE_BLOB) {
-		const void *p = ty == SQLITE_TEXT ? (const void *)sqlite3_column_text(st, c) : sqlite3_column_blob(st, c);
-		uint32_t len = (uint32_t)sqlite3_column_bytes(st, c);
+		const void *p = ty == SQLITE_TEXT ? (const void *)sqlite3_value_text(v) : sqlite3_value_blob(v);
+		uint32_t len = (uint32_t)sqlite3_value_bytes(v);
 		hput(h, &len, 4);
 		if (len && p)
 			hput(h, p, len);
 	}
 }
 
-/* Table t's rows and the XXH3-64 of their values, in t's order. */
-static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t *rows, uint64_t *sum)
+/* Table t's rows and the XXH3-64 of their values, in t's order; with vc, each
+ * row handed to t's value checks too (values.h: a failed check recorded in vc). */
+static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t *rows, uint64_t *sum,
+		     struct vcx *vc)
 {
-	char *sql = sqlite3_mprintf("SELECT %s FROM %s.%s ORDER BY %s", t->cols, q, t->name, t->order);
+	char *sql = sqlite3_mprintf("SELECT *%s FROM %s.%s ORDER BY %s", t->rowid ? ", rowid" : "", q, t->name, t->order);
 	sqlite3_stmt *st;
 	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return rc;
+	int nall = sqlite3_column_count(st), ncol = nall - t->rowid; /* the rowid: not summed */
 	struct hbuf *h = sqlite3_malloc(sizeof *h);
-	if (!h || !(h->x = XXH3_createState())) {
+	sqlite3_value **v = sqlite3_malloc64((sqlite3_uint64)(nall + 1) * sizeof *v);
+	if (!h || !v || !(h->x = XXH3_createState())) {
 		sqlite3_free(h);
+		sqlite3_free(v);
 		sqlite3_finalize(st);
 		return SQLITE_NOMEM;
 	}
 	XXH3_64bits_reset(h->x);
 	h->n = 0;
 	*rows = 0;
-	int ncol = sqlite3_column_count(st);
+	const struct vhooks *hk = vc ? values_of(t->name) : NULL;
+	vcx_reading(vc, st);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		(*rows)++;
+		for (int c = 0; c < nall; c++)
+			v[c] = sqlite3_column_value(st, c);
 		for (int c = 0; c < ncol; c++)
-			hcol(h, st, c);
+			hval(h, v[c]);
+		if (hk && hk->row && !vcx_failed(vc) &&
+		    (rc = hk->row(vc, v, t->rowid ? sqlite3_value_int64(v[ncol]) : -1)) != SQLITE_OK)
+			break;
 	}
+	if (rc == SQLITE_DONE && hk && hk->end && !vcx_failed(vc))
+		rc = (rc = hk->end(vc)) == SQLITE_OK ? SQLITE_DONE : rc;
+	vcx_reading(vc, NULL);
 	XXH3_64bits_update(h->x, h->b, h->n);
 	*sum = XXH3_64bits_digest(h->x);
 	XXH3_freeState(h->x);
 	sqlite3_free(h);
+	sqlite3_free(v);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
@@ -220,7 +245,7 @@ int db_write_sums(sqlite3 *db)
 	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++) {
 		int64_t rows;
 		uint64_t sum;
-		if ((rc = table_sum(db, "main", &sumtabs[i], &rows, &sum)) != SQLITE_OK)
+		if ((rc = table_sum(db, "main", &sumtabs[i], &rows, &sum, NULL)) != SQLITE_OK)
 			break;
 		sqlite3_bind_text(ins, 1, sumtabs[i].name, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(ins, 2, rows);
@@ -232,12 +257,15 @@ int db_write_sums(sqlite3 *db)
 	return rc;
 }
 
-/* Table t's sum against kvio_sum's row for it (read with st, bound here). */
-static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3_stmt *st, int64_t *rows_out, char **why)
+/* Table t's sum against kvio_sum's row for it (read with st, bound here), then
+ * its values (vc): a sum that does not match says so first (damage), a value
+ * kvio never writes behind a matching sum after. */
+static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3_stmt *st, struct vcx *vc,
+		     int64_t *rows_out, char **why)
 {
 	int64_t rows;
 	uint64_t sum;
-	int rc = table_sum(db, q, t, &rows, &sum);
+	int rc = table_sum(db, q, t, &rows, &sum, vc);
 	if (rows_out)
 		*rows_out = rows;
 	if ((rc & 0xff) == SQLITE_CORRUPT) /* SQLite found the table's pages damaged */
@@ -262,6 +290,8 @@ static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3
 	ok = 1;
 #endif
 	sqlite3_reset(st);
+	if (ok && vcx_failed(vc))
+		return (*why = vcx_take_why(vc)) ? SQLITE_CORRUPT : SQLITE_NOMEM;
 	if (ok)
 		return SQLITE_OK;
 	return say(why, KVIO_DAMAGED "%s: its %lld rows do not match their checksum (kvio wrote %lld rows)", t->name,
@@ -279,22 +309,28 @@ int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why
 	sqlite3_stmt *st = NULL;
 	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
 	sqlite3_free(sql);
+	struct vcx *vc = rc == SQLITE_OK ? vcx_new(db, q) : NULL; /* what other tables say: read when needed */
 	if (rc == SQLITE_OK)
-		rc = sum_check(db, q, &sumtabs[i], st, rows, why);
+		rc = vc ? sum_check(db, q, &sumtabs[i], st, vc, rows, why) : SQLITE_NOMEM;
+	vcx_free(vc);
 	sqlite3_finalize(st);
 	return rc;
 }
 
-/* The sums of the tables of the kinds in mask (DB_*) against kvio_sum. */
+/* The sums and values of the tables of the kinds in mask (DB_*), in sumtabs' order. */
 static int check_sums(sqlite3 *db, const char *q, int mask, char **why)
 {
 	char *sql = sqlite3_mprintf("SELECT rows, xxh3, typeof(xxh3) FROM %s.kvio_sum WHERE name = ?1", q);
 	sqlite3_stmt *st = NULL;
 	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
 	sqlite3_free(sql);
+	struct vcx *vc = rc == SQLITE_OK ? vcx_new(db, q) : NULL;
+	if (rc == SQLITE_OK && !vc)
+		rc = SQLITE_NOMEM;
 	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++)
 		if (sumtabs[i].kind & mask)
-			rc = sum_check(db, q, &sumtabs[i], st, NULL, why);
+			rc = sum_check(db, q, &sumtabs[i], st, vc, NULL, why);
+	vcx_free(vc);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -309,8 +345,8 @@ int db_unchecked(void)
 	return v;
 }
 
-/* The checks of mask (DB_SMALL: version, schema, the small tables' sums;
- * DB_REPORT, DB_OTHER: those tables' sums) not yet made by this process on
+/* The checks of mask (DB_SMALL: version, schema, the small tables' sums and
+ * values; DB_REPORT, DB_OTHER: those tables' sums and values) not yet made by this process on
  * schema's file as it is now (memo.h). */
 static int check(sqlite3 *db, const char *schema, int mask, char **why)
 {

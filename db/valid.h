@@ -10,7 +10,7 @@
 
 /* The kinds of tables kvio_sum covers (valid.c lists them): the directory
  * and bookkeeping (small: checked at every open), the capture's tables that
- * kvio-report reads (objects, slices, args), and the others (counters, flows,
+ * kvio-report reads (objects, slices, args, flows), and the others (counters,
  * KV rows: kvio-export's). The bits are memo.h's. */
 enum { DB_SMALL = 1, DB_REPORT = 2, DB_OTHER = 4, DB_TABLES = 7 };
 
@@ -21,13 +21,14 @@ int db_check_version(sqlite3 *db, const char *q, char **why);
  * index on a kvio table but SQLite's own. Other tables and views: ignored. */
 int db_check_schema(sqlite3 *db, const char *q, char **why);
 /* The checks a reader makes when it opens a database (schema unquoted:
- * "main", an ATTACHed name): version, schema, the small tables' sums; once
- * per process for a file that does not change (memo.h). */
+ * "main", an ATTACHed name): version, schema, the small tables' sums and
+ * values (values.h); once per process for a file that does not change (memo.h). */
 int db_valid(sqlite3 *db, const char *schema, char **why);
-/* The same and the sums of the tables of mask (DB_REPORT, DB_OTHER). */
+/* The same and the sums and values of the tables of mask (DB_REPORT, DB_OTHER). */
 int db_check_tables(sqlite3 *db, const char *schema, int mask, char **why);
 /* The tables kvio_sum covers, by index (NULL past the last); table i's sum
- * checked (*rows: the rows it holds). For kvio-check's table-by-table lines. */
+ * and values checked (*rows: the rows it holds). For kvio-check's
+ * table-by-table lines. */
 const char *db_sum_table(size_t i);
 int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why);
 /* KVIO_UNCHECKED=1: a measuring knob (make bench's "with the checks /

@@ -20,14 +20,16 @@
 #include <stdlib.h>
 
 /* The checks of db and what the export reads before it writes: the tables'
- * sums, the chunks' directory, the window's keep-list, the flows. 0, or 2
+ * chunks' directory, the tables' sums and values, the window's keep-list, the flows. 0, or 2
  * after the one line saying why. */
 static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, struct flows *fl)
 {
 	char *why = NULL;
-	int drc = db_check_tables(db, "main", DB_TABLES, &why); /* every table it reads, summed */
+	/* the directory first (its own words for its damage, as a report's first read of
+	 * the commands gives them), then every table it reads: sums, values, references */
+	int drc = dir_load(db, "\"main\"", &x->dir, &why);
 	if (drc == SQLITE_OK)
-		drc = dir_load(db, "\"main\"", &x->dir, &why);
+		drc = db_check_tables(db, "main", DB_TABLES, &why);
 	if (drc == SQLITE_OK) /* the chunks this process checked, shared with the findings' connection */
 		x->checked = memo_chunks(memo_of(db, "main"), x->dir.nchunks);
 	if (drc != SQLITE_OK) {

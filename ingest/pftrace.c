@@ -437,7 +437,7 @@ struct pairing {
 	struct islice *sl; /* slices, in the events' (sorted) order */
 	size_t ns;
 	struct vec flows;  /* items: int64[3] = out, in (slice indices), flow id */
-	uint64_t unmatched_end, unended;
+	uint64_t unmatched_end, unended, long_names;
 };
 
 /* Event i (a BEGIN or an instant) opens slice p->ns on its track, and joins the
@@ -519,7 +519,8 @@ static int64_t ev_track(const struct imp *m, const struct iev *e)
 }
 
 /* The command slices first (consecutive ids, for chunks): the depth-0 ended
- * BEGINs on command tracks whose args read as a command's. */
+ * BEGINs on command tracks whose args read as a command's and whose name is
+ * one (at most CHUNK_NAME_MAX bytes). */
 static void write_cmds(struct dbw *w, struct imp *m, struct pairing *p)
 {
 	const struct iev *ev = m->ev.v;
@@ -535,6 +536,10 @@ static void write_cmds(struct dbw *w, struct imp *m, struct pairing *p)
 		struct cmd_row r;
 		p->sl[s].is_cmd = e->type == KVIO__PF__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN && p->sl[s].depth == 0 &&
 				  p->sl[s].dur >= 0 && cmd_track(tname) && as_cmd(m, e, &r);
+		if (p->sl[s].is_cmd && e->name && strlen(strpool_str(&m->p, e->name)) > CHUNK_NAME_MAX) {
+			p->sl[s].is_cmd = 0; /* a command's name is short: a plain slice (counted) */
+			p->long_names++;
+		}
 		if (p->sl[s].is_cmd)
 			ncmd++;
 	}
@@ -587,6 +592,7 @@ static void write_rest(struct dbw *w, struct imp *m, struct pairing *p, const ch
 	dbw_stat(w, path, "pftrace_extra_counter_without_track", (int64_t)m->bad_counters);
 	dbw_stat(w, path, "pftrace_unmatched_end", (int64_t)p->unmatched_end);
 	dbw_stat(w, path, "pftrace_unended", (int64_t)p->unended);
+	dbw_stat(w, path, "pftrace_long_cmd_names", (int64_t)p->long_names);
 }
 
 static void imp_free(struct imp *m)
@@ -627,6 +633,9 @@ int pftrace_import(const char *path, sqlite3 *db)
 			kvio_err("%s: %llu SLICE_BEGIN events never end (dur -1, as trace_processor shows them)", path,
 				 (unsigned long long)p.unended);
 		write_cmds(&w, &m, &p);
+		if (p.long_names)
+			kvio_err("%s: %llu command slices with a name longer than %d bytes (kept as plain slices)", path,
+				 (unsigned long long)p.long_names, CHUNK_NAME_MAX);
 		write_rest(&w, &m, &p, path);
 		wrc = dbw_end(&w, 0);
 	}

@@ -5,6 +5,7 @@
  * reported with file:line), other (valid JSON of another kind), or the
  * unterminated tail of a still-growing file. */
 #include "records.h"
+#include "../db/chunk.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,26 +126,29 @@ static void note_thread(struct reader *r, struct jline *j)
 	*(struct thread_name *)vec_push(&a->threads, sizeof t) = t;
 }
 
-/* An nvme_cmd line's op_name, interned ("cmd" without one); -1 on a bad escape. */
-static int cmd_name(struct reader *r, struct jline *j, uint16_t *name)
+#define STR_(x) #x
+#define NAME_MAX_S STR_(64)
+_Static_assert(CHUNK_NAME_MAX == 64, "NAME_MAX_S says CHUNK_NAME_MAX");
+
+/* An nvme_cmd line's op_name, interned ("cmd" without one): NULL, or why the
+ * line is malformed (a bad escape; longer than CHUNK_NAME_MAX bytes). */
+static const char *cmd_name(struct reader *r, struct jline *j, uint16_t *name)
 {
 	struct arm *a = r->a;
 	int t = JL_FIND(j, "op_name");
 	if (t < 0 || !jl_is_str(j, t)) {
 		*name = arm_intern(a, "cmd", 3);
-		return 0;
+		return NULL;
 	}
 	const char *raw = j->s + j->tok[t].start;
 	size_t l = (size_t)(j->tok[t].end - j->tok[t].start);
-	if (!memchr(raw, '\\', l)) { /* no escape: the text is the name (copied once, when new) */
-		*name = arm_intern(a, raw, l);
-		return 0;
-	}
-	const char *u = tok_str(a, j, t, &r->sc, &l);
-	if (!u)
-		return -1;
-	*name = arm_intern(a, u, l);
-	return 0;
+	const char *u = raw;
+	if (memchr(raw, '\\', l) && !(u = tok_str(a, j, t, &r->sc, &l))) /* no escape: the text is the name */
+		return "nvme_cmd op_name has a bad escape";
+	if (l > CHUNK_NAME_MAX) /* the names are short (read, write, store, ...): garbage */
+		return "nvme_cmd op_name longer than " NAME_MAX_S " bytes";
+	*name = arm_intern(a, u, l); /* copied once, when new */
+	return NULL;
 }
 
 /* An nvme_cmd line's KV args (key_hex, key_len, value_len), when it has one:
@@ -225,8 +229,9 @@ static const char *cmd_line(struct reader *r, struct jline *j)
 		nlb = (uint32_t)v32;
 	if (r->o->join == JOIN_OFFSET && (t = JL_FIND(j, "bytes")) >= 0 && !jl_u64(j, t, &v32) && v32 <= UINT32_MAX)
 		io_bytes = (uint32_t)v32;
-	if (cmd_name(r, j, &c.name))
-		return "nvme_cmd op_name has a bad escape";
+	const char *why = cmd_name(r, j, &c.name);
+	if (why)
+		return why;
 	if (cmd_kvargs(r, j, &c))
 		return "nvme_cmd key_hex has a bad escape";
 	cmd_role(r, &c, nlb, io_bytes);

@@ -2,8 +2,9 @@
 tests (the protobuf wire rules and Perfetto's field numbers; none of kvio's code).
 
   python3 pfwire.py check FILE        structural checks of a TrackEvent trace
-  python3 pfwire.py refstyle OUT      write a small trace the way the reference
-                                      kvio2perfetto.py does (names not interned)
+  python3 pfwire.py refstyle OUT [NAME]  write a small trace the way the reference
+                                      kvio2perfetto.py does (names not interned);
+                                      NAME: the second write command's name
 """
 import gzip, struct, sys
 
@@ -121,7 +122,7 @@ def fs(f, s): return fb(f, s.encode())
 def fd(f, x): return enc_varint(f << 3 | 1) + struct.pack('<d', x)
 def ff64(f, x): return enc_varint(f << 3 | 1) + struct.pack('<Q', x)
 
-def refstyle(out):
+def refstyle(out, name2='write'):
     """Shaped like the reference converter's output: md5-like 63-bit uuids,
     inline names and annotation names, events sorted by time, one sequence."""
     U = {'lm': 0x1111111111111111, 'nv': 0x2222222222222222, 'meta': 0x3333,
@@ -155,7 +156,7 @@ def refstyle(out):
     ev(100000, 1, U['w'], 'write', [('slba', u(10)), ('data_len', u(4096)), ('trace_id', u(7)),
         ('role', fs(6, 'header')), ('real_dur', fv(2, 1))], flows=[FID])
     ev(150000, 2, U['w'])
-    ev(200000, 1, U['w'], 'write', [('slba', u(11)), ('data_len', u(131072)), ('trace_id', u(7)),
+    ev(200000, 1, U['w'], name2, [('slba', u(11)), ('data_len', u(131072)), ('trace_id', u(7)),
         ('role', fs(6, 'payload')), ('real_dur', fv(2, 0))], tflows=[FID])
     ev(208000, 2, U['w'])
     ev(1000000, 2, U['o0'])
@@ -169,4 +170,4 @@ if __name__ == '__main__':
         print('%d track events, %d problems' % (n, len(errs)))
         sys.exit(1 if errs or not n else 0)
     elif sys.argv[1] == 'refstyle':
-        refstyle(sys.argv[2])
+        refstyle(sys.argv[2], *sys.argv[3:4])

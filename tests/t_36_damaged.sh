@@ -12,21 +12,23 @@ F=fixtures/ab
 "$BUILD/kvio-ingest" -q -o "$D/base.db" --merge A=$F/a.sem.jsonl,$F/a.ebpf.jsonl,$F/a.serving.jsonl \
 	--merge B=$F/b.sem.jsonl,$F/b.ebpf.jsonl 2>/dev/null
 ${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DSQLITE_CORE -O1 -o "$T/dbforge" tests/dbforge.c db/chunk.c \
-	db/valid.c db/memo.c db/ddl.c -lsqlite3 -lxxhash -lpthread 2>"$T/dbforge.err"
+	db/valid.c db/values.c db/memo.c db/ddl.c -lsqlite3 -lxxhash -lpthread 2>"$T/dbforge.err"
 eq "dbforge builds" "" "$(cat "$T/dbforge.err")"
 "$BUILD/kvio-report" "$D/base.db" --json > "$D/base.json"
 eq "the base: two chunks of 8 commands at ids 1 and 18, tracks 1..43" "1|8 18|8 43" \
 	"$(sqlite3 "$D/base.db" "select id || '|' || n from kvio_cmd_range order by id" | tr '\n' ' ')$(sqlite3 "$D/base.db" "select max(id) from kvio_track")"
 eq "the base is clean (kvio-check exit 0)" "0" "$("$BUILD/kvio-check" "$D/base.db" > "$D/base.check"; echo $?)"
 
-# damage NAME 'SQL or forge commands' 'expected line (after "DB: ")' [cmd|none]
-# Every reader: exit 2, that one line on stderr, nothing on stdout, no file written. In
+# damage NAME 'SQL or forge commands' 'expected line (after "DB: ")' [cmd|none] ['export's line']
+# Every reader: exit 2, that one line on stderr, nothing on stdout, no file written (the
+# export's line is another when it finds the damage elsewhere first: it checks every
+# table before it reads a chunk, a report reads chunks before it checks the big tables). In
 # sqlite3 the statement reading kvio_cmd fails with the line: through slice (the chunks
 # read), or with "cmd" a bare scan of kvio_cmd (the checks at its first use: schema,
 # version, directory; a crafted slice view is not kvio_cmd); "none": damage to a table
 # only kvio's commands check (the extension does not read kvio_obj/kvio_slice sums).
 damage() {
-	n=$1 how=$2 want=$3 sq=${4:-slice}
+	n=$1 how=$2 want=$3 sq=${4:-slice} xwant=${5:-$3}
 	cp "$D/base.db" "$D/$n.db"
 	(cd "$D" && eval "$how") > "$D/$n.how" 2>&1
 	"$BUILD/kvio-report" "$D/$n.db" --json > "$D/$n.json" 2> "$D/$n.err"
@@ -43,7 +45,7 @@ damage() {
 	c=$?
 	line="$D/$n.db: $want"
 	eq "damaged ($n): report, --html, export exit 2; kvio-check 2" "2 2 2 2" "$r $h $x $c"
-	eq "damaged ($n): one line, the same from report, --html and export" "$line|$line|$line" \
+	eq "damaged ($n): one line, the same from report, --html and export" "$line|$line|$D/$n.db: $xwant" \
 		"$(cat "$D/$n.err" | sed "s/^kvio-report: //")|$(sed "s/^kvio-report: //" "$D/$n.herr")|$(sed "s/^kvio-export: //" "$D/$n.xerr")"
 	eq "damaged ($n): nothing written (no JSON, no page, no trace)" "0 no no" \
 		"$(wc -c < "$D/$n.json") $([ -e "$D/$n.html" ] && echo yes || echo no) $([ -e "$D/$n.pftrace" ] && echo yes || echo no)"
@@ -65,8 +67,11 @@ damage swapped "sqlite3 swapped.db \"create temp table t as select id, data from
 	"$DM kvio_cmd_chunk 1: checksum mismatch (damaged bytes)"
 damage rangen "sqlite3 rangen.db \"update kvio_cmd_range set n = 7 where id = 1\"" \
 	"$DM kvio_cmd_range: its 2 rows do not match their checksum (kvio wrote 2 rows)"
+# (the export: flow 4, from an object's first command 5 to its last, names command 8, past the
+# directory's chunk 1 of 7 commands)
 damage forged_n "sqlite3 forged_n.db \"update kvio_cmd_range set n = 7 where id = 1\" && '$T/dbforge' forged_n.db resum" \
-	"$DM kvio_cmd_chunk 1: 392 bytes, 8 commands in its header, 7 in its row"
+	"$DM kvio_cmd_chunk 1: 392 bytes, 8 commands in its header, 7 in its row" slice \
+	"$DM flow 4: slice_in 8 names no slice or command"
 damage n0 "sqlite3 n0.db \"update kvio_cmd_range set n = 0 where id = 18\" && '$T/dbforge' n0.db resum" \
 	"$DM kvio_cmd_range 18: n 0 is not a count of 1..8192 commands"
 damage n2e31 "sqlite3 n2e31.db \"update kvio_cmd_range set n = 2147483648 where id = 18\" && '$T/dbforge' n2e31.db resum" \
