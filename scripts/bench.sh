@@ -67,6 +67,16 @@ miss() {
 	eval "$1=''; K_$1=\$2; W_$1=\$3"
 }
 
+# cmdtext STEP CMD...: c = CMD on one line, for the FAILED lines; true when BENCH_FAIL
+# names STEP: the caller then runs FAILSH in CMD's place (and c says so)
+FAILSH='echo "bench: BENCH_FAIL=$0: this command made to fail" >&2; exit 1'
+cmdtext() {
+	ct=$1; shift
+	c=$(printf '%s' "$*" | tr '\n\t' '  ')
+	failing "$ct" || return 1
+	c="$c [BENCH_FAIL: replaced by a failing command]"
+}
+
 # rmouts CMD...: remove the files a command writes (the argument after -o or --html)
 rmouts() {
 	nx=0
@@ -80,12 +90,8 @@ rmouts() {
 # KB); on failure prints the step's FAILED line and returns 1
 run1() {
 	st=$1; shift
-	c=$(printf '%s' "$*" | tr '\n\t' '  ')
 	rmouts "$@"
-	if failing "$st"; then
-		set -- sh -c 'echo "bench: BENCH_FAIL=$0: this command made to fail" >&2; exit 1' "$st"
-		c="$c [BENCH_FAIL: replaced by a failing command]"
-	fi
+	if cmdtext "$st" "$@"; then set -- sh -c "$FAILSH" "$st"; fi
 	rm -f "$O/time.out"
 	/usr/bin/time -f "%e %M" -o "$O/time.out" "$@" >/dev/null 2>"$O/err.out"
 	rc=$?
@@ -153,11 +159,7 @@ best_pair() {
 # number, is the step's FAILED line and VAR without a value
 val() {
 	vv=$1; st=$2; shift 2
-	c=$(printf '%s' "$*" | tr '\n\t' '  ')
-	if failing "$st"; then
-		set -- sh -c 'echo "bench: BENCH_FAIL=$0: this command made to fail" >&2; exit 1' "$st"
-		c="$c [BENCH_FAIL: replaced by a failing command]"
-	fi
+	if cmdtext "$st" "$@"; then set -- sh -c "$FAILSH" "$st"; fi
 	out=$("$@" 2>"$O/err.out")
 	rc=$?
 	if [ $rc -ne 0 ]; then
@@ -178,12 +180,8 @@ val() {
 # without a value
 cpu1() {
 	st=$1; cv=$2; shift 2
-	c=$(printf '%s' "$*" | tr '\n\t' '  ')
 	rmouts "$@"
-	if failing "$st"; then
-		set -- sh -c 'echo "bench: BENCH_FAIL=$0: this command made to fail" >&2; exit 1' "$st"
-		c="$c [BENCH_FAIL: replaced by a failing command]"
-	fi
+	if cmdtext "$st" "$@"; then set -- sh -c "$FAILSH" "$st"; fi
 	rm -f "$O/time.out"
 	/usr/bin/time -f "%U %S" -o "$O/time.out" "$@" >/dev/null 2>"$O/err.out"
 	rc=$?
