@@ -12,6 +12,7 @@
  * read when it first needs it, or gathered while that table is checked. */
 #include "kvio_int.h"
 #include "values.h"
+#include "../lib/util.h"
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -263,14 +264,7 @@ static int need_procs(struct vcx *c)
 
 static int has_id(const int64_t *v, size_t n, int64_t id)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = i64_lower_bound(v, n, id);
 	return lo < n && v[lo] == id;
 }
 

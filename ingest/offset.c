@@ -84,20 +84,6 @@ static size_t count_le(const int64_t *v, size_t n, int64_t key)
 	return (size_t)(b - v) + (*b <= key);
 }
 
-/* The first index of v[0..n) whose value is >= key (n when none). */
-static size_t first_ge(const int64_t *v, size_t n, int64_t key)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* next[] of a disjoint-set forest over intervals: the first unclaimed at or after j */
 static uint32_t next_free(uint32_t *next, uint32_t j)
 {
@@ -155,8 +141,8 @@ static void slot_intervals(struct offset_index *x, size_t *niv, size_t *cap, con
 				continue;
 			if (ops[k].t0 > ops[k].t1)
 				continue; /* an empty window holds no command */
-			size_t lo = first_ge(st, m, ops[k].t0);
-			size_t hi = ops[k].t1 < INT64_MAX ? first_ge(st, m, ops[k].t1 + 1) : m;
+			size_t lo = i64_lower_bound(st, m, ops[k].t0);
+			size_t hi = ops[k].t1 < INT64_MAX ? i64_lower_bound(st, m, ops[k].t1 + 1) : m;
 			for (uint32_t j = next_free(nx, (uint32_t)lo); j < hi; j = next_free(nx, j + 1)) {
 				pk[j][d] = (int32_t)ops[k].obj;
 				nx[j] = j + 1;

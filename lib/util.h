@@ -54,4 +54,18 @@ static inline const char *nz(const void *s)
 	return s ? (const char *)s : "";
 }
 
+/* The first index of the ascending v[0..n) whose value is >= key (n when none). */
+static inline size_t i64_lower_bound(const int64_t *v, size_t n, int64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 #endif
