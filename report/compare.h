@@ -56,4 +56,13 @@ int compare_html(struct outfile *o, const char *chartjs, const struct cmp_entry 
 int compare_gates(const struct cmp_out *co, const struct cmp_entry *e, size_t n, const struct dbrun *runs,
 		  const struct side *sides, int nsides);
 
+/* An entry's cells as the table shows them (text and --html alike): base, new,
+ * delta, relative change, interval, p ("-" where there is none). */
+struct cmp_cells {
+	char base[48], new_[48], delta[48], rel[24], ci[100], p[24];
+};
+void cmp_cells(const struct cmp_entry *e, struct cmp_cells *c);
+/* v in m's unit with its sign (+, - or none for 0). */
+void cmp_signed(char *buf, size_t n, const struct metric *m, double v);
+
 #endif

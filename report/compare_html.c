@@ -82,35 +82,16 @@ static void put_rows(FILE *f, const struct cmp_entry *e, size_t n, int k, const 
 	fputs("]", f);
 }
 
-/* v in m's unit with its sign. */
-static void signed_txt(char *buf, size_t n, const struct metric *m, double v)
-{
-	char t[40];
-	metric_fmt(t, sizeof t, m, fabs(v));
-	snprintf(buf, n, "%s%s", v < 0 ? "-" : v > 0 ? "+" : "", t);
-}
-
 /* One entry's row of the table: the text output's columns. */
 static void put_row(FILE *f, const struct cmp_entry *e)
 {
-	char b[48], nw[48], d[48], lo[48], hi[48], ci[100] = "-", p[24] = "-", rel[24] = "-";
-	metric_fmt(b, sizeof b, e->m, e->base);
-	metric_fmt(nw, sizeof nw, e->m, e->new_);
-	signed_txt(d, sizeof d, e->m, e->delta);
-	if (e->has_ci) {
-		signed_txt(lo, sizeof lo, e->m, e->lo);
-		signed_txt(hi, sizeof hi, e->m, e->hi);
-		snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-	}
-	if (e->has_p)
-		snprintf(p, sizeof p, e->p < 1e-4 ? "%.1e" : "%.4f", e->p);
-	if (isfinite(e->rel))
-		snprintf(rel, sizeof rel, "%+.1f%%", 100 * e->rel);
+	struct cmp_cells c;
+	cmp_cells(e, &c);
 	const char *cls = !strcmp(e->verdict, "slower") ? "bad" : !strcmp(e->verdict, "faster") ? "good" : "same";
 	fprintf(f, "<tr class=\"%s\"><td>", cls);
 	html_text(f, e->m->name);
-	fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s%s%s</td></tr>\n", b, nw,
-		d, rel, ci, p, e->verdict, e->within_noise ? " (within noise)" : "", e->negligible ? " (under 2%)" : "");
+	fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s%s%s</td></tr>\n", c.base,
+		c.new_, c.delta, c.rel, c.ci, c.p, e->verdict, e->within_noise ? " (within noise)" : "", e->negligible ? " (under 2%)" : "");
 }
 
 /* The page's blocks (a NEW side's label): heading, the test's words, table, chart. */

@@ -25,30 +25,40 @@ static void method_line(FILE *f, const struct side *b, const struct side *s)
 		fputs("  fewer than 3 runs on a side: its interval is the runs' own spread, not a measure of noise\n", f);
 }
 
-static void signed_fmt(char *buf, size_t n, const struct metric *m, double v)
+void cmp_signed(char *buf, size_t n, const struct metric *m, double v)
 {
 	char t[40];
 	metric_fmt(t, sizeof t, m, fabs(v));
 	snprintf(buf, n, "%s%s", v < 0 ? "-" : v > 0 ? "+" : "", t);
 }
 
+void cmp_cells(const struct cmp_entry *e, struct cmp_cells *c)
+{
+	char lo[48], hi[48];
+	metric_fmt(c->base, sizeof c->base, e->m, e->base);
+	metric_fmt(c->new_, sizeof c->new_, e->m, e->new_);
+	cmp_signed(c->delta, sizeof c->delta, e->m, e->delta);
+	strcpy(c->ci, "-");
+	strcpy(c->p, "-");
+	strcpy(c->rel, "-");
+	if (e->has_ci) {
+		cmp_signed(lo, sizeof lo, e->m, e->lo);
+		cmp_signed(hi, sizeof hi, e->m, e->hi);
+		snprintf(c->ci, sizeof c->ci, "[%s, %s]", lo, hi);
+	}
+	if (e->has_p)
+		snprintf(c->p, sizeof c->p, e->p < 1e-4 ? "%.1e" : "%.4f", e->p);
+	if (isfinite(e->rel))
+		snprintf(c->rel, sizeof c->rel, "%+.1f%%", 100 * e->rel);
+}
+
 /* One entry's line of the table. */
 static void entry_line(FILE *f, const struct cmp_entry *e)
 {
-	char b[48], n[48], d[48], lo[48], hi[48], ci[100] = "-", p[24] = "-", rel[24] = "-";
-	metric_fmt(b, sizeof b, e->m, e->base);
-	metric_fmt(n, sizeof n, e->m, e->new_);
-	signed_fmt(d, sizeof d, e->m, e->delta);
-	if (e->has_ci) {
-		signed_fmt(lo, sizeof lo, e->m, e->lo);
-		signed_fmt(hi, sizeof hi, e->m, e->hi);
-		snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-	}
-	if (e->has_p)
-		snprintf(p, sizeof p, e->p < 1e-4 ? "%.1e" : "%.4f", e->p);
-	if (isfinite(e->rel))
-		snprintf(rel, sizeof rel, "%+.1f%%", 100 * e->rel);
-	fprintf(f, "  %-24s %12s %12s %12s %8s  %-28s %8s  %s%s%s\n", e->m->name, b, n, d, rel, ci, p, e->verdict,
+	struct cmp_cells c;
+	cmp_cells(e, &c);
+	fprintf(f, "  %-24s %12s %12s %12s %8s  %-28s %8s  %s%s%s\n", e->m->name, c.base, c.new_, c.delta, c.rel, c.ci,
+		c.p, e->verdict,
 		e->within_noise ? " (within noise)" : "", e->negligible ? " (under 2%)" : "");
 }
 
@@ -167,7 +177,7 @@ int compare_gates(const struct cmp_out *co, const struct cmp_entry *e, size_t n,
 			    !(fabs(e[i].rel) > gt->limit))
 				continue;
 			char d[48];
-			signed_fmt(d, sizeof d, gt->m, e[i].delta);
+			cmp_signed(d, sizeof d, gt->m, e[i].delta);
 			kvio_err("--fail-on '%s' fired: [%s] %s worse by %s (%+.1f%%, significantly; more than %.1f%%)", gt->spec,
 				 e[i].label, gt->m->name, d, 100 * e[i].rel, 100 * gt->limit);
 			fired = 1;
