@@ -60,3 +60,16 @@ unit() {
 		cat "$T/$name.err"; FAIL=$((FAIL + 1)); echo "FAIL - $name: compile"
 	fi
 }
+
+# ab_base DIR: DIR (emptied) holds base.db, the A/B fixture ingested (two chunks, ids
+# 1-8 and 18-25, 8 commands each), and $T/dbforge is built (once a run: a forger's
+# tool, tests/dbforge.c); the check "dbforge builds" is the caller's (its build errors
+# in $T/dbforge.err). t_36_damaged.sh and t_37_fuzzfound.sh start from it.
+ab_base() {
+	rm -rf "$1"; mkdir -p "$1"
+	"$BUILD/kvio-ingest" -q -o "$1/base.db" --merge A=fixtures/ab/a.sem.jsonl,fixtures/ab/a.ebpf.jsonl,fixtures/ab/a.serving.jsonl \
+		--merge B=fixtures/ab/b.sem.jsonl,fixtures/ab/b.ebpf.jsonl 2>/dev/null
+	[ -x "$T/dbforge" ] && return 0
+	${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DSQLITE_CORE -O1 -o "$T/dbforge" tests/dbforge.c db/chunk.c \
+		db/valid.c db/values.c db/memo.c db/ddl.c -lsqlite3 -lxxhash -lpthread 2>"$T/dbforge.err"
+}

@@ -7,12 +7,7 @@
 # each (fixtures/ab: 8 write/read lines per arm), 42 tracks numbered 1..43 (one folded).
 # Crafted values behind valid checksums come from tests/dbforge.c (a forger's tool).
 D=$T/dmg
-rm -rf "$D"; mkdir -p "$D"
-F=fixtures/ab
-"$BUILD/kvio-ingest" -q -o "$D/base.db" --merge A=$F/a.sem.jsonl,$F/a.ebpf.jsonl,$F/a.serving.jsonl \
-	--merge B=$F/b.sem.jsonl,$F/b.ebpf.jsonl 2>/dev/null
-${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DSQLITE_CORE -O1 -o "$T/dbforge" tests/dbforge.c db/chunk.c \
-	db/valid.c db/values.c db/memo.c db/ddl.c -lsqlite3 -lxxhash -lpthread 2>"$T/dbforge.err"
+ab_base "$D"
 eq "dbforge builds" "" "$(cat "$T/dbforge.err")"
 "$BUILD/kvio-report" "$D/base.db" --json > "$D/base.json"
 eq "the base: two chunks of 8 commands at ids 1 and 18, tracks 1..43" "1|8 18|8 43" \

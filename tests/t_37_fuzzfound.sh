@@ -3,12 +3,8 @@
 # database and what kvio must answer. The base: two chunks, ids 1-8 (arm A) and 18-25
 # (arm B), 8 commands each (fixtures/ab), as in tests/t_36_damaged.sh.
 D=$T/found
-rm -rf "$D"; mkdir -p "$D"
+ab_base "$D"
 F=fixtures/ab
-"$BUILD/kvio-ingest" -q -o "$D/base.db" --merge A=$F/a.sem.jsonl,$F/a.ebpf.jsonl,$F/a.serving.jsonl \
-	--merge B=$F/b.sem.jsonl,$F/b.ebpf.jsonl 2>/dev/null
-${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -DSQLITE_CORE -O1 -o "$T/dbforge" tests/dbforge.c db/chunk.c \
-	db/valid.c db/values.c db/memo.c db/ddl.c -lsqlite3 -lxxhash -lpthread 2>"$T/dbforge.err"
 eq "dbforge builds" "" "$(cat "$T/dbforge.err")"
 DM="database damaged or not written by kvio:"
 xq() { sqlite3 -batch -cmd ".load $BUILD/kvio" "$@"; }
