@@ -50,7 +50,7 @@ int db_create(const char *path, sqlite3 **out)
 	}
 	rc = db_exec(db,
 		     "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-		     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;",
+		     "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-4096; PRAGMA temp_store=MEMORY;",
 		     "setting up the database");
 	if (rc == SQLITE_OK)
 		rc = kvio_register_functions(db);

@@ -9,6 +9,7 @@
 #include "../lib/util.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void dbw_step(struct dbw *w, sqlite3_stmt *st)
 {
@@ -34,6 +35,7 @@ static void bind_i64_or_null(sqlite3_stmt *st, int i, int present, int64_t v)
 
 int64_t dbw_process(struct dbw *w, int64_t pid, const char *name)
 {
+	dbw_sync(w);
 	int64_t upid = w->next_upid++;
 	sqlite3_bind_int64(w->process, 1, upid);
 	sqlite3_bind_int64(w->process, 2, pid);
@@ -46,6 +48,7 @@ int64_t dbw_process(struct dbw *w, int64_t pid, const char *name)
 int64_t dbw_track(struct dbw *w, const char *name, int64_t parent, int64_t upid,
 			 const char *unit, int order, int explicit_order)
 {
+	dbw_sync(w);
 	int64_t id = w->next_track++;
 	sqlite3_stmt *st = w->track;
 	sqlite3_bind_int64(st, 1, id);
@@ -76,6 +79,7 @@ int64_t dbw_slice(struct dbw *w, int64_t ts, int64_t dur, int64_t track, const c
 
 void dbw_slice_id(struct dbw *w, int64_t id, int64_t ts, int64_t dur, int64_t track, const char *name)
 {
+	dbw_sync(w);
 	sqlite3_stmt *st = w->slice;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, ts);
@@ -94,6 +98,7 @@ static const char *const obj_cols[] = {"trace_id", "op", "part", "bytes", "slot_
 
 void dbw_obj_begin(struct dbw *w, int64_t id)
 {
+	dbw_sync(w);
 	sqlite3_clear_bindings(w->obj);
 	sqlite3_bind_int64(w->obj, 1, id);
 	w->obj_id = id;
@@ -101,6 +106,7 @@ void dbw_obj_begin(struct dbw *w, int64_t id)
 
 void dbw_obj_end(struct dbw *w)
 {
+	dbw_sync(w);
 	dbw_step(w, w->obj);
 	w->obj_id = -1;
 }
@@ -108,6 +114,7 @@ void dbw_obj_end(struct dbw *w)
 void dbw_arg_row(struct dbw *w, int64_t set, const char *key, int vt_kind, int64_t i,
 		    const char *s, double d, const char *display)
 {
+	dbw_sync(w);
 	if (set == w->obj_id)
 		for (int c = 0; c < NOBJCOL; c++)
 			if (!strcmp(key, obj_cols[c])) {
@@ -158,6 +165,7 @@ void dbw_arg_s(struct dbw *w, int64_t set, const char *key, const char *v)
 }
 void dbw_counter(struct dbw *w, int64_t ts, int64_t track, double v)
 {
+	dbw_sync(w);
 	sqlite3_stmt *st = w->counter;
 	sqlite3_bind_int64(st, 1, w->next_counter++);
 	sqlite3_bind_int64(st, 2, ts);
@@ -168,6 +176,7 @@ void dbw_counter(struct dbw *w, int64_t ts, int64_t track, double v)
 
 void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id)
 {
+	dbw_sync(w);
 	sqlite3_stmt *st = w->flow;
 	sqlite3_bind_int64(st, 1, w->next_flow++);
 	sqlite3_bind_int64(st, 2, out);
@@ -186,27 +195,46 @@ uint16_t dbw_name(struct dbw *w, const char *name)
 	if (w->names.n >= 65535)
 		return 0;
 	*(char **)vec_push(&w->names, sizeof(char *)) = xstrdup(name);
+	dbw_sync(w);
 	sqlite3_bind_int64(w->name, 1, (int64_t)w->names.n - 1);
 	sqlite3_bind_text(w->name, 2, name, -1, SQLITE_TRANSIENT);
 	dbw_step(w, w->name);
 	return (uint16_t)(w->names.n - 1);
 }
 
-/* Write the buffered commands as one kvio_cmd_chunk row. */
-void dbw_flush_chunk(struct dbw *w)
+/* sqlite3_step + reset on the writer thread: its error goes to *rc. */
+static void writer_step(struct dbw *w, sqlite3_stmt *st, int *rc)
 {
-	struct chunkbuf *cb = w->cb;
-	if (!cb->n)
+	if (*rc != SQLITE_OK)
 		return;
+	int r = sqlite3_step(st);
+	if (r != SQLITE_DONE) {
+		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, r));
+		*rc = r;
+	}
+	sqlite3_reset(st);
+}
+
+/* cb as one kvio_cmd_chunk row, its kvio_cmd_range row and its KV rows
+ * (on the writer thread, or on the caller's when there is none). */
+static void write_chunk(struct dbw *w, struct chunkbuf *cb, int *rc)
+{
 	uint32_t n = cb->n;
+	for (size_t i = 0; i < cb->kv.n; i++) {
+		const struct kvrow *k = &VEC_AT(&cb->kv, struct kvrow, i);
+		sqlite3_bind_int64(w->kv, 1, k->id);
+		sqlite3_bind_text(w->kv, 2, k->has_key ? cb->keys + k->key_off : NULL, -1, SQLITE_STATIC);
+		bind_i64_or_null(w->kv, 3, k->has_key_len, k->key_len);
+		bind_i64_or_null(w->kv, 4, k->has_value_len, k->value_len);
+		writer_step(w, w->kv, rc);
+	}
 	struct chunk_view v = {n, cb->ts, cb->dur, cb->slba, cb->track, cb->data_len, cb->trace_id, cb->slba_track,
 			       cb->kv_id, cb->name, cb->flags};
-	unsigned char *p = cb->blob;
-	size_t len = chunk_encode(&v, cb->first_id, p);
+	size_t len = chunk_encode(&v, cb->first_id, cb->blob);
 	sqlite3_bind_int64(w->chunk, 1, cb->first_id);
 	sqlite3_bind_int64(w->chunk, 2, n);
-	sqlite3_bind_blob(w->chunk, 3, p, (int)len, SQLITE_STATIC);
-	dbw_step(w, w->chunk);
+	sqlite3_bind_blob(w->chunk, 3, cb->blob, (int)len, SQLITE_STATIC);
+	writer_step(w, w->chunk, rc);
 	/* the chunk's time and trace_id extent (kvio_cmd_range) */
 	int64_t tmin = INT64_MAX, emax = INT64_MIN;
 	uint32_t dmin = UINT32_MAX, dmax = 0;
@@ -236,16 +264,102 @@ void dbw_flush_chunk(struct dbw *w)
 		sqlite3_bind_null(w->range, 5);
 		sqlite3_bind_null(w->range, 6);
 	}
-	dbw_step(w, w->range);
+	writer_step(w, w->range, rc);
 	cb->n = 0;
+	cb->kv.n = 0;
+	cb->nkeys = 0;
 }
 
+static void *chunk_writer(void *arg)
+{
+	struct dbw *w = arg;
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->job && !w->quit)
+			pthread_cond_wait(&w->cv, &w->mu);
+		struct chunkbuf *cb = w->job;
+		if (!cb)
+			break;
+		int rc = w->wrc;
+		pthread_mutex_unlock(&w->mu);
+		write_chunk(w, cb, &rc);
+		pthread_mutex_lock(&w->mu);
+		w->wrc = rc;
+		w->job = NULL;
+		atomic_store_explicit(&w->pending, 0, memory_order_release);
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	struct timespec ts;
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		w->writer_cpu = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9; /* read after the join */
+	return NULL;
+}
+
+void dbw_sync(struct dbw *w)
+{
+	if (!atomic_load_explicit(&w->pending, memory_order_acquire)) {
+		if (w->started && w->wrc != SQLITE_OK && w->rc == SQLITE_OK) /* idle: wrc is not written now */
+			w->rc = w->wrc;
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (w->job)
+		pthread_cond_wait(&w->cv, &w->mu);
+	if (w->wrc != SQLITE_OK && w->rc == SQLITE_OK)
+		w->rc = w->wrc;
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Hand the buffered commands to the writer (the other buffer is filled
+ * meanwhile); without a writer thread, write them here. */
+void dbw_flush_chunk(struct dbw *w)
+{
+	dbw_sync(w);
+	struct chunkbuf *cb = w->cb;
+	if (!cb->n || w->rc != SQLITE_OK)
+		return;
+	if (!w->started && !w->quit) {
+		w->wrc = SQLITE_OK;
+		if (pthread_create(&w->writer, NULL, chunk_writer, w) == 0)
+			w->started = 1;
+		else
+			w->quit = 1; /* no thread: written in place from now on */
+	}
+	if (!w->started) {
+		write_chunk(w, cb, &w->rc);
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->job = cb;
+	atomic_store_explicit(&w->pending, 1, memory_order_release);
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	w->cb = w->spare;
+	w->spare = cb;
+}
+
+/* Stop the writer thread (after its last chunk). */
+static void writer_stop(struct dbw *w)
+{
+	dbw_sync(w);
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->quit = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->writer, NULL);
+	w->started = 0;
+}
 
 void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r)
 {
 	struct chunkbuf *cb = w->cb;
-	if (cb->n == CHUNK_ROWS || (cb->n && cb->first_id + cb->n != id))
+	if (cb->n == CHUNK_ROWS || (cb->n && cb->first_id + cb->n != id)) {
 		dbw_flush_chunk(w);
+		cb = w->cb;
+	}
 	if (cb->n == 0)
 		cb->first_id = id;
 	uint32_t k = cb->n++;
@@ -261,11 +375,18 @@ void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r)
 	cb->kv_id[k] = 0;
 	if (r->flags & CHF_KV) {
 		cb->kv_id[k] = (uint32_t)w->next_kv;
-		sqlite3_bind_int64(w->kv, 1, w->next_kv++);
-		sqlite3_bind_text(w->kv, 2, r->key_hex, -1, SQLITE_TRANSIENT);
-		bind_i64_or_null(w->kv, 3, r->has_key_len, r->key_len);
-		bind_i64_or_null(w->kv, 4, r->has_value_len, r->value_len);
-		dbw_step(w, w->kv);
+		struct kvrow *kr = vec_push(&cb->kv, sizeof *kr);
+		*kr = (struct kvrow){w->next_kv++, r->key_len, r->value_len, cb->nkeys, r->key_hex != NULL,
+				     (uint8_t)r->has_key_len, (uint8_t)r->has_value_len};
+		if (r->key_hex) { /* the key's text lives in the stream's block: copied */
+			size_t l = strlen(r->key_hex) + 1;
+			if (cb->nkeys + l > cb->capkeys) {
+				cb->capkeys = (cb->nkeys + l) * 2;
+				cb->keys = xrealloc(cb->keys, cb->capkeys);
+			}
+			memcpy(cb->keys + cb->nkeys, r->key_hex, l);
+			cb->nkeys += l;
+		}
 	}
 }
 
@@ -299,9 +420,12 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	w->next_id = w->next_track = w->next_flow = w->next_kv = w->next_utid = 1;
 	w->next_counter = (int64_t)1 << 40;
 	w->obj_id = -1;
-	w->cb = xmalloc(sizeof *w->cb);
-	w->cb->n = 0;
+	w->cb = xcalloc(1, sizeof *w->cb);
 	w->cb->blob = xmalloc(chunk_size(CHUNK_ROWS));
+	w->spare = xcalloc(1, sizeof *w->spare);
+	w->spare->blob = xmalloc(chunk_size(CHUNK_ROWS));
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
 	/* kvio-ingest --follow opens the transaction itself (it empties the tables first) */
 	int rc = sqlite3_get_autocommit(db) ? db_exec(db, "BEGIN", "writing the database") : SQLITE_OK;
 	for (size_t i = 0; rc == SQLITE_OK && i < sizeof sql / sizeof sql[0]; i++) {
@@ -321,9 +445,18 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	return w->rc;
 }
 
+static void chunkbuf_free(struct chunkbuf *cb)
+{
+	free(cb->blob);
+	free(cb->keys);
+	vec_free(&cb->kv);
+	free(cb);
+}
+
 int dbw_end(struct dbw *w, int narms)
 {
 	dbw_flush_chunk(w);
+	writer_stop(w);
 	if (w->rc == SQLITE_OK) {
 		char sql[1024];
 		/* readable without the extension: what reads the rest */
@@ -342,8 +475,10 @@ int dbw_end(struct dbw *w, int narms)
 		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, w->rc));
 	for (int i = 0; stmt_slot(w, i); i++)
 		sqlite3_finalize(*stmt_slot(w, i));
-	free(w->cb->blob);
-	free(w->cb);
+	chunkbuf_free(w->cb);
+	chunkbuf_free(w->spare);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
 	for (size_t i = 0; i < w->names.n; i++)
 		free(VEC_AT(&w->names, char *, i));
 	vec_free(&w->names);
@@ -354,6 +489,7 @@ int dbw_end(struct dbw *w, int narms)
 
 void dbw_set_depth(struct dbw *w, int64_t id, int depth)
 {
+	dbw_sync(w);
 	sqlite3_stmt *st;
 	if (w->rc != SQLITE_OK ||
 	    sqlite3_prepare_v2(w->db, "UPDATE kvio_slice SET depth = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
@@ -366,6 +502,7 @@ void dbw_set_depth(struct dbw *w, int64_t id, int depth)
 
 void dbw_stat(struct dbw *w, const char *label, const char *name, int64_t value)
 {
+	dbw_sync(w);
 	sqlite3_stmt *st;
 	if (w->rc != SQLITE_OK ||
 	    sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO kvio_stats VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK)
@@ -379,6 +516,7 @@ void dbw_stat(struct dbw *w, const char *label, const char *name, int64_t value)
 
 int64_t dbw_thread(struct dbw *w, int64_t tid, const char *name)
 {
+	dbw_sync(w);
 	sqlite3_stmt *st;
 	int64_t utid = w->next_utid++;
 	if (w->rc != SQLITE_OK ||

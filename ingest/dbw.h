@@ -4,11 +4,23 @@
 #define KVIO_DBW_H
 #include "../db/chunk.h"
 #include "../lib/util.h"
+#include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdint.h>
+
+/* A kvio_cmd_kv row, written with its chunk (key_hex copied into the chunk's keys). */
+struct kvrow {
+	int64_t id, key_len, value_len;
+	size_t key_off;
+	uint8_t has_key, has_key_len, has_value_len;
+};
 
 /* Commands waiting to be written as one chunk (see cmdchunk.h). */
 struct chunkbuf {
+	struct vec kv;    /* struct kvrow */
+	char *keys;       /* the KV rows' key_hex texts, NUL-terminated */
+	size_t nkeys, capkeys;
 	int64_t first_id;
 	uint32_t n;
 	int64_t ts[CHUNK_ROWS], dur[CHUNK_ROWS], slba[CHUNK_ROWS];
@@ -24,6 +36,18 @@ struct dbw {
 	sqlite3_stmt *process, *track, *chunk, *range, *slice, *arg, *counter, *flow, *name, *kv, *obj;
 	int64_t obj_id;      /* between dbw_obj_begin and dbw_obj_end: args of this set go to kvio_obj */
 	struct chunkbuf *cb;
+	/* The chunk writer: a full chunk is encoded and inserted on its own thread
+	 * while the stream goes on (the chunks are most of the database's bytes).
+	 * While it writes, it alone uses the connection: every other use of db
+	 * first waits for it (dbw_sync; dbw.c's functions do). */
+	struct chunkbuf *spare;   /* the other buffer: being written, or free */
+	pthread_t writer;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct chunkbuf *job;     /* the chunk being written (under mu) */
+	atomic_int pending;       /* job != NULL, read without mu */
+	int started, quit, wrc;   /* wrc: the writer's error, taken by dbw_sync */
+	double writer_cpu;        /* its CPU seconds, once stopped (KVIO_TIMING) */
 	struct vec names;    /* global command names (char*, owned), index = kvio_cmd_name.id */
 	int64_t next_kv;
 	int64_t next_id;     /* slices (and their arg sets) */
@@ -50,6 +74,9 @@ int dbw_begin(struct dbw *w, sqlite3 *db);
 int dbw_end(struct dbw *w, int narms);
 
 void dbw_step(struct dbw *w, sqlite3_stmt *st);
+/* Wait until the chunk writer is idle (its error, if any, becomes w->rc):
+ * call it before using w->db or a statement directly outside dbw.c. */
+void dbw_sync(struct dbw *w);
 int64_t dbw_process(struct dbw *w, int64_t pid, const char *name);
 /* A thread row (utid assigned here; no process). */
 int64_t dbw_thread(struct dbw *w, int64_t tid, const char *name);

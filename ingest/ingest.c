@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char ingest_options_help[] =
@@ -315,6 +317,29 @@ int ingest_inputs_readable(const struct ingest_args *a)
 	return 0;
 }
 
+/* KVIO_TIMING: how busy each thread was over the ingest's wall time, and
+ * the device files' MB per second of CPU (make bench prints it). */
+static void timing_threads(double wall, const struct ingest_args *a, double writer_cpu)
+{
+	struct timespec ts;
+	double main_cpu = 0, waited, mb = 0;
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		main_cpu = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	int nw;
+	double parse_cpu = arm_parse_cpu(&nw, &waited);
+	for (int i = 0; i < a->narms; i++) {
+		struct stat st;
+		if (a->arms[i].ebpf && !stat(a->arms[i].ebpf, &st) && S_ISREG(st.st_mode))
+			mb += (double)st.st_size / 1e6;
+	}
+	double cpu = main_cpu + parse_cpu + writer_cpu;
+	kvio_err("timing: threads: main %.3fs CPU (%.0f%% of wall, %.3fs waiting for parsed blocks), %d parse "
+		 "threads %.3fs CPU (%.0f%% of wall each), chunk writer %.3fs CPU (%.0f%%); device %.1f MB, %.0f MB/s "
+		 "per core used (%.2f cores)",
+		 main_cpu, 100 * main_cpu / wall, waited, nw, parse_cpu, nw ? 100 * parse_cpu / nw / wall : 0,
+		 writer_cpu, 100 * writer_cpu / wall, mb, cpu > 0 ? mb / cpu : 0, cpu / wall);
+}
+
 /* The JSONL arms into db; *armsp gets the arms (the caller frees them). */
 int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 {
@@ -329,7 +354,10 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 		struct arm *arm = &arms[i];
 		struct arm_out t;
 		arm->label = a->arms[i].label;
+		if (a->arms[i].ebpf) /* its first blocks parse while the semantic file is read */
+			arm_device_start(arm, a->arms[i].ebpf, &a->o);
 		status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
+		if (timing) kvio_err("timing: +%.3fs semantic/serving read", now_s() - t0);
 		arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
 		const struct arm_spec *sp = &a->arms[i];
 		if (sp->shown[0] && sp->sem) /* --follow: a pipe read from its spool, named as given */
@@ -338,8 +366,10 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 			arm->ebpf_f.path = sp->shown[1];
 		if (sp->shown[2] && sp->serving)
 			arm->serving_f.path = sp->shown[2];
-		if (status)
+		if (status) {
+			arm_device_stop(arm);
 			break;
+		}
 		if (a->o.join == JOIN_KEY)
 			arm_key_join(arm);
 		else if (a->o.join == JOIN_OFFSET)
@@ -348,6 +378,8 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 		write_arm_begin(&w, arm, i, &a->o, &t);
 		if (a->arms[i].ebpf)
 			status = arm_stream(arm, &w, &t, a->arms[i].ebpf, &a->o);
+		arm_device_stop(arm); /* a stream that did not start (no device file read) */
+		if (timing) kvio_err("timing: +%.3fs device stream", now_s() - t0);
 		arm_finish(arm, &a->o);
 		if (arm->swapped) { /* a result of nothing: a usage error, not a database */
 			kvio_err("%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's "
@@ -356,6 +388,7 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 			break;
 		}
 		write_arm_end(&w, arm, &a->o, &t);
+		if (timing) kvio_err("timing: +%.3fs arm end", now_s() - t0);
 		write_threads(&w, arm);
 		write_stats(&w, arm, &a->o);
 	}
@@ -365,6 +398,10 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 		w.rc = status == 2 ? SQLITE_ERROR : w.rc;
 	if (dbw_end(&w, a->narms) != SQLITE_OK && !status)
 		status = 2;
+	if (timing)
+		kvio_err("timing: +%.3fs dbw_end", now_s() - t0);
+	if (timing)
+		timing_threads(now_s() - t0, a, w.writer_cpu);
 	if (timing)
 		kvio_err("timing: ingest %.3fs (peak RSS %ld KB, simdjson kernel %s)", now_s() - t0, peak_rss_kb(), sj_kernel());
 	return status;

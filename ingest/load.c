@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,8 @@ struct devread {
 	char *carry;                 /* bytes after the last newline of the previous block */
 	size_t ncarry, carry_cap;
 	struct dblock *slot;         /* block i in slot i % nslot */
+	pthread_t th[MAX_WORKERS];
+	int started, rc;
 };
 
 /* Read the next block (under read_mu) into the worker's buffer: the carried
@@ -304,43 +307,123 @@ static void *dev_worker(void *arg)
 	return NULL;
 }
 
+/* CPU seconds of the parse threads that have ended (KVIO_TIMING). */
+static double g_parse_cpu;
+static int g_parse_threads;
+static double g_stream_wait; /* seconds the stream waited for a parsed block */
+static pthread_mutex_t g_cpu_mu = PTHREAD_MUTEX_INITIALIZER;
+
+double arm_parse_cpu(int *nthreads, double *waited)
+{
+	pthread_mutex_lock(&g_cpu_mu);
+	*waited = g_stream_wait;
+	double v = g_parse_cpu;
+	*nthreads = g_parse_threads;
+	pthread_mutex_unlock(&g_cpu_mu);
+	return v;
+}
+
+static void *dev_thread(void *arg)
+{
+	void *r = dev_worker(arg);
+	struct timespec ts;
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)) {
+		pthread_mutex_lock(&g_cpu_mu);
+		g_parse_cpu += (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+		g_parse_threads++;
+		pthread_mutex_unlock(&g_cpu_mu);
+	}
+	return r;
+}
+
+/* Open path and start the parse threads; NULL when it cannot be opened (said). */
+static struct devread *dev_open(const char *path, const struct ingest_opts *o, const struct offset_index *offx)
+{
+	struct devread *d = xcalloc(1, sizeof *d);
+	*d = (struct devread){.path = path, .o = o, .offx = offx, .nblocks = -1};
+	jl_fast = !env_i64("KVIO_JSMN", 0, 0); /* 1: the full parser only (measuring it) */
+	if (input_open(&d->in, path)) {
+		free(d);
+		return NULL;
+	}
+	d->bs = (size_t)env_i64("KVIO_BLOCK_BYTES", 4 << 20, 1);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nw = ncpu > MAX_WORKERS ? MAX_WORKERS : ncpu < 2 ? 2 : (int)ncpu;
+	/* blocks parsed ahead of the stream: the threads run while the
+	 * semantic file is read and the database set up */
+	d->nslot = nw + 4;
+	d->slot = xcalloc((size_t)d->nslot, sizeof *d->slot);
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_mutex_init(&d->read_mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
+	for (int k = 0; k < nw; k++)
+		if (pthread_create(&d->th[d->started], NULL, dev_thread, d) == 0)
+			d->started++;
+	if (!d->started) {
+		kvio_err("%s: cannot start a reader thread", path);
+		d->rc = 2;
+	}
+	return d;
+}
+
+/* Stop and join the threads, free the reader. */
+static void dev_close(struct devread *d)
+{
+	pthread_mutex_lock(&d->mu);
+	d->stop = 1;
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+	for (int k = 0; k < d->started; k++)
+		pthread_join(d->th[k], NULL);
+	for (int k = 0; k < d->nslot; k++)
+		arm_free(&d->slot[k].part);
+	free(d->slot);
+	free(d->carry);
+	pthread_mutex_destroy(&d->mu);
+	pthread_mutex_destroy(&d->read_mu);
+	pthread_cond_destroy(&d->cv);
+	input_close(&d->in);
+	free(d);
+}
+
+void arm_device_start(struct arm *a, const char *path, const struct ingest_opts *o)
+{
+	if (o->join == JOIN_OFFSET) /* the threads attribute commands by the semantic objects: later */
+		return;
+	a->dev = dev_open(path, o, NULL);
+	a->dev_failed = !a->dev;
+}
+
+void arm_device_stop(struct arm *a)
+{
+	if (a->dev)
+		dev_close(a->dev);
+	a->dev = NULL;
+}
+
 int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o,
 		    void (*consume)(void *ctx, struct arm *part), void *ctx)
 {
 	struct file_stats *fs = &a->ebpf_f;
-	struct devread d = {.path = path, .o = o, .offx = a->offx, .nblocks = -1};
-	jl_fast = !env_i64("KVIO_JSMN", 0, 0); /* 1: the full parser only (measuring it) */
-	if (input_open(&d.in, path))
+	struct devread *d = a->dev ? a->dev : a->dev_failed ? NULL : dev_open(path, o, a->offx);
+	a->dev = NULL;
+	if (!d)
 		return 2;
-	d.bs = (size_t)env_i64("KVIO_BLOCK_BYTES", 4 << 20, 1);
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int nw = ncpu > MAX_WORKERS ? MAX_WORKERS : ncpu < 2 ? 2 : (int)ncpu;
-	d.nslot = nw + 2;
-	d.slot = xcalloc((size_t)d.nslot, sizeof *d.slot);
-	pthread_mutex_init(&d.mu, NULL);
-	pthread_mutex_init(&d.read_mu, NULL);
-	pthread_cond_init(&d.cv, NULL);
-	pthread_t th[MAX_WORKERS];
-	int started = 0;
-	for (int k = 0; k < nw; k++)
-		if (pthread_create(&th[k], NULL, dev_worker, &d) == 0)
-			started++;
-	int rc = 0;
-	if (!started) {
-		kvio_err("%s: cannot start a reader thread", path);
-		rc = 2;
-	}
+	int rc = d->rc;
 	uint64_t shown = 0, total_bad = 0, pos = 0;
 	struct progress pg; /* on a terminal: lines, the share of the file's bytes, the rate */
 	progress_start(&pg, o->progress, path, "lines");
-	progress_file(&pg, d.in.fd);
+	progress_file(&pg, d->in.fd);
 	for (int64_t i = 0; !rc; i++) {
-		struct dblock *b = &d.slot[i % d.nslot];
-		pthread_mutex_lock(&d.mu);
-		while (!b->ready && !(d.eof && i >= d.nblocks))
-			pthread_cond_wait(&d.cv, &d.mu);
+		struct dblock *b = &d->slot[i % d->nslot];
+		pthread_mutex_lock(&d->mu);
+		double w0 = b->ready ? 0 : now_s();
+		while (!b->ready && !(d->eof && i >= d->nblocks))
+			pthread_cond_wait(&d->cv, &d->mu);
+		if (w0 > 0)
+			g_stream_wait += now_s() - w0;
 		int more = b->ready;
-		pthread_mutex_unlock(&d.mu);
+		pthread_mutex_unlock(&d->mu);
 		if (!more)
 			break; /* every block consumed */
 		if (b->rc)
@@ -354,29 +437,16 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 			consume(ctx, &b->part); /* takes the block's KV strings; the rest is copied */
 		pos = b->pos >= 0 ? (uint64_t)b->pos : pos + b->nbytes;
 		progress_tick(&pg, fs->lines, pos);
-		pthread_mutex_lock(&d.mu);
+		pthread_mutex_lock(&d->mu);
 		b->ready = 0;
-		d.next_consume++;
-		pthread_cond_broadcast(&d.cv);
-		pthread_mutex_unlock(&d.mu);
+		d->next_consume++;
+		pthread_cond_broadcast(&d->cv);
+		pthread_mutex_unlock(&d->mu);
 	}
-	pthread_mutex_lock(&d.mu);
-	d.stop = 1;
-	pthread_cond_broadcast(&d.cv);
-	pthread_mutex_unlock(&d.mu);
-	for (int k = 0; k < started; k++)
-		pthread_join(th[k], NULL);
+	dev_close(d);
 	progress_end(&pg, fs->lines, pos, 1);
 	if (total_bad > shown)
 		kvio_err("%s: %llu more unusable lines not shown", path, (unsigned long long)(total_bad - shown));
-	for (int k = 0; k < d.nslot; k++)
-		arm_free(&d.slot[k].part);
-	free(d.slot);
-	free(d.carry);
-	pthread_mutex_destroy(&d.mu);
-	pthread_mutex_destroy(&d.read_mu);
-	pthread_cond_destroy(&d.cv);
-	input_close(&d.in);
 	return rc;
 }
 

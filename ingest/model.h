@@ -148,6 +148,11 @@ struct arm {
 	/* what the window (--time-range / --trace-id) let through */
 	uint64_t emitted_cmds, emitted_spans, emitted_instants, emitted_serving;
 	struct vec warnings; /* const char* */
+	/* the device file's reader, started before the semantic file is read
+	 * (arm_device_start; arm_read_device takes it over); dev_failed: its open
+	 * failed (said): arm_read_device returns 2 without trying again */
+	struct devread *dev;
+	int dev_failed;
 };
 
 /* How device commands find their object (--join-by-key, --join-by-offset). */
@@ -176,6 +181,15 @@ int arm_load(struct arm *a, const char *sem, const char *serving, const struct i
  * file order, on the calling thread, and owns it. Returns 0 or 2. */
 int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o,
 		    void (*consume)(void *ctx, struct arm *part), void *ctx);
+/* load.c: open the device file and start its parse threads now, so that
+ * they parse its first blocks while the semantic file is read (the default
+ * join: their records depend on nothing in the arm); arm_read_device then
+ * takes them over. arm_device_stop stops a reader never taken over. */
+void arm_device_start(struct arm *a, const char *path, const struct ingest_opts *o);
+void arm_device_stop(struct arm *a);
+/* load.c: CPU seconds of the device parse threads that have ended, and the
+ * seconds the stream waited for their blocks (KVIO_TIMING). */
+double arm_parse_cpu(int *nthreads, double *waited);
 /* load.c: take a block's names, threads, counters and meta into the arm;
  * remap[] gets the arm's name id of each of the part's names. */
 void arm_absorb(struct arm *a, struct arm *part, uint16_t *remap);

@@ -277,6 +277,7 @@ static void object_slice(struct dbw *w, const struct obj *ob,
 		   : ob->error.t == JV_REAL ? ob->error.d != 0 : ob->error.t == JV_UINT;
 	snprintf(name, sizeof name, "%s %s %.1fMiB%s", ob->op, ob->part ? ob->part : "kv",
 		 bytes / 1048576.0, failed ? " FAILED" : "");
+	dbw_sync(w); /* the statement is used directly: the chunk writer must be idle */
 	sqlite3_stmt *st = w->slice;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, ob->b);
@@ -364,6 +365,7 @@ int64_t write_lane_track(struct dbw *w, struct arm_out *t, int role, uint32_t la
 /* A role with one lane: its single track, no group. */
 static void fold_single_lanes(struct dbw *w, struct arm_out *t)
 {
+	dbw_sync(w); /* w->db is used directly below */
 	for (int r = 0; r < NROLES; r++) {
 		if (t->role_lane[r].n != 1 || w->rc != SQLITE_OK)
 			continue;
@@ -516,6 +518,7 @@ const char *const join_name[3] = {"user_data", "key", "offset"};
 void write_options_meta(struct dbw *w, const struct ingest_opts *o)
 {
 	sqlite3_stmt *st;
+	dbw_sync(w);
 	if (w->rc != SQLITE_OK ||
 	    sqlite3_prepare_v2(w->db, "INSERT INTO metadata VALUES(?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
 		return;
@@ -562,6 +565,7 @@ void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o
 	sqlite3_stmt *st;
 	const struct file_stats *fs[3] = {&a->sem_f, &a->ebpf_f, &a->serving_f};
 	const char *kinds[3] = {"sem", "ebpf", "serving"};
+	dbw_sync(w); /* w->db is used directly below */
 	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_file VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
 	for (int i = 0; i < 3; i++) {
 		if (!strcmp(fs[i]->path, "-"))
