@@ -176,61 +176,73 @@ static int read_plain(const char *p, size_t l, int padded, uint64_t *out)
 	return k == l;
 }
 
-/* Every primitive token is a JSON literal or number: jsmn (strict) accepts
- * bare words made of primitive characters, simdjson leaves the scalars it is
- * not asked to read unchecked. 0 = ok. */
-static int bad_primitive(struct jline *j, const char *pad)
+/* The primitive token p[0..l) is a JSON literal or number: 0, its value in
+ * *u and *plain = 1 when it is a plain non-negative integer (read_plain);
+ * -1 when it is not a JSON scalar (jsmn strict accepts bare words made of
+ * primitive characters, simdjson leaves the scalars it is not asked to read
+ * unchecked). */
+static int check_primitive(const char *p, size_t l, int padded, uint64_t *u, unsigned char *plain)
 {
-	if (j->ucap < j->ntok) {
-		j->ucap = j->cap > j->ntok ? j->cap : j->ntok;
+	*plain = 0;
+	if (read_plain(p, l, padded, u)) { /* the common case: its value read now */
+		*plain = 1;
+		return 0;
+	}
+	if ((l == 4 && !memcmp(p, "true", 4)) || (l == 5 && !memcmp(p, "false", 5)) ||
+	    (l == 4 && !memcmp(p, "null", 4)))
+		return 0;
+	/* number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+	size_t k = 0;
+	if (k < l && p[k] == '-')
+		k++;
+	if (k < l && p[k] == '0')
+		k++;
+	else if (k < l && p[k] >= '1' && p[k] <= '9')
+		while (k < l && p[k] >= '0' && p[k] <= '9')
+			k++;
+	else
+		return -1;
+	if (k < l && p[k] == '.') {
+		k++;
+		size_t d = k;
+		while (k < l && p[k] >= '0' && p[k] <= '9')
+			k++;
+		if (k == d)
+			return -1;
+	}
+	if (k < l && (p[k] == 'e' || p[k] == 'E')) {
+		k++;
+		if (k < l && (p[k] == '+' || p[k] == '-'))
+			k++;
+		size_t d = k;
+		while (k < l && p[k] >= '0' && p[k] <= '9')
+			k++;
+		if (k == d)
+			return -1;
+	}
+	return k == l ? 0 : -1;
+}
+
+/* Room for ntok tokens' plain values. */
+static void plain_reserve(struct jline *j, int ntok)
+{
+	if (j->ucap < ntok) {
+		j->ucap = j->cap > ntok ? j->cap : ntok;
 		j->uval = xrealloc(j->uval, j->ucap * sizeof *j->uval);
 		j->plain = xrealloc(j->plain, j->ucap);
 	}
+}
+
+/* Every primitive token is a JSON literal or number (check_primitive). 0 = ok. */
+static int bad_primitive(struct jline *j, const char *pad)
+{
+	plain_reserve(j, j->ntok);
 	memset(j->plain, 0, j->ntok);
 	/* a flat object's values are tokens 2, 4, ...; the full parser's may be anywhere */
 	for (int i = j->fast ? 2 : 0; i < j->ntok; i += j->fast ? 2 : 1) {
 		const jsmntok_t *t = &j->tok[i];
-		if (t->type != JSMN_PRIMITIVE)
-			continue;
-		const char *p = (pad ? pad : j->s) + t->start;
-		size_t l = t->end - t->start;
-		if (read_plain(p, l, pad != NULL, &j->uval[i])) { /* the common case: its value read now */
-			j->plain[i] = 1;
-			continue;
-		}
-		if ((l == 4 && !memcmp(p, "true", 4)) || (l == 5 && !memcmp(p, "false", 5)) ||
-		    (l == 4 && !memcmp(p, "null", 4)))
-			continue;
-		/* number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-		size_t k = 0;
-		if (k < l && p[k] == '-')
-			k++;
-		if (k < l && p[k] == '0')
-			k++;
-		else if (k < l && p[k] >= '1' && p[k] <= '9')
-			while (k < l && p[k] >= '0' && p[k] <= '9')
-				k++;
-		else
-			return -1;
-		if (k < l && p[k] == '.') {
-			k++;
-			size_t d = k;
-			while (k < l && p[k] >= '0' && p[k] <= '9')
-				k++;
-			if (k == d)
-				return -1;
-		}
-		if (k < l && (p[k] == 'e' || p[k] == 'E')) {
-			k++;
-			if (k < l && (p[k] == '+' || p[k] == '-'))
-				k++;
-			size_t d = k;
-			while (k < l && p[k] >= '0' && p[k] <= '9')
-				k++;
-			if (k == d)
-				return -1;
-		}
-		if (k != l)
+		if (t->type == JSMN_PRIMITIVE &&
+		    check_primitive((pad ? pad : j->s) + t->start, t->end - t->start, pad != NULL, &j->uval[i], &j->plain[i]))
 			return -1;
 	}
 	return 0;
@@ -255,13 +267,19 @@ static void hash_member(struct jline *j, int i)
 
 /* Index the top-level members once: the member array, and for the first
  * JL_HASHED of them the hash table. */
-static void index_members(struct jline *j)
+/* A new line's members: none yet, every hash slot stale. */
+static void members_reset(struct jline *j)
 {
 	j->nmem = 0;
 	if (++j->gen >= 1u << 24) { /* the generation wraps: every slot is made stale */
 		memset(j->slot, 0, sizeof j->slot);
 		j->gen = 1;
 	}
+}
+
+static void index_members(struct jline *j)
+{
+	members_reset(j);
 	if (j->fast) { /* a flat object: its keys are tokens 1, 3, 5, ... */
 		int nm = j->ntok / 2;
 		if (nm > j->memcap) {
@@ -327,14 +345,147 @@ static int plain_bytes(const char *s, size_t n)
 int jl_fast = 1;
 _Static_assert(JL_PADDING >= SJ_PADDING, "padding");
 
-/* The fast path: a flat object tokenized by simdjson (sjline.cc). 1 when the
- * tokens are ready, 0 when the full parser must decide. */
+/* Line s[0..n) of the current region, its first structural (a '{') at
+ * index i: walked on the structural indexes into the tokens a flat object
+ * makes (as sj_flat would), its members indexed and its primitives checked,
+ * in one pass. 1 when done; 0 when the line is not a flat object alone on
+ * its line or holds a scalar that is not JSON (it then goes alone, and the
+ * region stays in step: the next line's start is looked for). */
+static int walk_line(struct jline *j, const char *s, size_t n, uint32_t i)
+{
+	const uint32_t *ix = j->many_ix;
+	const char *b = j->many_base;
+	uint32_t end = (uint32_t)(s - b + n), last = j->many_n, close;
+	int nt = 1, nm = 0;
+	members_reset(j);
+	i++; /* past the '{' */
+	if (i < last && ix[i] < end && b[ix[i]] == '}') {
+		close = ix[i++];
+	} else {
+		for (;;) { /* "key" : value then , or } */
+			if (i + 2 >= last || ix[i + 2] >= end || b[ix[i]] != '"' || b[ix[i + 1]] != ':')
+				return 0;
+			uint32_t ks = ix[i] + 1, vs = ix[i + 2], nx = ix[i + 3]; /* ix[last]: a sentinel */
+			const char *ke = b + ix[i + 1] - 1; /* the key's closing quote: back from the colon */
+			while (ke >= b + ks && (*ke == ' ' || *ke == '\t'))
+				ke--;
+			char c = b[vs];
+			if (ke < b + ks || *ke != '"' || nx >= end || c == '{' || c == '[' || c == '}' || c == ']' ||
+			    c == ',' || c == ':' || (b[nx] != ',' && b[nx] != '}'))
+				return 0;
+			const char *ve = b + nx; /* the value's end: back over whitespace */
+			while (ve > b + vs + 1 && (ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			j->tok[nt] = (jsmntok_t){JSMN_STRING, (int)(b + ks - s), (int)(ke - s), 1};
+			j->plain[nt++] = 0;
+			if (c == '"') {
+				if (ve - (b + vs) < 2 || ve[-1] != '"')
+					return 0;
+				j->tok[nt] = (jsmntok_t){JSMN_STRING, (int)(b + vs + 1 - s), (int)(ve - 1 - s), 0};
+				j->plain[nt] = 0;
+			} else {
+				j->tok[nt] = (jsmntok_t){JSMN_PRIMITIVE, (int)(b + vs - s), (int)(ve - s), 0};
+				if (check_primitive(b + vs, (size_t)(ve - (b + vs)), 1, &j->uval[nt], &j->plain[nt]))
+					return 0;
+			}
+			j->mem[nm] = (struct jmember){b + ks, (int)(ke - (b + ks)), nt++};
+			if (nm < JL_HASHED)
+				hash_member(j, nm);
+			nm++;
+			i += 4;
+			if (b[nx] == '}') {
+				close = nx;
+				break;
+			}
+		}
+	}
+	j->many_cur = i;
+	for (const char *c = b + close + 1; c < b + end; c++) /* the line holds this object alone */
+		if (*c != ' ' && *c != '\t')
+			return 0;
+	j->tok[0] = (jsmntok_t){JSMN_OBJECT, 0, (int)n, nm};
+	j->ntok = nt;
+	j->nmem = nm;
+	j->fast = 1;
+	return 1;
+}
+
+/* Begin a region of lines at s, before end (up to JL_REGION bytes of whole lines). */
+static int region_begin(struct jline *j, const char *s, const char *end)
+{
+	size_t len = (size_t)(end - s);
+	if (len > JL_REGION) { /* cut after a newline */
+		const char *nl = memrchr(s, '\n', JL_REGION);
+		len = nl ? (size_t)(nl + 1 - s) : len;
+	}
+	j->many_base = s;
+	j->many_stop = s + len;
+	j->many_cur = 0;
+	j->many_live = 0;
+	if (sj_many_begin(j->sj, s, len)) {
+		j->many_skip = j->many_stop; /* refused: its lines go alone */
+		return -1;
+	}
+	j->many_ix = sj_many_index(j->sj, &j->many_n);
+	j->many_live = 1;
+	return 0;
+}
+
+/* The line s[0..n) parsed in its region of lines (jline's many_end): 1 when
+ * done, else the line goes alone (sj_flat). A string never spans lines in a
+ * region simdjson accepts (a raw newline in a string is refused), so its
+ * lines start where a fresh parse of each would; should a line still find
+ * the region out of step, it begins again there, and after 4 times the rest
+ * of its lines go alone. */
+static int region_parse(struct jline *j, const char *s, size_t n)
+{
+	if (s < j->many_skip || s + n >= j->many_end)
+		return 0;
+	size_t need = n / 2 + 4; /* a member takes 5 bytes at least: 2 tokens */
+	if ((size_t)j->cap < need) {
+		j->cap = (int)need;
+		j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
+	}
+	plain_reserve(j, j->cap);
+	if (j->memcap < (int)need / 2) {
+		j->memcap = (int)need / 2;
+		j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
+	}
+	for (int tries = 0; tries < 2; tries++) {
+		if (!j->many_stop || s >= j->many_stop) {
+			j->many_bad = 0;
+			if (region_begin(j, s, j->many_end))
+				return 0;
+		} else if (!j->many_live) {
+			if (++j->many_bad > 4) {
+				j->many_skip = j->many_stop;
+				return 0;
+			}
+			if (region_begin(j, s, j->many_stop)) /* again at s, to the same end */
+				return 0;
+		}
+		uint32_t off = (uint32_t)(s - j->many_base), i = j->many_cur;
+		while (i < j->many_n && j->many_ix[i] < off) /* the structurals of lines that went alone */
+			i++;
+		j->many_cur = i;
+		if (i < j->many_n && j->many_ix[i] == off)
+			return walk_line(j, s, n, i);
+		j->many_live = 0; /* out of step: once more from this line */
+	}
+	return 0;
+}
+
+/* The fast path: a flat object tokenized by simdjson (sjline.cc). 2 when
+ * its tokens and members are ready (its region's walk), 1 when its tokens
+ * are, 0 when the full parser must decide. */
 static int fast_tokens(struct jline *j, const char *s, size_t n)
 {
 	if (*s != '{' || n > INT_MAX / 2 || !plain_bytes(s, n))
 		return 0;
 	if (!j->sj && !(j->sj = sj_new()))
 		return 0;
+	if (j->many_end && j->pad_end && j->pad_end - j->many_end >= JL_PADDING && region_parse(j, s, n))
+		return 2; /* tokens and members ready */
 	const char *p = s;
 	if (!j->pad_end || j->pad_end < s || (size_t)(j->pad_end - s) < n + JL_PADDING) {
 		/* no readable padding after the line: parse a copy */
@@ -377,8 +528,10 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 		j->cap = 128;
 		j->tok = xmalloc(sizeof(jsmntok_t) * j->cap);
 	}
-	if (jl_fast && fast_tokens(j, s, n)) {
-		index_members(j);
+	int fast = jl_fast ? fast_tokens(j, s, n) : 0;
+	if (fast) {
+		if (fast == 1)
+			index_members(j);
 		return JL_OK;
 	}
 	if (utf8_check(s, n))

@@ -68,9 +68,24 @@ struct jline {
 	const char *pad_end;
 	char *pad;
 	size_t padcap;
+	/* Set by the caller (or NULL): the end of the whole lines of the buffer
+	 * the lines passed to jl_parse lie in (in order), before pad_end; the
+	 * fast path then runs simdjson's stage 1 once per region of lines of up
+	 * to JL_REGION bytes, not once per line, and walks its structural
+	 * indexes line by line. */
+	const char *many_end;
+	const char *many_base, *many_stop; /* the current region (many_stop NULL: none) */
+	const char *many_skip; /* lines before this one go one at a time */
+	const uint32_t *many_ix; /* its structural indexes (sjline.h) */
+	uint32_t many_n, many_cur;
+	int many_live;         /* in step with the lines */
+	int many_bad;          /* times the current region began again */
 	struct sjline *sj; /* the fast path's parser, made on first use */
 	int fast;          /* the last line's tokens came from the fast path */
 };
+
+/* Bytes of one region of lines (see many_end). */
+#define JL_REGION (256 * 1024)
 
 /* Bytes the fast path may read past a line (simdjson's padding). */
 #define JL_PADDING 64

@@ -435,10 +435,14 @@ static void one_line(struct reader *r, const char *s, size_t n, uint64_t lineno,
 void parse_text(struct reader *r, const char *buf, size_t n, int final, uint64_t lineno)
 {
 	const char *p = buf, *end = buf + n, *nl;
+	const char *last = n ? memrchr(buf, '\n', n) : NULL; /* the whole lines: parsed by regions */
+	r->j.many_end = last ? last + 1 : NULL;
+	r->j.many_stop = r->j.many_skip = NULL;
 	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 		one_line(r, p, (size_t)(nl - p), ++lineno, 0);
 		p = nl + 1;
 	}
+	r->j.many_end = r->j.many_stop = NULL;
 	if (p < end)
 		one_line(r, p, (size_t)(end - p), ++lineno, final);
 }

@@ -6,18 +6,29 @@
 #include "sjline.h"
 #include <simdjson.h>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <utility>
 
 using namespace simdjson;
 
 struct sjline {
-	ondemand::parser parser;
+	ondemand::parser parser; // one line at a time (sj_flat)
+	// A region of lines: simdjson's stage 1 (the kernel chosen for this CPU
+	// at run time) indexes its structural characters, walked here line by line.
+	std::unique_ptr<internal::dom_parser_implementation> stage1;
+	size_t cap;
+	uint32_t nidx; // the region's structural indexes
 };
 
 extern "C" struct sjline *sj_new(void)
 {
-	return new (std::nothrow) sjline();
+	sjline *p = new (std::nothrow) sjline();
+	if (p) {
+		p->cap = 0;
+		p->nidx = 0;
+	}
+	return p;
 }
 
 extern "C" void sj_free(struct sjline *p)
@@ -84,4 +95,30 @@ extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok
 		return 0;
 	tok[0] = jsmntok_t{JSMN_OBJECT, 0, (int)n, (nt - 1) / 2};
 	return nt;
+}
+
+extern "C" int sj_many_begin(struct sjline *p, const char *s, size_t n)
+{
+	if (n > 0xffffffffu - 64)
+		return -1;
+	if (!p->stage1 || p->cap < n) {
+		size_t cap = n < 65536 ? 65536 : n;
+		error_code e = p->stage1 ? p->stage1->allocate(cap, 64)
+					 : get_active_implementation()->create_dom_parser_implementation(cap, 64, p->stage1);
+		if (e)
+			return -1;
+		p->cap = cap;
+	}
+	// invalid UTF-8, a control character in a string, an unclosed string:
+	// refused, the region's lines go one at a time
+	if (p->stage1->stage1(reinterpret_cast<const uint8_t *>(s), n, stage1_mode::regular))
+		return -1;
+	p->nidx = p->stage1->n_structural_indexes;
+	return 0;
+}
+
+extern "C" const uint32_t *sj_many_index(const struct sjline *p, uint32_t *n)
+{
+	*n = p->nidx;
+	return p->stage1->structural_indexes.get();
 }

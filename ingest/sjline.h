@@ -7,6 +7,7 @@
 #define JSMN_HEADER
 #include <jsmn.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +33,18 @@ void sj_free(struct sjline *p);
  * checks the scalars' text (numbers, literals) and that s has no backslash or
  * control character: simdjson checks structure and UTF-8 only. */
 int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok, int tokcap);
+
+/* A region of lines: simdjson's stage 1 (the run-time chosen kernel) once
+ * over s[0..n) (whole lines, the first starting at s; SJ_PADDING readable
+ * bytes after it): 0, or -1 when simdjson refuses the region (invalid UTF-8
+ * or a control character anywhere in it, an unclosed string: its lines go
+ * one at a time). sj_many_index then gives the offsets (from s) of its
+ * structural characters (each { } [ ] : , the opening quote of a string,
+ * the first byte of any other scalar), *n of them, followed by n + 1
+ * readable entries (the first equal to the region's length). jsonl.c walks
+ * them line by line. */
+int sj_many_begin(struct sjline *p, const char *s, size_t n);
+const uint32_t *sj_many_index(const struct sjline *p, uint32_t *n);
 
 /* The name of the stage-1 kernel simdjson chose for this CPU (KVIO_TIMING=1 kvio-ingest prints it). */
 const char *sj_kernel(void);

@@ -258,6 +258,97 @@ static void fast_path_buffers(void)
 	}
 }
 
+/* Every line of buf (NUL-terminated, lines ending in a newline) parsed by
+ * regions of lines (jsonl.h's many_end, as kvio-ingest reads a block) and by
+ * the full parser, line by line: the same verdicts, tokens and member
+ * lookups. *walked: the lines the region walk took (flat objects in step). */
+static int region_agrees(const char *buf, int *walked, int *verdicts, int nv)
+{
+	static struct jline r, full;
+	size_t n = strlen(buf);
+	static char pad[8192];
+	if (n + JL_PADDING > sizeof pad)
+		return 0;
+	memcpy(pad, buf, n);
+	memset(pad + n, 'x', JL_PADDING);
+	r.pad_end = pad + n + JL_PADDING;
+	r.many_end = strrchr(buf, '\n') ? pad + (strrchr(buf, '\n') - buf) + 1 : NULL;
+	r.many_stop = r.many_skip = NULL;
+	*walked = 0;
+	int line = 0;
+	for (const char *p = pad, *e = pad + n; p < e; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(e - p);
+		jl_fast = 0;
+		int e0 = jl_parse(&full, p, len);
+		jl_fast = 1;
+		int e1 = jl_parse(&r, p, len);
+		if (line < nv)
+			verdicts[line] = e1;
+		if (e0 != e1 || (e0 == JL_OK && (full.ntok != r.ntok || full.nmem != r.nmem)))
+			return 0;
+		for (int t = 0; e0 == JL_OK && t < r.ntok; t++)
+			if (full.tok[t].type != r.tok[t].type || full.tok[t].start != r.tok[t].start ||
+			    full.tok[t].end != r.tok[t].end || full.tok[t].size != r.tok[t].size)
+				return 0;
+		for (int m = 0; e0 == JL_OK && m < full.nmem; m++) {
+			uint64_t a = 1, b = 2;
+			int ta = jl_find(&full, full.mem[m].key, (size_t)full.mem[m].klen);
+			int tb = jl_find(&r, full.mem[m].key, (size_t)full.mem[m].klen);
+			if (ta != tb || jl_u64(&full, ta, &a) != jl_u64(&r, tb, &b) || (jl_u64(&full, ta, &a) == 0 && a != b))
+				return 0;
+		}
+		*walked += e1 == JL_OK && r.fast && r.many_live && r.many_stop;
+		p += len + 1;
+	}
+	return 1;
+}
+
+/* The fast path by regions of lines: a broken line does not move the lines
+ * after it; what the walk cannot vouch for goes to the line-by-line path. */
+static void region_checks(void)
+{
+	const char *buf =
+		"{\"event_type\":\"nvme_cmd\",\"ts\":5,\"user_data\":4294967296}\n" /* 0 ok, walked */
+		"{\"c\":{\"d\":1}}\n"                                               /* 1 ok, nested: alone */
+		"{\"e\":1}{\"f\":2}\n"                                              /* 2 syntax */
+		"   {\"g\" : 1 , \"h\":\"x\"}  \n"                                    /* 3 ok, walked */
+		"\n"                                                                /* 4 blank */
+		"{\"i\":\"a\\\"b\"}\n"                                             /* 5 ok, an escape: alone */
+		"{\"j\":tru}\n"                                                     /* 6 syntax */
+		"{}\n"                                                              /* 7 ok, walked */
+		"[1,2]\n"                                                           /* 8 not an object */
+		"{\"k\":1,}\n"      /* 9 ok: jsmn takes a trailing comma (today's verdict, kept); the walk does not */
+		"{\"l\":-0.5e3,\"m\":null,\"n\":false,\"l\":18446744073709551615}\n" /* 10 ok, walked, a duplicate */
+		"{\"o\":1} x\n"                                                     /* 11 syntax */
+		"{\"p\":7}\n";                                                      /* 12 ok, walked */
+	int walked = 0, v[13];
+	int want[13] = {JL_OK, JL_OK, JL_SYNTAX, JL_OK, JL_BLANK, JL_OK, JL_SYNTAX, JL_OK, JL_NOTOBJ, JL_OK, JL_OK,
+			JL_SYNTAX, JL_OK};
+	CHECK("regions: every line as the full parser has it", region_agrees(buf, &walked, v, 13));
+	CHECK("regions: the verdicts by hand", !memcmp(v, want, sizeof want));
+	CHECK("regions: the flat lines walked (0 3 7 10 12), the rest alone", walked == 5);
+	/* an unclosed string runs into the next line: a raw newline in a string,
+	 * which simdjson refuses: the region's lines go alone (none is read out
+	 * of step, as braces inside a string would be) */
+	const char *step = "{\"a\":1}\n{\"b\":\"x}\n{\"c\":2}\n{\"d\":\"y}\n{\"e\":3}\n";
+	int vs[5], want_s[5] = {JL_OK, JL_SYNTAX, JL_OK, JL_SYNTAX, JL_OK};
+	CHECK("regions: a broken line does not move the next ones", region_agrees(step, &walked, vs, 5) &&
+	      !memcmp(vs, want_s, sizeof want_s) && walked == 0);
+	const char *utf =
+		"{\"a\":1}\n"
+		"{\"p\":\"\xff\"}\n" /* invalid UTF-8: the region is refused, its lines go alone */
+		"{\"q\":7}\n";
+	int vu[3], want_u[3] = {JL_OK, JL_UTF8, JL_OK};
+	CHECK("regions: invalid UTF-8 in a region", region_agrees(utf, &walked, vu, 3) &&
+	      !memcmp(vu, want_u, sizeof want_u) && walked == 0);
+	const char *many = /* broken again and again */
+		"{\"a\":\"x}\n{\"b\":\"x}\n{\"c\":\"x}\n{\"d\":\"x}\n{\"e\":\"x}\n{\"f\":\"x}\n{\"g\":1}\n";
+	int vm[7];
+	CHECK("regions: lines that keep breaking the region", region_agrees(many, &walked, vm, 7) && vm[6] == JL_OK &&
+	      vm[0] == JL_SYNTAX);
+}
+
 int main(void)
 {
 	parser_checks();
@@ -265,6 +356,7 @@ int main(void)
 	fast_path_checks();
 	fast_path_grammar();
 	fast_path_buffers();
+	region_checks();
 	jl_free(&j);
 	return fails != 0;
 }
