@@ -218,8 +218,11 @@ ssize_t input_read(struct input *in, char *p, size_t n)
 ssize_t read_more(struct input *in, char **buf, size_t *have, size_t *cap, size_t want)
 {
 	if (*have + want + JL_PADDING > *cap) {
+		size_t old = *cap;
 		*cap = *have + want + JL_PADDING;
 		*buf = xrealloc(*buf, *cap);
+		if (*cap - old >= (1u << 20)) /* a block buffer: its pages at once */
+			mem_prefault(*buf + old, *cap - old);
 	}
 	size_t got = 0;
 	while (got < want) {

@@ -156,3 +156,15 @@ double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
+
+void mem_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t pg = 4096, a = ((uintptr_t)p + pg - 1) & ~(pg - 1), e = ((uintptr_t)p + n) & ~(pg - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}

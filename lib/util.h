@@ -28,6 +28,10 @@ void arena_free(struct arena *a);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n);
+/* Fault in the pages of p[0..n) now, in one system call (a buffer about to
+ * be filled: one trap per page costs more, in a VM most of all); a kernel
+ * without MADV_POPULATE_WRITE leaves them to fault as they are touched. */
+void mem_prefault(void *p, size_t n);
 char *xstrdup(const char *s);
 
 /* Program name used in messages ("kvio-ingest"). */
