@@ -36,6 +36,7 @@ void arm_free(struct arm *a)
 {
 	vec_free(&a->cmds);
 	vec_free(&a->cmps);
+	vec_free(&a->order);
 	vec_free(&a->objs);
 	vec_free(&a->serving);
 	vec_free(&a->kv);

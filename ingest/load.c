@@ -237,14 +237,58 @@ static size_t read_block(struct devread *d, char **buf, size_t *cap, int *final,
  * command and completion arrays (no fresh pages to fault in per block). */
 static void part_reset(struct arm *p)
 {
-	struct vec c = p->cmds, q = p->cmps;
+	struct vec c = p->cmds, q = p->cmps, r = p->order;
 	memset(&p->cmds, 0, sizeof p->cmds);
 	memset(&p->cmps, 0, sizeof p->cmps);
+	memset(&p->order, 0, sizeof p->order);
 	arm_free(p);
 	memset(p, 0, sizeof *p);
-	c.n = q.n = 0;
+	c.n = q.n = r.n = 0;
 	p->cmds = c;
 	p->cmps = q;
+	p->order = r;
+}
+
+/* Sort scratch of a parse thread, kept across blocks. */
+struct sortbuf {
+	uint64_t *key;
+	uint32_t *tmp;
+	size_t cap;
+};
+
+/* The block's records in the order the stream's pool takes them (model.h's
+ * order), sorted here on the parse thread: the stream then merges. A block
+ * whose times span more than 2^62 ns is left unsorted (the stream sorts). */
+static void order_block(struct arm *p, struct sortbuf *sb)
+{
+	size_t nc = p->cmds.n, n = nc + p->cmps.n;
+	const struct cmd *cs = p->cmds.v;
+	const struct cmp *ps = p->cmps.v;
+	p->order.n = 0;
+	if (!n || n > UINT32_MAX)
+		return;
+	int64_t mn = INT64_MAX, mx = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		int64_t ts = i < nc ? cs[i].ts : ps[i - nc].ts;
+		if (ts < mn) mn = ts;
+		if (ts > mx) mx = ts;
+	}
+	if ((uint64_t)mx - (uint64_t)mn >= (1ull << 62))
+		return;
+	if (n > sb->cap) {
+		sb->cap = n + n / 2;
+		sb->key = xrealloc(sb->key, sb->cap * sizeof *sb->key);
+		sb->tmp = xrealloc(sb->tmp, sb->cap * sizeof *sb->tmp);
+	}
+	vec_reserve(&p->order, n, sizeof(uint32_t));
+	uint32_t *idx = p->order.v;
+	for (size_t i = 0; i < n; i++) {
+		int64_t ts = i < nc ? cs[i].ts : ps[i - nc].ts;
+		sb->key[i] = ((uint64_t)ts - (uint64_t)mn) << 1 | (i >= nc);
+		idx[i] = (uint32_t)i;
+	}
+	radix_sort_idx(idx, sb->tmp, n, sb->key);
+	p->order.n = n;
 }
 
 static void *dev_worker(void *arg)
@@ -253,6 +297,7 @@ static void *dev_worker(void *arg)
 	struct reader r = {.ft = F_EBPF, .o = d->o, .offx = d->offx};
 	char *text = NULL; /* this worker's block buffer, reused */
 	size_t cap = 0;
+	struct sortbuf sb = {0};
 	for (;;) {
 		pthread_mutex_lock(&d->read_mu);
 		pthread_mutex_lock(&d->mu);
@@ -289,8 +334,10 @@ static void *dev_worker(void *arg)
 			overlong_line(&r, k + 1);
 		}
 		r.j.pad_end = text ? text + cap : NULL;
-		if (!rc)
+		if (!rc) {
 			parse_text(&r, text ? text : "", n, final, overlong);
+			order_block(&b->part, &sb);
+		}
 		b->rc = rc;
 		b->pos = pos;
 		b->nbytes = n;
@@ -302,6 +349,8 @@ static void *dev_worker(void *arg)
 		pthread_mutex_unlock(&d->mu);
 	}
 	free(text);
+	free(sb.key);
+	free(sb.tmp);
 	jl_free(&r.j);
 	free(r.sc.buf);
 	return NULL;

@@ -116,6 +116,10 @@ struct arm {
 	/* cmds/cmps/kv hold one parsed block of the device file at a time (see stream.c) */
 	struct vec cmds, cmps, objs, serving, kv; /* struct cmd / cmp / obj / serving / cmd_kv */
 	uint64_t n_cmd_lines, n_cmp_lines; /* nvme_cmd / nvme_cmp records of the whole file */
+	/* a parsed block's records (uint32_t: i < cmds.n a command, else the
+	 * completion i - cmds.n) in (ts, command first, file order), the order
+	 * the stream's reorder pool takes them in; empty: not sorted (load.c) */
+	struct vec order;
 	struct vec names;   /* const char* interned op names */
 	struct vec threads; /* struct thread_name: each (pid, tid, comm) seen on nvme_cmd lines */
 	struct u64map thread_ix; /* pid << 32 | tid -> index of its latest entry */

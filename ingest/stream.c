@@ -83,6 +83,8 @@ struct stream {
 	size_t npool, cap_pool;
 	int64_t wm;        /* records older than this are processed */
 	size_t pool_max;   /* records the pool may hold before it is cut back (KVIO_POOL_MAX) */
+	size_t sorted_upto; /* pool[0, sorted_upto): in (ts, command first, pool order) */
+	int new_sorted;     /* and so are the records after it (the last block's, sorted by load.c) */
 	int eof;
 	/* processed, unwritten commands: ring[seq & rmask] for seq in [head, tail) */
 	struct rent *ring;
@@ -486,34 +488,6 @@ static void drain(struct stream *s)
 
 /* ---- the reorder pool ---------------------------------------------------- */
 
-/* Stable LSD radix sort of idx by key[idx] (non-negative keys). */
-static void sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key)
-{
-	uint64_t mx = 0;
-	int sorted = 1;
-	for (size_t i = 0; i < n; i++) {
-		if (key[idx[i]] > mx) mx = key[idx[i]];
-		if (i && key[idx[i]] < key[idx[i - 1]]) sorted = 0;
-	}
-	if (sorted)
-		return;
-	size_t cnt[2048];
-	for (int shift = 0; shift < 64 && (mx >> shift); shift += 11) {
-		memset(cnt, 0, sizeof cnt);
-		for (size_t i = 0; i < n; i++)
-			cnt[(key[idx[i]] >> shift) & 2047]++;
-		size_t sum = 0;
-		for (int d = 0; d < 2048; d++) {
-			size_t c = cnt[d];
-			cnt[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[cnt[(key[idx[i]] >> shift) & 2047]++] = idx[i];
-		memcpy(idx, tmp, n * sizeof *idx);
-	}
-}
-
 static int pev_cmp(const void *x, const void *y)
 {
 	const struct pev *a = x, *b = y;
@@ -546,11 +520,20 @@ static void process_pool(struct stream *s)
 	uint32_t *idx = s->sidx;
 	for (size_t i = 0; i < n; i++)
 		idx[i] = (uint32_t)i;
-	if ((uint64_t)mx - (uint64_t)mn < (1ull << 62)) {
+	if (s->new_sorted && s->sorted_upto <= n) { /* two sorted runs: merged (ties: the older first) */
+		size_t i = 0, j = s->sorted_upto, k = 0, a = s->sorted_upto;
+		while (i < a && j < n)
+			idx[k++] = (p[j].c.ts < p[i].c.ts || (p[j].c.ts == p[i].c.ts && p[j].is_cmp < p[i].is_cmp))
+					   ? (uint32_t)j++ : (uint32_t)i++;
+		while (i < a)
+			idx[k++] = (uint32_t)i++;
+		while (j < n)
+			idx[k++] = (uint32_t)j++;
+	} else if ((uint64_t)mx - (uint64_t)mn < (1ull << 62)) {
 		uint64_t *key = s->skey;
 		for (size_t i = 0; i < n; i++)
 			key[i] = ((uint64_t)p[i].c.ts - (uint64_t)mn) << 1 | p[i].is_cmp;
-		sort_idx(idx, s->stmp, n, key);
+		radix_sort_idx(idx, s->stmp, n, key);
 	} else { /* absurd time span: a comparison sort (pointer order keeps it stable) */
 		struct pev **pp = xmalloc(n * sizeof *pp);
 		for (size_t i = 0; i < n; i++)
@@ -586,6 +569,8 @@ static void process_pool(struct stream *s)
 	s->pool = s->spare;
 	s->spare = t;
 	s->npool = m;
+	s->sorted_upto = m; /* what stays is in order */
+	s->new_sorted = 1;
 }
 
 static void pool_reserve(struct stream *s, size_t n)
@@ -623,8 +608,23 @@ static void consume(void *ctx, struct arm *part)
 	int64_t bmin = INT64_MAX;
 	const struct cmd *cs = part->cmds.v;
 	const struct cmp *ps = part->cmps.v;
-	for (size_t i = 0; i < nc; i++) {
+	/* in the order load.c sorted the block in (else commands, then completions) */
+	const uint32_t *ord = part->order.n == nc + np ? part->order.v : NULL;
+	s->new_sorted = ord != NULL;
+	for (size_t k = 0; k < nc + np; k++) {
+		size_t i = ord ? ord[k] : k;
 		struct pev *e = &s->pool[s->npool++];
+		if (i >= nc) {
+			i -= nc;
+			memset(&e->c, 0, sizeof e->c);
+			e->c.ts = ps[i].ts;
+			e->c.user_data = ps[i].user_data;
+			e->kv = NULL;
+			e->block = bi;
+			e->is_cmp = 1;
+			if (ps[i].ts < bmin) bmin = ps[i].ts;
+			continue;
+		}
 		e->c = cs[i];
 		e->c.name = s->remap[cs[i].name];
 		e->kv = (cs[i].flags & CF_KV) ? &VEC_AT(&part->kv, struct cmd_kv, cs[i].kv) : NULL;
@@ -642,16 +642,6 @@ static void consume(void *ctx, struct arm *part)
 			}
 		}
 		if (cs[i].ts < bmin) bmin = cs[i].ts;
-	}
-	for (size_t i = 0; i < np; i++) {
-		struct pev *e = &s->pool[s->npool++];
-		memset(&e->c, 0, sizeof e->c);
-		e->c.ts = ps[i].ts;
-		e->c.user_data = ps[i].user_data;
-		e->kv = NULL;
-		e->block = bi;
-		e->is_cmp = 1;
-		if (ps[i].ts < bmin) bmin = ps[i].ts;
 	}
 	/* the block keeps its KV strings while its commands wait */
 	if (nc) {

@@ -168,3 +168,30 @@ void mem_prefault(void *p, size_t n)
 	(void)n;
 #endif
 }
+
+void radix_sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key)
+{
+	uint64_t mx = 0;
+	int sorted = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (key[idx[i]] > mx) mx = key[idx[i]];
+		if (i && key[idx[i]] < key[idx[i - 1]]) sorted = 0;
+	}
+	if (sorted)
+		return;
+	size_t cnt[2048];
+	for (int shift = 0; shift < 64 && (mx >> shift); shift += 11) {
+		memset(cnt, 0, sizeof cnt);
+		for (size_t i = 0; i < n; i++)
+			cnt[(key[idx[i]] >> shift) & 2047]++;
+		size_t sum = 0;
+		for (int d = 0; d < 2048; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[(key[idx[i]] >> shift) & 2047]++] = idx[i];
+		memcpy(idx, tmp, n * sizeof *idx);
+	}
+}

@@ -28,6 +28,9 @@ void arena_free(struct arena *a);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n);
+/* Stable LSD radix sort of idx[0..n) by key[idx[i]] (non-negative keys);
+ * tmp holds n entries. */
+void radix_sort_idx(uint32_t *idx, uint32_t *tmp, size_t n, const uint64_t *key);
 /* Fault in the pages of p[0..n) now, in one system call (a buffer about to
  * be filled: one trap per page costs more, in a VM most of all); a kernel
  * without MADV_POPULATE_WRITE leaves them to fault as they are touched. */
