@@ -189,9 +189,17 @@ void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id)
 
 uint16_t dbw_name(struct dbw *w, const char *name)
 {
+	/* the callers pass interned names: a pointer seen before is likely that
+	 * name again (one comparison, not one per name) */
+	unsigned h = (unsigned)((uintptr_t)name >> 3) & (DBW_NAME_CACHE - 1);
+	if (w->name_ptr[h] == name && !strcmp(VEC_AT(&w->names, const char *, w->name_id[h]), name))
+		return w->name_id[h];
 	for (size_t i = 0; i < w->names.n; i++)
-		if (!strcmp(VEC_AT(&w->names, const char *, i), name))
+		if (!strcmp(VEC_AT(&w->names, const char *, i), name)) {
+			w->name_ptr[h] = name;
+			w->name_id[h] = (uint16_t)i;
 			return (uint16_t)i;
+		}
 	if (w->names.n >= 65535)
 		return 0;
 	*(char **)vec_push(&w->names, sizeof(char *)) = xstrdup(name);

@@ -31,6 +31,8 @@ struct chunkbuf {
 	unsigned char *blob;
 };
 
+#define DBW_NAME_CACHE 16
+
 struct dbw {
 	sqlite3 *db;
 	sqlite3_stmt *process, *track, *chunk, *range, *slice, *arg, *counter, *flow, *name, *kv, *obj;
@@ -49,6 +51,8 @@ struct dbw {
 	int started, quit, wrc;   /* wrc: the writer's error, taken by dbw_sync */
 	double writer_cpu;        /* its CPU seconds, once stopped (KVIO_TIMING) */
 	struct vec names;    /* global command names (char*, owned), index = kvio_cmd_name.id */
+	const char *name_ptr[DBW_NAME_CACHE]; /* dbw_name: names by the caller's pointer */
+	uint16_t name_id[DBW_NAME_CACHE];
 	int64_t next_kv;
 	int64_t next_id;     /* slices (and their arg sets) */
 	int64_t next_track, next_upid, next_counter, next_flow, next_utid;
