@@ -248,25 +248,29 @@ static int bad_primitive(struct jline *j, const char *pad)
 	return 0;
 }
 
-/* Put member i (of the first JL_HASHED) in the hash table; a later
- * duplicate of a key takes the earlier one's slot. */
-static void hash_member(struct jline *j, int i)
+/* Put member i (of the first JL_HASHED) in the hash table slot (entries of
+ * generation gen are this line's); a later duplicate of a key takes the
+ * earlier one's slot. */
+static void hash_insert(const struct jmember *mem, uint32_t *slot, uint32_t gen, int i)
 {
-	const struct jmember *m = &j->mem[i];
-	uint32_t tag = j->gen << 8;
+	const struct jmember *m = &mem[i];
+	uint32_t tag = gen << 8;
 	for (unsigned h = jl_key_hash(m->key, (size_t)m->klen);; h++) {
 		h &= JL_HASH - 1;
-		uint32_t e = j->slot[h];
-		if ((e & ~0xffu) != tag || (j->mem[e & 0xff].klen == m->klen &&
-					    !memcmp(j->mem[e & 0xff].key, m->key, (size_t)m->klen))) {
-			j->slot[h] = tag | (uint32_t)i;
+		uint32_t e = slot[h];
+		if ((e & ~0xffu) != tag || (mem[e & 0xff].klen == m->klen &&
+					    !memcmp(mem[e & 0xff].key, m->key, (size_t)m->klen))) {
+			slot[h] = tag | (uint32_t)i;
 			return;
 		}
 	}
 }
 
-/* Index the top-level members once: the member array, and for the first
- * JL_HASHED of them the hash table. */
+static void hash_member(struct jline *j, int i)
+{
+	hash_insert(j->mem, j->slot, j->gen, i);
+}
+
 /* A new line's members: none yet, every hash slot stale. */
 static void members_reset(struct jline *j)
 {
@@ -275,6 +279,81 @@ static void members_reset(struct jline *j)
 		memset(j->slot, 0, sizeof j->slot);
 		j->gen = 1;
 	}
+	j->tab = j->slot;
+	j->tgen = j->gen;
+}
+
+/* A key layout: its members' keys (in order) and the hash table they make
+ * (generation 1). */
+struct jshape {
+	int nm;
+	uint32_t klen[JL_HASHED], koff[JL_HASHED];
+	char keys[1024 + 16]; /* 16: key_eq reads words */
+	uint32_t slot[JL_HASH];
+};
+
+/* a[0..n) == b[0..n), both readable 16 bytes on: a short key in one or two words */
+static inline int key_eq(const char *a, const char *b, size_t n)
+{
+	if (n > 16 || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return !memcmp(a, b, n);
+	uint64_t x0 = load8(a) ^ load8(b), x1 = load8(a + 8) ^ load8(b + 8);
+	if (n < 8)
+		return !(x0 & ((1ull << (8 * n)) - 1));
+	return !x0 && (n == 8 || !(x1 & (~0ull >> (8 * (16 - n)))));
+}
+
+/* The table of the line's members (nmem, all flat keys): that of a known
+ * layout when the keys are the same in the same order, else built (and the
+ * layout remembered, in place of the oldest). */
+static void shape_index(struct jline *j)
+{
+	int nm = j->nmem;
+	if (nm > JL_HASHED) {
+		members_reset(j);
+		j->nmem = nm;
+		for (int i = 0; i < JL_HASHED; i++)
+			hash_member(j, i);
+		return;
+	}
+	if (!j->shape)
+		j->shape = xcalloc(JL_SHAPES, sizeof *j->shape);
+	for (int k = 0; k < JL_SHAPES && k < j->nshape; k++) {
+		const struct jshape *sh = &j->shape[k];
+		int i = 0;
+		if (sh->nm != nm)
+			continue;
+		while (i < nm && (uint32_t)j->mem[i].klen == sh->klen[i] &&
+		       key_eq(j->mem[i].key, sh->keys + sh->koff[i], sh->klen[i]))
+			i++;
+		if (i == nm) {
+			j->tab = sh->slot;
+			j->tgen = 1;
+			return;
+		}
+	}
+	struct jshape *sh = &j->shape[j->nshape++ % JL_SHAPES];
+	size_t off = 0;
+	sh->nm = -1;
+	for (int i = 0; i < nm; i++) {
+		if (off + (size_t)j->mem[i].klen > sizeof sh->keys) { /* long keys: not remembered */
+			members_reset(j);
+			j->nmem = nm;
+			for (int q = 0; q < nm; q++)
+				hash_member(j, q);
+			return;
+		}
+		sh->klen[i] = (uint32_t)j->mem[i].klen;
+		sh->koff[i] = (uint32_t)off;
+		memcpy(sh->keys + off, j->mem[i].key, (size_t)j->mem[i].klen);
+		off += (size_t)j->mem[i].klen;
+	}
+	memset(sh->slot, 0, sizeof sh->slot);
+	for (int i = 0; i < nm; i++)
+		hash_insert(j->mem, sh->slot, 1, i);
+	sh->nm = nm;
+	j->tab = sh->slot;
+	j->tgen = 1;
 }
 
 static void index_members(struct jline *j)
@@ -357,7 +436,6 @@ static int walk_line(struct jline *j, const char *s, size_t n, uint32_t i)
 	const char *b = j->many_base;
 	uint32_t end = (uint32_t)(s - b + n), last = j->many_n, close;
 	int nt = 1, nm = 0;
-	members_reset(j);
 	i++; /* past the '{' */
 	if (i < last && ix[i] < end && b[ix[i]] == '}') {
 		close = ix[i++];
@@ -388,10 +466,7 @@ static int walk_line(struct jline *j, const char *s, size_t n, uint32_t i)
 				if (check_primitive(b + vs, (size_t)(ve - (b + vs)), 1, &j->uval[nt], &j->plain[nt]))
 					return 0;
 			}
-			j->mem[nm] = (struct jmember){b + ks, (int)(ke - (b + ks)), nt++};
-			if (nm < JL_HASHED)
-				hash_member(j, nm);
-			nm++;
+			j->mem[nm++] = (struct jmember){b + ks, (int)(ke - (b + ks)), nt++};
 			i += 4;
 			if (b[nx] == '}') {
 				close = nx;
@@ -407,6 +482,7 @@ static int walk_line(struct jline *j, const char *s, size_t n, uint32_t i)
 	j->ntok = nt;
 	j->nmem = nm;
 	j->fast = 1;
+	shape_index(j);
 	return 1;
 }
 
@@ -521,7 +597,10 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 	j->s = s;
 	j->n = n;
 	j->ntok = 0;
+	j->nmem = 0;
 	j->fast = 0;
+	j->tab = j->slot;
+	j->tgen = UINT32_MAX; /* no key is found in a refused line */
 	if (n == 0)
 		return JL_BLANK;
 	if (!j->tok) {
@@ -575,6 +654,9 @@ void jl_free(struct jline *j)
 	free(j->uval);
 	free(j->plain);
 	sj_free(j->sj);
+	free(j->shape);
+	j->shape = NULL;
+	j->nshape = 0;
 	j->uval = NULL;
 	j->plain = NULL;
 	j->ucap = 0;

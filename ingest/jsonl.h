@@ -45,6 +45,9 @@ struct jmember {
 /* Keys of up to JL_HASHED members are found through a hash table. */
 #define JL_HASH 128
 #define JL_HASHED 64
+/* Key layouts remembered: a capture's lines come in a few (a command, a
+ * completion), and a line of a known layout reuses its table. */
+#define JL_SHAPES 4
 
 struct jline {
 	const char *s; /* line text, not NUL-terminated */
@@ -57,6 +60,12 @@ struct jline {
 	/* slot[h] = gen << 8 | member index for this line's keys (an older
 	 * generation: empty); the last duplicate of a key owns its slot */
 	uint32_t gen, slot[JL_HASH];
+	/* the table the line's lookups use: slot (tgen = gen), or that of a
+	 * line of the same keys in the same order before it (a shape) */
+	const uint32_t *tab;
+	uint32_t tgen;
+	struct jshape *shape; /* JL_SHAPES recent key layouts and their tables */
+	int nshape;
 	/* uval[t], when plain[t]: token t is a plain non-negative integer of at
 	 * most 19 digits, of that value (read once by jl_parse) */
 	uint64_t *uval;
@@ -122,8 +131,8 @@ static inline int jl_find_h(const struct jline *j, const char *key, size_t keyle
 		return jl_find_scan(j, key, keylen);
 	for (;; h++) {
 		h &= JL_HASH - 1;
-		uint32_t e = j->slot[h];
-		if (e >> 8 != j->gen)
+		uint32_t e = j->tab[h];
+		if (e >> 8 != j->tgen)
 			return -1;
 		const struct jmember *m = &j->mem[e & 0xff];
 		if ((size_t)m->klen == keylen && !memcmp(m->key, key, keylen))

@@ -342,6 +342,14 @@ static void region_checks(void)
 	int vu[3], want_u[3] = {JL_OK, JL_UTF8, JL_OK};
 	CHECK("regions: invalid UTF-8 in a region", region_agrees(utf, &walked, vu, 3) &&
 	      !memcmp(vu, want_u, sizeof want_u) && walked == 0);
+	/* lines of one key layout reuse its table: a key that differs in its 10th
+	 * byte, the same keys in another order, a duplicate, are other layouts */
+	const char *shapes = "{\"abcdefghij\":1,\"k\":2}\n{\"abcdefghij\":3,\"k\":4}\n{\"abcdefghiX\":5,\"k\":6}\n"
+			     "{\"k\":7,\"abcdefghij\":8}\n{\"abcdefghij\":9,\"k\":10,\"k\":11}\n"
+			     "{\"abcdefghij\":12,\"k\":13}\n{\"abcdefghijklmnopq\":14}\n{\"abcdefghijklmnopX\":15}\n";
+	int vsh[8];
+	CHECK("regions: key layouts, each line's keys found as the full parser finds them",
+	      region_agrees(shapes, &walked, vsh, 8) && walked == 8);
 	const char *many = /* broken again and again */
 		"{\"a\":\"x}\n{\"b\":\"x}\n{\"c\":\"x}\n{\"d\":\"x}\n{\"e\":\"x}\n{\"f\":\"x}\n{\"g\":1}\n";
 	int vm[7];
