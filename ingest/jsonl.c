@@ -176,6 +176,14 @@ static int read_plain(const char *p, size_t l, int padded, uint64_t *out)
 	return k == l;
 }
 
+/* The first index from k on in p[0..l) that is not a decimal digit. */
+static size_t skip_digits(const char *p, size_t l, size_t k)
+{
+	while (k < l && p[k] >= '0' && p[k] <= '9')
+		k++;
+	return k;
+}
+
 /* The primitive token p[0..l) is a JSON literal or number: 0, its value in
  * *u and *plain = 1 when it is a plain non-negative integer (read_plain);
  * -1 when it is not a JSON scalar (jsmn strict accepts bare words made of
@@ -192,33 +200,27 @@ static int check_primitive(const char *p, size_t l, int padded, uint64_t *u, uns
 	    (l == 4 && !memcmp(p, "null", 4)))
 		return 0;
 	/* number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-	size_t k = 0;
+	size_t k = 0, d;
 	if (k < l && p[k] == '-')
 		k++;
 	if (k < l && p[k] == '0')
 		k++;
 	else if (k < l && p[k] >= '1' && p[k] <= '9')
-		while (k < l && p[k] >= '0' && p[k] <= '9')
-			k++;
+		k = skip_digits(p, l, k);
 	else
 		return -1;
 	if (k < l && p[k] == '.') {
-		k++;
-		size_t d = k;
-		while (k < l && p[k] >= '0' && p[k] <= '9')
-			k++;
-		if (k == d)
-			return -1;
+		d = k + 1;
+		if ((k = skip_digits(p, l, d)) == d)
+			return -1; /* a point needs digits after it */
 	}
 	if (k < l && (p[k] == 'e' || p[k] == 'E')) {
 		k++;
 		if (k < l && (p[k] == '+' || p[k] == '-'))
 			k++;
-		size_t d = k;
-		while (k < l && p[k] >= '0' && p[k] <= '9')
-			k++;
-		if (k == d)
-			return -1;
+		d = k;
+		if ((k = skip_digits(p, l, d)) == d)
+			return -1; /* so does an exponent */
 	}
 	return k == l ? 0 : -1;
 }
