@@ -559,13 +559,13 @@ void write_threads(struct dbw *w, const struct arm *a)
 	}
 }
 
-void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o)
+/* The arm's input files and their line counts (kvio_file). */
+static void write_files(struct dbw *w, const struct arm *a)
 {
-	int win = o->win.has_time || o->win.has_tid;
 	sqlite3_stmt *st;
 	const struct file_stats *fs[3] = {&a->sem_f, &a->ebpf_f, &a->serving_f};
 	const char *kinds[3] = {"sem", "ebpf", "serving"};
-	dbw_sync(w); /* w->db is used directly below */
+	dbw_sync(w); /* w->db is used directly here and in write_stats */
 	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_file VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL);
 	for (int i = 0; i < 3; i++) {
 		if (!strcmp(fs[i]->path, "-"))
@@ -582,6 +582,13 @@ void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o
 		dbw_step(w, st);
 	}
 	sqlite3_finalize(st);
+}
+
+void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o)
+{
+	int win = o->win.has_time || o->win.has_tid;
+	sqlite3_stmt *st;
+	write_files(w, a);
 	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_stats VALUES(?,?,?)", -1, &st, NULL);
 	struct { const char *k; int64_t v; int present; } kv[] = {
 		{"sem_records", (int64_t)a->objs.n, 1},
