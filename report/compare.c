@@ -4,7 +4,9 @@
  * (metric.c): base, new, delta, rel, a 95% interval of the delta, a p-value and
  * a verdict (stats.c). With 3 or more runs a side the samples are the runs'
  * values (a U test and a bootstrap over runs); with one run a side, the values
- * of the run's commands or objects (sql/samples.sql), and the output says so.
+ * of the run's commands or objects (sql/samples.sql, which each side's report
+ * takes after its analyses and sends on a pipe of its own: multi.h), and the
+ * output says so.
  * The methods and their assumptions: docs/report.md ("Comparing runs"). */
 #include "compare.h"
 #include "multi.h"
