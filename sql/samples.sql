@@ -7,7 +7,7 @@
 -- one database a side reads it.
 --   label   capture label
 --   sample  read | write: command latency (latency.sql)
---           load.span | store.span: object span; load.own | store.own: the object's
+--           load.span | store.span | delete.span: object span; load.own | store.own: the object's
 --           own first command - object begin (objects.sql)
 --           load.gap | store.gap: submit gaps of objects with >= 4 commands (qd1.sql)
 --           batch.size: commands per inferred batch (batches.sql)

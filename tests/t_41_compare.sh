@@ -279,6 +279,39 @@ eq "compare on fixtures/kv: load.presubmit_own_p50 compared (base 200000, 1 obje
 	'[[200000, 1, 1], []]' \
 	"$(j "$C/kvc.json" "[[[e['base'], e['n_base'], e['n_new']] for e in d['compare'] if e['metric'] == 'load.presubmit_own_p50'][0], [e for e in d['compare'] if e['metric'].endswith('.presubmit_p50')]]")"
 
+# --- delete objects' spans are compared too: 12 deletes (spans 1 ms + i x 10 us) and 12 stores
+# (1 ms) a database, written by hand; in the second every delete ends 0.5 ms later ---
+for n in d1 d2; do
+	$PY -c "
+import json, sys
+slow = float(sys.argv[2])
+with open(sys.argv[1], 'w') as f:
+    f.write(json.dumps({'event_type': 'kvio_meta', 'kvio_schema': 2, 'hostname': 'h1', 'device_path': '/dev/ng1n1'}) + '\\n')
+    for i in range(12):
+        t = 1.0 + i * 0.01
+        f.write(json.dumps({'trace_id': 100 + i, 'op': 'delete', 'key': 'k%d' % i, 'bytes': 0, 'ts_start': t, 'ts': t + 0.001 + slow + i * 1e-5}) + '\\n')
+        f.write(json.dumps({'trace_id': 200 + i, 'op': 'store', 'key': 's%d' % i, 'bytes': 4096, 'ts_start': t + 0.005, 'ts': t + 0.006}) + '\\n')
+" "$C/$n.sem" "$([ $n = d1 ] && echo 0 || echo 0.0005)"
+	"$BUILD/kvio-ingest" -q -o "$C/$n.db" --sem "$C/$n.sem" 2>/dev/null
+	"$R" "$C/$n.db" --json > "$C/$n.json" 2>/dev/null
+	"$R" "$C/$n.db" --rows samples.sql > "$C/$n.rows" 2>/dev/null
+done
+eq "samples.sql on the deletes: the span sets give the report's delete and store span percentiles" "same 4" \
+	"$($PY tests/compare_check.py quantiles "$C/d1.rows" "$C/d1.json")"
+"$R" --compare "$C/d1.db" "$C/d2.db" --json > "$C/dc.json" 2>/dev/null
+for m in delete.span_p50 delete.span_p99; do
+	e=$(entry "$C/dc.json" capture $m)
+	eq "compare deletes: $m delta the 0.5 ms (to a ns of rounding), slower, interval above 0, within-run, n 12/12" "True slower True within-run 12 12" \
+		"$($PY -c "import json,sys; e=json.loads(sys.argv[1]); print(abs(e['delta'] - 500000) <= 1)" "$e") $(field "$e" verdict) $($PY -c "import json,sys; e=json.loads(sys.argv[1]); print(e['ci_low'] > 0)" "$e") $(field "$e" method) $(field "$e" n_base) $(field "$e" n_new)"
+done
+eq "compare deletes: store.span_p50 no change (delta 0)" "0 no change" \
+	"$(field "$(entry "$C/dc.json" capture store.span_p50)" delta) $(field "$(entry "$C/dc.json" capture store.span_p50)" verdict)"
+if [ $have_scipy = 1 ]; then
+	want=$($PY tests/compare_check.py mwu_within "$C/d1.rows" "$C/d2.rows" delete.span)
+	eq "compare deletes: delete.span_p50 p-value = scipy.stats.mannwhitneyu on the same spans ($want)" True \
+		"$($PY -c "import math,sys; print(math.isclose(float(sys.argv[1]), float(sys.argv[2]), rel_tol=1e-9))" "$want" "$(field "$(entry "$C/dc.json" capture delete.span_p50)" p_value)")"
+fi
+
 # --- options apply to every run: --label, --time-range ---
 "$R" --compare "$C/abs.db" "$C/abs.db" --label b --json > "$C/lab.json"
 eq "compare --label b: only label b's entries, and each side's reports hold only b" '[["b"], [["b"]], [["b"]]]' \
