@@ -63,6 +63,9 @@ for m in write.p50 write.p95 write.p99; do
 	eq "compare within-run: $m unchanged (delta 0, interval holds 0)" "0 no change True" \
 		"$(field "$e" delta) $(field "$e" verdict) $($PY -c "import json,sys; e=json.loads(sys.argv[1]); print(e['ci_low'] <= 0 <= e['ci_high'])" "$e")"
 done
+eq "compare --json: every entry has the issue's keys (label, metric, base, new, delta, rel, ci_low, ci_high, p_value, verdict, method, n_base, n_new) and within_noise, side" \
+	'[["base", "ci_high", "ci_low", "delta", "label", "method", "metric", "n_base", "n_new", "new", "p_value", "rel", "side", "verdict", "within_noise"]]' \
+	"$(j "$C/w.json" "sorted(set(tuple(sorted(e)) for e in d['compare']))")"
 eq "compare within-run: n_base/n_new are the reads counted" \
 	"$(j "$C/b1.json" "d['capture']['lat_read']['n']") $(j "$C/n1.json" "d['capture']['lat_read']['n']")" \
 	"$(field "$(entry "$C/w.json" capture read.p50)" n_base) $(field "$(entry "$C/w.json" capture read.p50)" n_new)"
