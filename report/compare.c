@@ -4,7 +4,9 @@
  * (metric.c): base, new, delta, rel, a 95% interval of the delta, a p-value and
  * a verdict (stats.c). With 3 or more runs a side the samples are the runs'
  * values (a U test and a bootstrap over runs); with one run a side, the values
- * of the run's commands or objects (sql/samples.sql), and the output says so.
+ * of the run's commands or objects (sql/samples.sql, which each side's report
+ * takes after its analyses and sends on a pipe of its own: multi.h), and the
+ * output says so.
  * The methods and their assumptions: docs/report.md ("Comparing runs"). */
 #include "compare.h"
 #include "multi.h"
@@ -14,21 +16,30 @@
 #include "../db/schema.h"
 #include "../lib/outfile.h"
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MIN_REL_WITHIN 0.02 /* within one run, a change below 2% is no change (docs/report.md) */
 
-/* One run's value sets (samples.sql): per (label, sample), values ascending. */
+/* One run's value sets (samples.sql, as its report sent them: multi.h): per
+ * (label, sample), its distinct values ascending and their counts; held so (a
+ * 4M-line run's two million command latencies are ~170,000 distinct values)
+ * and laid out value by value only for the test at hand (vset_values). */
+struct vpair {
+	double v;
+	int64_t n;
+};
 struct vset {
 	char *label, *sample;
-	double *v;
-	size_t n;
+	struct vpair *p;
+	size_t np, n; /* distinct values; values */
 };
 struct samples {
 	struct vset *s;
 	size_t n;
+	const struct vset *laid; /* the set whose values are in v (the last one a test asked for) */
+	double *v;               /* room for cap values (kept: fresh pages cost more than the copy) */
+	size_t cap;
 };
 
 static void samples_free(struct samples *sa)
@@ -36,89 +47,74 @@ static void samples_free(struct samples *sa)
 	for (size_t i = 0; i < sa->n; i++) {
 		free(sa->s[i].label);
 		free(sa->s[i].sample);
-		free(sa->s[i].v);
+		free(sa->s[i].p);
 	}
 	free(sa->s);
+	free(sa->v);
 	memset(sa, 0, sizeof *sa);
 }
 
-/* Read path's value sets with sql/samples.sql (rows label, sample, v, n in
- * order). 0, or -1 after a line. */
-static int samples_load(const char *path, const struct report_opts *o, struct samples *sa)
+static char *dupn(const char *p, size_t n)
 {
-	memset(sa, 0, sizeof *sa);
-	sqlite3 *db = db_open_ro(path);
-	struct rows r = {0};
-	if (!db || prepare_conn(db, o) || run_sql(db, "samples.sql", o, &r)) {
-		sqlite3_close(db);
+	char *d = xmalloc(n + 1);
+	memcpy(d, p, n);
+	d[n] = 0;
+	return d;
+}
+
+/* The next n bytes of the stream [*at, end) into dst; 0, or -1 when it ends before. */
+static int take(const char **at, const char *end, void *dst, size_t n)
+{
+	if ((size_t)(end - *at) < n)
 		return -1;
-	}
-	size_t cap = 0;
-	for (size_t i = 0; i < r.nrow; i++) {
-		const char *l = cstr(cell(&r, i, "label")), *s = cstr(cell(&r, i, "sample"));
-		int64_t cnt = (int64_t)cnum(cell(&r, i, "n"));
-		if (!l || !s || cnt < 1)
-			continue;
-		struct vset *x = sa->n ? &sa->s[sa->n - 1] : NULL;
-		if (!x || strcmp(x->label, l) || strcmp(x->sample, s)) {
-			sa->s = xrealloc(sa->s, ++sa->n * sizeof *sa->s);
-			x = &sa->s[sa->n - 1];
-			*x = (struct vset){xstrdup(l), xstrdup(s), NULL, 0};
-			cap = 0;
-		}
-		if (x->n + (size_t)cnt > cap) {
-			cap = (x->n + (size_t)cnt) * 2;
-			x->v = xrealloc(x->v, cap * sizeof *x->v);
-		}
-		for (int64_t k = 0; k < cnt; k++)
-			x->v[x->n++] = cnum(cell(&r, i, "v"));
-	}
-	rows_free(&r);
-	sqlite3_close(db);
+	memcpy(dst, *at, n);
+	*at += n;
 	return 0;
 }
 
-struct sload {
-	pthread_t th;
-	const char *path;
-	const struct report_opts *o;
-	struct samples *sa;
-	int rc;
-};
-
-static void *sload_main(void *arg)
+/* One record of the stream into sa (a new set, or a value of the last one);
+ * 1 at its end ('E'), 0 for more, -1 when it is damaged. */
+static int samples_record(const char **at, const char *end, struct samples *sa, size_t *cap)
 {
-	struct sload *l = arg;
-	l->rc = samples_load(l->path, l->o, l->sa);
-	return NULL;
+	char tag;
+	uint32_t ll, sl;
+	struct vpair vp;
+	if (take(at, end, &tag, 1))
+		return -1;
+	if (tag == 'E')
+		return *at == end ? 1 : -1;
+	if (tag == 'G') {
+		if (take(at, end, &ll, sizeof ll) || take(at, end, &sl, sizeof sl) || (size_t)(end - *at) < (size_t)ll + sl)
+			return -1;
+		sa->s = xrealloc(sa->s, ++sa->n * sizeof *sa->s);
+		sa->s[sa->n - 1] = (struct vset){dupn(*at, ll), dupn(*at + ll, sl), NULL, 0, 0};
+		*at += (size_t)ll + sl;
+		*cap = 0;
+		return 0;
+	}
+	if (tag != 'V' || !sa->n || take(at, end, &vp.v, sizeof vp.v) || take(at, end, &vp.n, sizeof vp.n) || vp.n < 1)
+		return -1;
+	struct vset *x = &sa->s[sa->n - 1];
+	if (x->np == *cap)
+		x->p = xrealloc(x->p, (*cap = *cap ? *cap * 2 : 64) * sizeof *x->p);
+	x->p[x->np++] = vp;
+	x->n += (size_t)vp.n;
+	return 0;
 }
 
-/* Every side's value sets (one run a side), up to o->jobs sides at once, each on
- * a connection of its own (the sets are as big as the runs: at 4M lines a side
- * takes about as long as its report). 0, or -1 after a line. */
-static int samples_all(const struct dbrun *runs, const struct side *sides, int nsides, const struct report_opts *o,
-		       struct samples *sa)
+/* Run r's value sets from the stream its report sent. 0, or -1 after a line. */
+static int samples_read(const struct dbrun *r, struct samples *sa)
 {
-	struct sload l[16];
-	int par = o->jobs > 0 ? o->jobs : 2, rc = 0;
-	for (int k0 = 0; k0 < nsides; k0 += par) {
-		int k1 = k0 + par < nsides ? k0 + par : nsides;
-		for (int k = k0; k < k1; k++) {
-			l[k] = (struct sload){.path = runs[sides[k].first].path, .o = o, .sa = &sa[k]};
-			if (k > k0 && pthread_create(&l[k].th, NULL, sload_main, &l[k]) != 0)
-				l[k].th = pthread_self(), l[k].rc = 1; /* no thread: loaded below, in this one */
-		}
-		sload_main(&l[k0]);
-		for (int k = k0 + 1; k < k1; k++) {
-			if (l[k].rc == 1 && pthread_equal(l[k].th, pthread_self()))
-				sload_main(&l[k]);
-			else
-				pthread_join(l[k].th, NULL);
-		}
-		for (int k = k0; k < k1; k++)
-			rc |= l[k].rc;
-	}
-	return rc ? -1 : 0;
+	const char *at = r->sout ? r->sout : "", *end = at + r->slen;
+	size_t cap = 0;
+	int rc = 0;
+	memset(sa, 0, sizeof *sa);
+	while ((rc = samples_record(&at, end, sa, &cap)) == 0)
+		;
+	if (rc < 0)
+		kvio_err("%s: its report's value sets (for the test within the run) came %s", r->path,
+			 r->slen ? "damaged" : "empty");
+	return rc < 0 ? -1 : 0;
 }
 
 static const struct vset *samples_get(const struct samples *sa, const char *label, const char *sample)
@@ -127,6 +123,24 @@ static const struct vset *samples_get(const struct samples *sa, const char *labe
 		if (!strcmp(sa->s[i].label, label) && !strcmp(sa->s[i].sample, sample))
 			return &sa->s[i];
 	return NULL;
+}
+
+/* x's values one by one, ascending (x->n of them), in sa's buffer: valid until
+ * another set of sa is laid out. */
+static const double *vset_values(struct samples *sa, const struct vset *x)
+{
+	if (sa->laid == x)
+		return sa->v;
+	if (x->n > sa->cap || !sa->v)
+		sa->v = xrealloc(sa->v, (sa->cap = x->n ? x->n : 1) * sizeof *sa->v);
+	double *d = sa->v;
+	for (size_t i = 0; i < x->np; i++) {
+		double v = x->p[i].v;
+		for (size_t c = (size_t)x->p[i].n; c; c--)
+			*d++ = v;
+	}
+	sa->laid = x;
+	return sa->v;
 }
 
 /* The quantile a metric is of, from its name (_p50, .p95, ...); -1: none (a mean, a share). */
@@ -182,17 +196,19 @@ static void test_runs(struct cmp_entry *e, const double *b, size_t nb, const dou
 
 /* The test within one run: the value sets of the metric's sample, U test new vs base,
  * a bootstrap of the metric's quantile. */
-static void test_within(struct cmp_entry *e, const struct vset *b, const struct vset *nw, double q, uint64_t seed)
+static void test_within(struct cmp_entry *e, struct samples *sb, const struct vset *b, struct samples *sn,
+			const struct vset *nw, double q, uint64_t seed)
 {
 	struct st_ci ci;
 	struct st_mwu u;
 	e->method = "within-run";
 	struct st_stat st = q >= 0 ? (struct st_stat){ST_QUANTILE, q} : (struct st_stat){ST_MEAN, 0};
-	if (st_boot_within(b->v, b->n, nw->v, nw->n, st, (struct st_boot){0, 0, seed}, &ci) == 0) {
+	const double *vb = vset_values(sb, b), *vn = vset_values(sn, nw);
+	if (st_boot_within(vb, b->n, vn, nw->n, st, (struct st_boot){0, 0, seed}, &ci) == 0) {
 		e->lo = ci.lo, e->hi = ci.hi;
 		e->has_ci = 1;
 	}
-	if (st_mwu_sorted(nw->v, nw->n, b->v, b->n, &u) == 0) {
+	if (st_mwu_sorted(vn, nw->n, vb, b->n, &u) == 0) {
 		e->p = u.p;
 		e->has_p = 1;
 	}
@@ -218,7 +234,7 @@ static void judge(struct cmp_entry *e, const struct metric *m)
 
 /* One entry: label, metric m, base side b against new side s. 0 when it has no values. */
 static int entry(struct cmp_entry *e, const struct dbrun *runs, const struct side *b, const struct side *s,
-		 const struct samples *sb, const struct samples *sn, const char *label, const struct metric *m)
+		 struct samples *sb, struct samples *sn, const char *label, const struct metric *m)
 {
 	double *vb = xmalloc(((size_t)b->n + 1) * sizeof *vb), *vn = xmalloc(((size_t)s->n + 1) * sizeof *vn);
 	size_t nb = side_values(runs, b, label, m, vb), nn = side_values(runs, s, label, m, vn);
@@ -233,7 +249,7 @@ static int entry(struct cmp_entry *e, const struct dbrun *runs, const struct sid
 			const struct vset *xb = m->sample ? samples_get(sb, label, m->sample) : NULL;
 			const struct vset *xn = m->sample ? samples_get(sn, label, m->sample) : NULL;
 			if (xb && xn)
-				test_within(e, xb, xn, metric_q(m), seed);
+				test_within(e, sb, xb, sn, xn, metric_q(m), seed);
 		} else {
 			test_runs(e, vb, nb, vn, nn, seed);
 		}
@@ -332,13 +348,19 @@ int cmd_compare(char **args, int nargs, char **pass, int npass, const struct rep
 			goto out;
 	if (sides_counts(sides, nsides))
 		goto out;
-	struct multi_job j = {co->report, pass, npass, o->jobs > 0 ? o->jobs : 2, 1};
+	/* one run a side: each report also sends its value sets (the test within the run) */
+	struct multi_job j = {co->report, pass, npass, o->jobs > 0 ? o->jobs : 2, 1, sides[0].n == 1};
+	double t0 = now_s();
 	int worst = multi_run(runs, nruns, &j);
 	if (worst || multi_parse(runs, nruns)) /* a run that failed said why: the comparison would miss it */
 		goto out;
-	if (sides[0].n == 1 && samples_all(runs, sides, nsides, o, sa))
-		goto out;
+	for (int k = 0; sides[0].n == 1 && k < nsides; k++)
+		if (samples_read(&runs[sides[k].first], &sa[k]))
+			goto out;
+	double t1 = now_s();
 	ne = entries(&es, runs, sides, nsides, sa);
+	if (getenv("KVIO_TIMING"))
+		kvio_err("timing: --compare: the reports %.2fs, the tests %.2fs", t1 - t0, now_s() - t1);
 	status = compare_print(co, es, ne, runs, sides, nsides);
 	if (!status && co->html) {
 		html_ended = 1; /* committed, or removed on a failure */

@@ -24,6 +24,8 @@ const struct metric metrics[] = {
 	{"load.span_p99", "objects.load.span_p99", 1, U_NS, "load.span", 1},
 	{"store.span_p50", "objects.store.span_p50", 1, U_NS, "store.span", 1},
 	{"store.span_p99", "objects.store.span_p99", 1, U_NS, "store.span", 1},
+	{"delete.span_p50", "objects.delete.span_p50", 1, U_NS, "delete.span", 1},
+	{"delete.span_p99", "objects.delete.span_p99", 1, U_NS, "delete.span", 1},
 	{"load.gap_p50", "qd1.load.gap_p50", 1, U_NS, "load.gap", 1},
 	{"store.gap_p50", "qd1.store.gap_p50", 1, U_NS, "store.gap", 1},
 	{"load.presubmit_own_p50", "objects.load.presubmit_own_p50", 1, U_NS, "load.own", 1},

@@ -15,8 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The child: kvio-report PATH [--json -] --jobs 1 PASS..., its stdout into fd. */
-static void child(const char *path, const struct multi_job *j, int fd)
+/* The child: kvio-report PATH [--json -] --jobs 1 PASS..., its stdout into fd
+ * (its value sets into sfd, >= 0 with j->samples). */
+static void child(const char *path, const struct multi_job *j, int fd, int sfd)
 {
 	char *argv[80];
 	int n = 0;
@@ -35,6 +36,8 @@ static void child(const char *path, const struct multi_job *j, int fd)
 		_exit(2);
 	close(fd);
 	setenv("KVIO_PROGRESS", "0", 1); /* the children draw no progress line over each other */
+	if (sfd >= 0)
+		run_send_samples(sfd);
 	int rc = j->report(n, argv);
 	if (fflush(stdout) != 0)
 		rc = 2;
@@ -44,46 +47,54 @@ static void child(const char *path, const struct multi_job *j, int fd)
 /* Start run r's child; 0, or -1 after a one-line error. */
 static int start(struct dbrun *r, const struct multi_job *j)
 {
-	int p[2];
-	if (pipe(p) != 0) {
+	int p[2] = {-1, -1}, sp[2] = {-1, -1};
+	pid_t pid = -1;
+	if (pipe(p) != 0 || (j->samples && pipe(sp) != 0))
 		kvio_err("%s: cannot make a pipe: %s", r->path, strerror(errno));
-		return -1;
-	}
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
+	else if (fflush(stdout), fflush(stderr), (pid = fork()) < 0)
 		kvio_err("%s: cannot start a report: %s", r->path, strerror(errno));
-		close(p[0]);
-		close(p[1]);
+	if (pid < 0) {
+		for (int k = 0; k < 2; k++) {
+			if (p[k] >= 0)
+				close(p[k]);
+			if (sp[k] >= 0)
+				close(sp[k]);
+		}
 		return -1;
 	}
 	if (pid == 0) {
 		close(p[0]);
-		child(r->path, j, p[1]);
+		if (sp[0] >= 0)
+			close(sp[0]);
+		child(r->path, j, p[1], sp[1]);
 	}
 	close(p[1]);
+	if (sp[1] >= 0)
+		close(sp[1]);
 	r->pid = pid;
 	r->fd = p[0];
+	r->sfd = sp[0];
 	return 0;
 }
 
-/* Read what run r's child wrote; 1 at its end (fd closed), 0 more to come, -1 on error. */
-static int drain(struct dbrun *r)
+/* Read what came on *fd into *out (NUL-terminated, *len bytes of *cap); 1 at its end,
+ * -1 on an error (either way *fd closed and -1), 0 more to come. */
+static int drain(int *fd, char **out, size_t *len, size_t *cap)
 {
 	char buf[65536];
-	ssize_t k = read(r->fd, buf, sizeof buf);
-	if (k < 0)
-		return errno == EINTR ? 0 : -1;
-	if (k == 0) {
-		close(r->fd);
-		r->fd = -1;
-		return 1;
+	ssize_t k = read(*fd, buf, sizeof buf);
+	if (k < 0 && errno == EINTR)
+		return 0;
+	if (k <= 0) {
+		close(*fd);
+		*fd = -1;
+		return k < 0 ? -1 : 1;
 	}
-	r->out = xrealloc(r->out, r->len + (size_t)k + 1);
-	memcpy(r->out + r->len, buf, (size_t)k);
-	r->len += (size_t)k;
-	r->out[r->len] = 0;
+	if (*len + (size_t)k + 1 > *cap) /* doubling: a 4 MB stream is not copied 64 times */
+		*out = xrealloc(*out, *cap = (*len + (size_t)k + 1) * 2);
+	memcpy(*out + *len, buf, (size_t)k);
+	*len += (size_t)k;
+	(*out)[*len] = 0;
 	return 0;
 }
 
@@ -106,10 +117,10 @@ int multi_worse(int a, int b)
 int multi_run(struct dbrun *r, int n, const struct multi_job *j)
 {
 	int next = 0, live = 0, worst = 0;
-	struct pollfd pf[MULTI_MAX];
-	int who[MULTI_MAX];
+	struct pollfd pf[2 * MULTI_MAX];
+	int who[2 * MULTI_MAX];
 	for (int i = 0; i < n; i++)
-		r[i] = (struct dbrun){.path = r[i].path, .fd = -1, .status = -1};
+		r[i] = (struct dbrun){.path = r[i].path, .fd = -1, .status = -1, .sfd = -1};
 	while (next < n || live) {
 		while (next < n && live < j->jobs) {
 			if (start(&r[next], j) != 0)
@@ -118,19 +129,24 @@ int multi_run(struct dbrun *r, int n, const struct multi_job *j)
 		}
 		int np = 0;
 		for (int i = 0; i < next; i++)
-			if (r[i].fd >= 0) {
-				pf[np] = (struct pollfd){.fd = r[i].fd, .events = POLLIN};
-				who[np++] = i;
-			}
+			for (int s = 0; s < 2; s++)
+				if ((s ? r[i].sfd : r[i].fd) >= 0) {
+					pf[np] = (struct pollfd){.fd = s ? r[i].sfd : r[i].fd, .events = POLLIN};
+					who[np++] = 2 * i + s;
+				}
 		if (poll(pf, (nfds_t)np, -1) < 0 && errno != EINTR)
 			return 2;
 		for (int k = 0; k < np; k++) {
 			if (!(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			struct dbrun *x = &r[who[k]];
-			int d = drain(x);
-			if (d != 0) {
-				x->status = d < 0 ? 2 : reap(x);
+			struct dbrun *x = &r[who[k] / 2];
+			int d = who[k] % 2 ? drain(&x->sfd, &x->sout, &x->slen, &x->scap)
+					     : drain(&x->fd, &x->out, &x->len, &x->ocap);
+			if (d < 0)
+				x->status = 2; /* a read failed: this run's output is not whole */
+			if (d != 0 && x->fd < 0 && x->sfd < 0) { /* both ends seen: the child is done */
+				int st = reap(x);
+				x->status = x->status == 2 ? 2 : st;
 				worst = multi_worse(worst, x->status);
 				live--;
 			}
@@ -143,8 +159,9 @@ void multi_free(struct dbrun *r, int n)
 {
 	for (int i = 0; i < n; i++) {
 		free(r[i].out);
+		free(r[i].sout);
 		jn_free(r[i].doc);
-		r[i].out = NULL;
+		r[i].out = r[i].sout = NULL;
 		r[i].doc = NULL;
 	}
 }

@@ -15,10 +15,20 @@ struct dbrun {
 	pid_t pid;
 	int fd;       /* the child's stdout, read until its end */
 	char *out;    /* what it wrote (NUL-terminated), len bytes */
-	size_t len;
+	size_t len, ocap;
 	int status;   /* its exit status (128 + N: killed by signal N) */
 	struct jnode *doc;   /* its JSON report (multi_parse), NULL otherwise */
+	int sfd;      /* with multi_job.samples: the child's value sets, read until their end */
+	char *sout;   /* what it sent (the stream below), slen bytes */
+	size_t slen, scap;
 };
+
+/* The value sets a --compare side's report sends (run.c writes them after its
+ * analyses, on their connection; compare.c reads them), one record after
+ * another, in the machine's byte order (the two ends are one fork):
+ *   'G' u32 label length, u32 sample length, the label, the sample: a new set
+ *   'V' double v, int64 n: a value and how many times it occurs (ascending in a set)
+ *   'E' the end (a stream without it was cut short) */
 
 /* How each database's report runs: report(argc, argv) in a forked child (the
  * caller's one-database kvio-report, given so this file needs nothing above it)
@@ -27,6 +37,7 @@ struct multi_job {
 	int (*report)(int argc, char **argv);
 	char **pass;
 	int npass, jobs, json;
+	int samples; /* each report also sends its value sets (the stream above) on a pipe of its own */
 };
 /* Run j's report on each r[i].path. The worst exit status (0 when every report ran). */
 int multi_run(struct dbrun *r, int n, const struct multi_job *j);

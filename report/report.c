@@ -837,7 +837,7 @@ static int report_many(struct args *g)
 			pass[np++] = g->pass[k];
 		for (int k = 0; k < g->ngates && np < 78; k++) /* each database's report checks its own gates */
 			pass[np++] = (char *)"--fail-on", pass[np++] = (char *)g->gates[k].spec;
-		struct multi_job j = {cmd_report, pass, np, g->o.jobs, 0};
+		struct multi_job j = {cmd_report, pass, np, g->o.jobs, 0, 0};
 		status = multi_report(out, g->db, g->ndb, j, g->json ? MULTI_JSON : g->csv ? MULTI_CSV : 0);
 	}
 	if (file && (status == 0 || status == 3) && (!out || outfile_commit(&of)))

@@ -58,6 +58,10 @@ int prepare_conn(sqlite3 *db, const struct report_opts *o);
 void run_reset(void);
 /* Print rows '|'-separated, as the sqlite3 shell does. */
 void rows_print(const struct rows *r);
+/* A --compare side's report (multi.c's child): once its analyses have run,
+ * sql/samples.sql's value sets on the same connection into fd (the stream:
+ * multi.h), then fd closed. -1: none (the default). */
+void run_send_samples(int fd);
 
 /* ---- the pool of connections (run.c) -------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include "sqlfiles.h"
 #include "../db/schema.h"
 #include "../db/dir.h" /* KVIO_DAMAGED */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +112,8 @@ static void keep_row(struct rows *r, sqlite3_stmt *st, size_t *cap)
 	r->nrow++;
 }
 
-/* Step the prepared statement st of sql/<name> to its end, its rows (if it
- * has columns) into r. 0, or -1 after a one-line error. */
-static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struct report_opts *o, struct rows *r)
+/* Bind the report's parameters st names (:batch_gap_ns, the window, :base_label). */
+static void bind_opts(sqlite3_stmt *st, const struct report_opts *o)
 {
 	int pi = sqlite3_bind_parameter_index(st, ":batch_gap_ns");
 	if (pi)
@@ -128,6 +128,13 @@ static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struc
 			sqlite3_bind_int64(st, pi, wp[k].v);
 	if ((pi = sqlite3_bind_parameter_index(st, ":base_label")) && o->base_label)
 		sqlite3_bind_text(st, pi, o->base_label, -1, SQLITE_STATIC);
+}
+
+/* Step the prepared statement st of sql/<name> to its end, its rows (if it
+ * has columns) into r. 0, or -1 after a one-line error. */
+static int step_all(sqlite3 *db, sqlite3_stmt *st, const char *name, const struct report_opts *o, struct rows *r)
+{
+	bind_opts(st, o);
 	int ncol = sqlite3_column_count(st), rc;
 	size_t cap = 0;
 	memset(r, 0, sizeof *r);
@@ -194,6 +201,113 @@ void rows_print(const struct rows *r)
 				fputs(x->s, stdout);
 			putchar(c + 1 < r->ncol ? '|' : '\n');
 		}
+}
+
+/* ---- a --compare side's value sets (the stream: multi.h) -------------------- */
+
+static int samples_fd = -1; /* run_send_samples: where they go, or -1 */
+
+void run_send_samples(int fd)
+{
+	samples_fd = fd;
+}
+
+/* The stream's writer: a buffer, written whole; err: the first write's errno. */
+struct sbuf {
+	int fd, err;
+	size_t n;
+	char b[1 << 16];
+};
+
+static void sb_flush(struct sbuf *b)
+{
+	for (size_t off = 0; off < b->n && !b->err;) {
+		ssize_t k = write(b->fd, b->b + off, b->n - off);
+		if (k < 0 && errno != EINTR)
+			b->err = errno;
+		else if (k > 0)
+			off += (size_t)k;
+	}
+	b->n = 0;
+}
+
+static void sb_put(struct sbuf *b, const void *p, size_t n)
+{
+	for (const char *c = p; n;) {
+		if (b->n == sizeof b->b)
+			sb_flush(b);
+		size_t k = n < sizeof b->b - b->n ? n : sizeof b->b - b->n;
+		memcpy(b->b + b->n, c, k);
+		b->n += k, c += k, n -= k;
+	}
+}
+
+/* One row of samples.sql (label, sample, v, n) into the stream: a set's header
+ * when (label, sample) differs from the last row's (*set: "label\nsample"). */
+static void sb_row(struct sbuf *b, sqlite3_stmt *st, char **set)
+{
+	const char *l = (const char *)sqlite3_column_text(st, 0), *s = (const char *)sqlite3_column_text(st, 1);
+	int64_t n = sqlite3_column_int64(st, 3);
+	if (sqlite3_column_type(st, 0) != SQLITE_TEXT || sqlite3_column_type(st, 1) != SQLITE_TEXT || !l || !s || n < 1)
+		return; /* no set, or no value */
+	uint32_t ll = (uint32_t)strlen(l), sl = (uint32_t)strlen(s);
+	if (!*set || strncmp(*set, l, ll) || (*set)[ll] != '\n' || strcmp(*set + ll + 1, s)) {
+		free(*set);
+		*set = xmalloc((size_t)ll + sl + 2);
+		sprintf(*set, "%s\n%s", l, s);
+		sb_put(b, "G", 1);
+		sb_put(b, &ll, sizeof ll);
+		sb_put(b, &sl, sizeof sl);
+		sb_put(b, l, ll);
+		sb_put(b, s, sl);
+	}
+	double v = sqlite3_column_double(st, 2);
+	sb_put(b, "V", 1);
+	sb_put(b, &v, sizeof v);
+	sb_put(b, &n, sizeof n);
+}
+
+/* sql/samples.sql on db (the connection the report's analyses ran on: the
+ * gathers they left in its temp tables are reused) into fd, then 'E'; fd
+ * closed. 0, or -1 after a one-line error. */
+static int samples_send(sqlite3 *db, const struct report_opts *o, int fd)
+{
+	const char *tail = sql_text("samples.sql");
+	struct sbuf *b = xmalloc(sizeof *b);
+	char *set = NULL;
+	int rc = 0;
+	b->fd = fd, b->err = 0, b->n = 0;
+	while (!rc && tail && *tail) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
+			sql_fail(db, "samples.sql");
+			rc = -1;
+			break;
+		}
+		if (!st)
+			continue;
+		bind_opts(st, o);
+		int step, rows = sqlite3_column_count(st) == 4;
+		while ((step = sqlite3_step(st)) == SQLITE_ROW && !b->err)
+			if (rows)
+				sb_row(b, st, &set);
+		sqlite3_finalize(st);
+		if (step != SQLITE_DONE && step != SQLITE_ROW) {
+			sql_fail(db, "samples.sql");
+			rc = -1;
+		}
+	}
+	if (!rc)
+		sb_put(b, "E", 1);
+	sb_flush(b);
+	if (!rc && b->err) {
+		kvio_err("%s: cannot hand the value sets to --compare: %s", db_name(db), strerror(b->err));
+		rc = -1;
+	}
+	free(set);
+	free(b);
+	close(fd);
+	return rc;
 }
 
 /* Temp tables and sorts go to temp files (page cache, not the heap) with a 16 MB
@@ -408,6 +522,13 @@ int analyses_finish(struct runner *rn, sqlite3 *main, int run_main)
 		if (getenv("KVIO_TIMING"))
 			kvio_err("timing: the database moved on between the connections' snapshots: again, on one");
 		return SNAPSHOT_MOVED;
+	}
+	if (!rc && run_main && samples_fd >= 0) { /* a --compare side: its value sets, on main */
+		double t0 = now_s();
+		rc = samples_send(main, &rn->o, samples_fd);
+		samples_fd = -1;
+		if (getenv("KVIO_TIMING"))
+			kvio_err("timing: conn 0 samples.sql (to --compare) %.2fs", now_s() - t0);
 	}
 	pthread_mutex_destroy(&rn->mu);
 	progress_end(&rn->prog, 0, 0, 0);

@@ -480,16 +480,20 @@ best_pair report4c report4u "$B/kvio-report $O/t4.db --json" "env KVIO_UNCHECKED
 	PC4 PCK4_ PU4 PUK4_
 echo "kvio-report 4M: ${PC4:-?}s with the database's checks, ${PU4:-?}s without"
 ratio "report 4M with the database's checks / without" '$PC4/$PU4' "<=" 1.05
-# --compare of two 4M databases, one run a side (issue 23): both reports in children, then
-# samples.sql on each and the U tests and intervals; the second database is the first's
+# --compare of two 4M databases, one run a side (issue 23): both reports in children, each
+# also taking its within-run value sets (samples.sql) on its own connection after its analyses
+# and handing them over, then the U tests and intervals; the second database is the first's
 # capture with every read 20 us slower (kvio-gen --read-slower-us: the same draws otherwise)
 gen gen${S4}n "$O/s${S4}n.jsonl" "$O/e${S4}n.jsonl" --lines $S4 --mode batched --seed 7 --read-slower-us 20
 rm -f "$O/t4n.db"
 once ingest4n IN4_ INK4_ "$B/kvio-ingest" -q -o "$O/t4n.db" --sem "$O/s${S4}n.jsonl" --ebpf "$O/e${S4}n.jsonl"
-best_pair report4n compare4 "$B/kvio-report $O/t4n.db --json" "$B/kvio-report --compare $O/t4.db $O/t4n.db --json" \
-	P4N PK4N_ CM4 CMK4_
-echo "kvio-report --compare 4M vs 4M: ${CM4:-?}s ${CMK4_:-?}KB peak RSS (the two reports: ${PC4:-?}s + ${P4N:-?}s)"
-ratio "compare 4M vs 4M / their two reports" '$CM4/($PC4+$P4N)' "<=" 1.5
+# the two reports one after the other (what the comparison is held to) and the comparison,
+# alternately: the sum and the comparison are measured at the same moments of the host
+printf '%s\n' '"$1" "$2" --json > /dev/null && "$1" "$3" --json > /dev/null' > "$O/two_reports.sh"
+best_pair reports4n compare4 "sh $O/two_reports.sh $B/kvio-report $O/t4.db $O/t4n.db" \
+	"$B/kvio-report --compare $O/t4.db $O/t4n.db --json" P2R4 P2RK4_ CM4 CMK4_
+echo "kvio-report --compare 4M vs 4M: ${CM4:-?}s ${CMK4_:-?}KB peak RSS (the two reports, one after the other: ${P2R4:-?}s)"
+ratio "compare 4M vs 4M / their two reports" '$CM4/$P2R4' "<=" 1.5
 # --watch's refresh (issue 22): one refresh of --watch (the report of --last 10, its JSON
 # line) against the full report, alternately. The 4M capture spans ~17.6 s, so its last 10 s
 # hold over half of its commands: the plain ratio is a figure; the target is per command, as

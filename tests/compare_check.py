@@ -45,6 +45,7 @@ EXPECT = {
     'write': [('lat_write.p50', .5), ('lat_write.p95', .95), ('lat_write.p99', .99)],
     'load.span': [('objects.load.span_p50', .5), ('objects.load.span_p99', .99)],
     'store.span': [('objects.store.span_p50', .5), ('objects.store.span_p99', .99)],
+    'delete.span': [('objects.delete.span_p50', .5), ('objects.delete.span_p99', .99)],
     'load.own': [('objects.load.presubmit_own_p50', .5)],
     'store.own': [('objects.store.presubmit_own_p50', .5)],
     'load.gap': [('qd1.load.gap_p50', .5), ('qd1.load.gap_p95', .95)],

@@ -63,6 +63,9 @@ for m in write.p50 write.p95 write.p99; do
 	eq "compare within-run: $m unchanged (delta 0, interval holds 0)" "0 no change True" \
 		"$(field "$e" delta) $(field "$e" verdict) $($PY -c "import json,sys; e=json.loads(sys.argv[1]); print(e['ci_low'] <= 0 <= e['ci_high'])" "$e")"
 done
+eq "compare --json: every entry has the issue's keys (label, metric, base, new, delta, rel, ci_low, ci_high, p_value, verdict, method, n_base, n_new) and within_noise, side" \
+	'[["base", "ci_high", "ci_low", "delta", "label", "method", "metric", "n_base", "n_new", "new", "p_value", "rel", "side", "verdict", "within_noise"]]' \
+	"$(j "$C/w.json" "sorted(set(tuple(sorted(e)) for e in d['compare']))")"
 eq "compare within-run: n_base/n_new are the reads counted" \
 	"$(j "$C/b1.json" "d['capture']['lat_read']['n']") $(j "$C/n1.json" "d['capture']['lat_read']['n']")" \
 	"$(field "$(entry "$C/w.json" capture read.p50)" n_base) $(field "$(entry "$C/w.json" capture read.p50)" n_new)"
@@ -74,6 +77,21 @@ if [ $have_scipy = 1 ]; then
 			"$($PY -c "import math,sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(math.isclose(a, b, rel_tol=1e-9))" "$want" "$got")"
 	done
 fi
+# the value sets come from each side's own report, on the connection its analyses ran on (its
+# snapshot, its gathers; no database opened again after the reports): one handover a side,
+# the same JSON; across runs (no test within a run) none
+KVIO_TIMING=1 "$R" --compare "$C/b1.db" "$C/n1.db" --json > "$C/wt.json" 2> "$C/wt.err"
+eq "compare within-run: each side's report hands over its value sets (2 sides: 2), the same JSON" "2 same" \
+	"$(grep -c 'timing: conn 0 samples.sql (to --compare)' "$C/wt.err") $(cmp -s "$C/wt.json" "$C/w.json" && echo same)"
+KVIO_TIMING=1 "$R" --compare "$C/b1.db,$C/b2.db,$C/b3.db" "$C/n1.db,$C/n2.db,$C/n3.db" --json > /dev/null 2> "$C/wt.err"
+eq "compare across runs: no value sets handed over" 0 "$(grep -c 'samples.sql (to --compare)' "$C/wt.err")"
+# batch.size reads the report's own batches (kvio_batch): the same set as batches.sql's sizes,
+# at --batch-gap-us 1 too (the within-run n is the report's batch count)
+"$R" "$C/b1.db" --batch-gap-us 1 --json > "$C/g1.json"
+"$R" --compare "$C/b1.db" "$C/n1.db" --batch-gap-us 1 --json > "$C/wg1.json"
+eq "compare --batch-gap-us 1: batches.size_p50 base and n_base = the report's size_p50 and batch count" \
+	"$(j "$C/g1.json" "[d['capture']['batches']['size_p50'], d['capture']['batches']['n']]")" \
+	"$(j "$C/wg1.json" "[[e['base'], e['n_base']] for e in d['compare'] if e['metric'] == 'batches.size_p50'][0]")"
 "$R" --compare "$C/b1.db" "$C/n1.db" > "$C/w.txt"
 eq "compare within-run text: says the test is within the run" 1 "$(grep -c 'run-to-run variance not measured' "$C/w.txt")"
 eq "compare within-run text: read.p50 line reads slower" 1 "$(grep -E -c '^ +read\.p50 .* slower$' "$C/w.txt")"
@@ -139,6 +157,10 @@ pt=$(j "$C/b1.json" "d['capture']['qd']['pct_time_le1']")
 lo=$($PY -c "print($pt * 100 - 0.01)"); hi=$($PY -c "print($pt * 100 + 0.01)")
 eq "gate percent: qd.pct_time_le1>${lo}% fires" 3 "$(gate "$C/b1.db" --fail-on "qd.pct_time_le1>${lo}%")"
 eq "gate percent: qd.pct_time_le1>${hi}% does not" 0 "$(gate "$C/b1.db" --fail-on "qd.pct_time_le1>${hi}%")"
+sp=$(j "$C/b1.json" "d['capture']['objects']['load']['span_p50']")
+eq "gate on an object metric: load.span_p50>(p50-1)ns fires, the line names label, metric, value, threshold" "3 1" \
+	"$(gate "$C/b1.db" --fail-on "load.span_p50>$((sp - 1))ns") $(grep -F -c "fired: $C/b1.db [capture] load.span_p50 = $(awk -v v=$sp 'BEGIN { printf "%.1f us > %.1f us", v / 1000, (v - 1) / 1000 }')" "$C/g.err")"
+eq "gate on an object metric: load.span_p50>(p50)ns does not fire" 0 "$(gate "$C/b1.db" --fail-on "load.span_p50>${sp}ns")"
 eq "gate two firing: two lines, exit 3" "3 2" "$(gate "$C/b1.db" --fail-on 'read.p50<1s' --fail-on 'write.p99<1s') $(grep -c fired "$C/g.err")"
 eq "gate qd1 on a serialized capture fires" 3 "$(gate "$C/ser.db" --fail-on qd1)"
 eq "gate qd1 on a batched capture does not" 0 "$(gate "$C/b1.db" --fail-on qd1)"
@@ -246,10 +268,62 @@ done
 eq "A/B text: the interval, p and verdict on the line" 1 \
 	"$("$R" "$C/abs.db" | grep -c '^  b vs a \[load\]: span delta p50 0.02ms (n=[0-9]* paired; negative = b faster), 95% CI \[0.02ms, 0.02ms\] p=[0-9.e-]*: slower$')"
 
+# --- pre-submit as a comparable number: fixtures/kv under --join-by-key (its timeline: t_26_join_key.sh).
+# The load of obj-a at 10 ms is trace_id 1's second occurrence, whose first command is the store's
+# at 0.1 ms: presubmit_p50 (the reference's rule) = 0.1 - 10 = -9.9 ms; from its own first command
+# (the retrieve at 10.2 ms) presubmit_own_p50 = +0.2 ms. The two stores: 0.1 ms either way ---
+"$BUILD/kvio-ingest" -q -o "$C/kv.db" --sem fixtures/kv/sem.jsonl --ebpf fixtures/kv/ebpf.jsonl --join-by-key
+"$R" "$C/kv.db" --json > "$C/kv.json"
+eq "presubmit on fixtures/kv: load -9.9 ms by the reference's rule, +0.2 ms from its own command; stores 0.1 ms" \
+	"[-9900000, 200000, 100000, 100000]" \
+	"$(j "$C/kv.json" "[d['capture']['objects'][o][k] for o, k in (('load', 'presubmit_p50'), ('load', 'presubmit_own_p50'), ('store', 'presubmit_p50'), ('store', 'presubmit_own_p50'))]")"
+"$R" --compare "$C/kv.db" "$C/kv.db" --json > "$C/kvc.json"
+eq "compare on fixtures/kv: load.presubmit_own_p50 compared (base 200000, 1 object a side), presubmit_p50 not" \
+	'[[200000, 1, 1], []]' \
+	"$(j "$C/kvc.json" "[[[e['base'], e['n_base'], e['n_new']] for e in d['compare'] if e['metric'] == 'load.presubmit_own_p50'][0], [e for e in d['compare'] if e['metric'].endswith('.presubmit_p50')]]")"
+
+# --- delete objects' spans are compared too: 12 deletes (spans 1 ms + i x 10 us) and 12 stores
+# (1 ms) a database, written by hand; in the second every delete ends 0.5 ms later ---
+for n in d1 d2; do
+	$PY -c "
+import json, sys
+slow = float(sys.argv[2])
+with open(sys.argv[1], 'w') as f:
+    f.write(json.dumps({'event_type': 'kvio_meta', 'kvio_schema': 2, 'hostname': 'h1', 'device_path': '/dev/ng1n1'}) + '\\n')
+    for i in range(12):
+        t = 1.0 + i * 0.01
+        f.write(json.dumps({'trace_id': 100 + i, 'op': 'delete', 'key': 'k%d' % i, 'bytes': 0, 'ts_start': t, 'ts': t + 0.001 + slow + i * 1e-5}) + '\\n')
+        f.write(json.dumps({'trace_id': 200 + i, 'op': 'store', 'key': 's%d' % i, 'bytes': 4096, 'ts_start': t + 0.005, 'ts': t + 0.006}) + '\\n')
+" "$C/$n.sem" "$([ $n = d1 ] && echo 0 || echo 0.0005)"
+	"$BUILD/kvio-ingest" -q -o "$C/$n.db" --sem "$C/$n.sem" 2>/dev/null
+	"$R" "$C/$n.db" --json > "$C/$n.json" 2>/dev/null
+	"$R" "$C/$n.db" --rows samples.sql > "$C/$n.rows" 2>/dev/null
+done
+eq "samples.sql on the deletes: the span sets give the report's delete and store span percentiles" "same 4" \
+	"$($PY tests/compare_check.py quantiles "$C/d1.rows" "$C/d1.json")"
+"$R" --compare "$C/d1.db" "$C/d2.db" --json > "$C/dc.json" 2>/dev/null
+for m in delete.span_p50 delete.span_p99; do
+	e=$(entry "$C/dc.json" capture $m)
+	eq "compare deletes: $m delta the 0.5 ms (to a ns of rounding), slower, interval above 0, within-run, n 12/12" "True slower True within-run 12 12" \
+		"$($PY -c "import json,sys; e=json.loads(sys.argv[1]); print(abs(e['delta'] - 500000) <= 1)" "$e") $(field "$e" verdict) $($PY -c "import json,sys; e=json.loads(sys.argv[1]); print(e['ci_low'] > 0)" "$e") $(field "$e" method) $(field "$e" n_base) $(field "$e" n_new)"
+done
+eq "compare deletes: store.span_p50 no change (delta 0)" "0 no change" \
+	"$(field "$(entry "$C/dc.json" capture store.span_p50)" delta) $(field "$(entry "$C/dc.json" capture store.span_p50)" verdict)"
+if [ $have_scipy = 1 ]; then
+	want=$($PY tests/compare_check.py mwu_within "$C/d1.rows" "$C/d2.rows" delete.span)
+	eq "compare deletes: delete.span_p50 p-value = scipy.stats.mannwhitneyu on the same spans ($want)" True \
+		"$($PY -c "import math,sys; print(math.isclose(float(sys.argv[1]), float(sys.argv[2]), rel_tol=1e-9))" "$want" "$(field "$(entry "$C/dc.json" capture delete.span_p50)" p_value)")"
+fi
+
 # --- options apply to every run: --label, --time-range ---
 "$R" --compare "$C/abs.db" "$C/abs.db" --label b --json > "$C/lab.json"
 eq "compare --label b: only label b's entries, and each side's reports hold only b" '[["b"], [["b"]], [["b"]]]' \
 	"$(j "$C/lab.json" "[sorted(set(e['label'] for e in d['compare'])), [sorted(r) for r in d['base']], [sorted(r) for r in d['new']]]")"
+"$R" "$C/b1.db" --trace-id 1-50 --json > "$C/t1.json"
+"$R" --compare "$C/b1.db" "$C/n1.db" --trace-id 1-50 --json > "$C/ct.json"
+eq "compare --trace-id: base read.p50 and n_base (the within-run test's reads) = the trace-id report's" \
+	"$(j "$C/t1.json" "[d['capture']['lat_read']['p50'], d['capture']['lat_read']['n']]")" \
+	"$(j "$C/ct.json" "[[e['base'], e['n_base']] for e in d['compare'] if e['metric'] == 'read.p50'][0]")"
 "$R" "$C/b1.db" --time-range 0.01,0.03 --json > "$C/w1.json"
 "$R" --compare "$C/b1.db" "$C/n1.db" --time-range 0.01,0.03 --json > "$C/cw.json"
 eq "compare --time-range: base read.p50 = the windowed report's" "$(j "$C/w1.json" "d['capture']['lat_read']['p50']")" \
