@@ -577,9 +577,12 @@ static void pool_reserve(struct stream *s, size_t n)
 {
 	if (n <= s->cap_pool)
 		return;
+	size_t old = s->cap_pool * sizeof *s->pool;
 	s->cap_pool = n + n / 2;
 	s->pool = xrealloc(s->pool, s->cap_pool * sizeof *s->pool);
 	s->spare = xrealloc(s->spare, s->cap_pool * sizeof *s->spare);
+	mem_prefault((char *)s->pool + old, s->cap_pool * sizeof *s->pool - old); /* both fill up */
+	mem_prefault((char *)s->spare + old, s->cap_pool * sizeof *s->spare - old);
 }
 
 /* One parsed block, in file order. */

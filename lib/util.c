@@ -66,8 +66,11 @@ void *vec_push(struct vec *a, size_t itemsz)
 	if (a->sz == 0)
 		a->sz = itemsz;
 	if (a->n == a->cap) {
+		size_t old = a->cap * a->sz;
 		a->cap = a->cap ? a->cap * 2 : 64;
 		a->v = xrealloc(a->v, a->cap * a->sz);
+		if (old >= (1u << 20)) /* the new half of a big vector: its pages at once */
+			mem_prefault((char *)a->v + old, a->cap * a->sz - old);
 	}
 	return (char *)a->v + a->n++ * a->sz;
 }
