@@ -390,7 +390,10 @@ static struct devread *dev_open(const char *path, const struct ingest_opts *o, c
 {
 	struct devread *d = xcalloc(1, sizeof *d);
 	*d = (struct devread){.path = path, .o = o, .offx = offx, .nblocks = -1};
+	/* what the threads read, set before they start (the semantic file's
+	 * parse on this thread meanwhile only reads them) */
 	jl_fast = !env_i64("KVIO_JSMN", 0, 0); /* 1: the full parser only (measuring it) */
+	(void)max_line();
 	if (input_open(&d->in, path)) {
 		free(d);
 		return NULL;
@@ -505,7 +508,8 @@ int arm_load(struct arm *a, const char *sem, const char *serving, const struct i
 	struct file_stats *fss[2] = {&a->sem_f, &a->serving_f};
 	enum ftype fts[2] = {F_SEM, F_SERVING};
 	int rc = 0;
-	jl_fast = !env_i64("KVIO_JSMN", 0, 0);
+	if (!a->dev) /* else set before its parse threads started (dev_open) */
+		jl_fast = !env_i64("KVIO_JSMN", 0, 0);
 	for (int i = 0; i < 2 && !rc; i++) {
 		fss[i]->path = paths[i] ? paths[i] : "-";
 		if (paths[i])
