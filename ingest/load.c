@@ -440,7 +440,11 @@ static void dev_close(struct devread *d)
 
 void arm_device_start(struct arm *a, const char *path, const struct ingest_opts *o)
 {
-	if (o->join == JOIN_OFFSET) /* the threads attribute commands by the semantic objects: later */
+	struct stat st;
+	/* the threads attribute commands by the semantic objects under the
+	 * offset join: later; a pipe may block its reader for ever, and a
+	 * semantic file that cannot be read must still end the ingest: later */
+	if (o->join == JOIN_OFFSET || stat(path, &st) || !S_ISREG(st.st_mode))
 		return;
 	a->dev = dev_open(path, o, NULL);
 	a->dev_failed = !a->dev;

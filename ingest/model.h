@@ -186,9 +186,10 @@ int arm_load(struct arm *a, const char *sem, const char *serving, const struct i
 int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o,
 		    void (*consume)(void *ctx, struct arm *part), void *ctx);
 /* load.c: open the device file and start its parse threads now, so that
- * they parse its first blocks while the semantic file is read (the default
- * join: their records depend on nothing in the arm); arm_read_device then
- * takes them over. arm_device_stop stops a reader never taken over. */
+ * they parse its first blocks while the semantic file is read (a regular
+ * file, not under --join-by-offset: their records then depend on nothing in
+ * the arm); arm_read_device then takes them over. arm_device_stop stops a
+ * reader never taken over. */
 void arm_device_start(struct arm *a, const char *path, const struct ingest_opts *o);
 void arm_device_stop(struct arm *a);
 /* load.c: CPU seconds of the device parse threads that have ended, and the

@@ -279,3 +279,14 @@ eq "--pftrace on a JSONL: says it is JSONL for --sem/--ebpf" \
 grep -m1 '"store"' fixtures/tiny/sem.jsonl > "$T/one_store.jsonl"
 "$BUILD/kvio-ingest" -q -o "$T/m.db" --sem "$T/one_store.jsonl" >/dev/null 2>"$T/m.err"
 eq "one store without --ebpf: singular" 1 "$(grep -c 'the 1 store has no commands' "$T/m.err")"
+
+# A semantic file that is refused while --ebpf is a pipe whose writer is still
+# open (a tracer that has not written yet): the ingest ends at once (exit 2),
+# it does not wait on the pipe (its parse threads start early only on a
+# regular file; an early reader of the pipe hung here)
+printf 'SQLite format 3\000not a capture' > "$T/notsem.jsonl"
+mkfifo "$T/idle.fifo"
+sleep 30 > "$T/idle.fifo" & idle=$!
+timeout 10 "$BUILD/kvio-ingest" -q -o "$T/idle.db" --sem "$T/notsem.jsonl" --ebpf "$T/idle.fifo" 2>/dev/null
+eq "a refused --sem with an idle pipe as --ebpf: exit 2 at once, not a hang" 2 $?
+kill "$idle" 2>/dev/null; wait "$idle" 2>/dev/null
