@@ -190,8 +190,8 @@ void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, ui
 void ev_flows(struct exporter *x, const struct flows *f, int64_t id);
 
 /* ---- findings (findings.c) ----------------------------------------------------
- * The rows of sql/findings.sql, computed on a connection of its own while the
- * commands are written. The sql/ files as build/sqlfiles.c holds them (the
+ * The rows of sql/findings.sql, computed on a connection of their own (a
+ * thread) while the export checks the database and writes the commands. The sql/ files as build/sqlfiles.c holds them (the
  * declaration of report/sqlfiles.h, which the export may not include). */
 struct sql_file {
 	const char *name;
@@ -220,13 +220,20 @@ struct flabel {
 	int64_t proc_track;   /* the label's process track: the findings group's parent */
 };
 
+/* One connection of the findings and its thread. */
+struct fconn {
+	sqlite3 *db;
+	pthread_t th;
+	int started, rc;
+	int errcode;
+	char *err;            /* its failure, said by findings_finish */
+};
+
 struct findings {
 	const struct export_opts *eo;
-	sqlite3 *db;          /* the thread's connection */
-	pthread_t th;
-	int started, rc, imported; /* imported: the database holds findings already (written as they are) */
-	int errcode;
-	char *err;            /* the thread's failure, said by findings_finish */
+	struct fconn c;       /* the findings' connection: prelude.sql, findings.sql */
+	int stop;             /* set (atomic) when the export failed: the threads stop at their next statement */
+	int imported;         /* the database holds findings already (written as they are) */
 	int ncol;             /* arg columns, named col[] */
 	char **col;
 	struct vec rows;      /* struct frow, in findings.sql's order */

@@ -13,6 +13,7 @@
 #include "../db/valid.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #define FINDINGS_GROUP "kvio findings"
 #define FINDINGS_RANK 5                    /* among the label's LMCache tracks: after objects in flight */
@@ -61,13 +62,13 @@ static void findings_bind(sqlite3_stmt *st, const struct export_opts *eo)
 			sqlite3_bind_int64(st, k, p[i].v);
 }
 
-/* Keep the failure of f's connection (the caller says it, once). -1. */
-static int findings_fail(struct findings *f, const char *what)
+/* Keep the failure of connection c (the caller says it, once). -1. */
+static int findings_fail(struct fconn *c, const char *what)
 {
-	if (!f->err) {
-		f->errcode = sqlite3_errcode(f->db);
-		f->err = xmalloc(strlen(what) + strlen(sqlite3_errmsg(f->db)) + 4);
-		sprintf(f->err, "%s%s%s", what, *what ? ": " : "", sqlite3_errmsg(f->db));
+	if (!c->err) {
+		c->errcode = sqlite3_errcode(c->db);
+		c->err = xmalloc(strlen(what) + strlen(sqlite3_errmsg(c->db)) + 4);
+		sprintf(c->err, "%s%s%s", what, *what ? ": " : "", sqlite3_errmsg(c->db));
 	}
 	return -1;
 }
@@ -112,23 +113,22 @@ static const char *statement_head(sqlite3_stmt *st)
 	return q ? q : "";
 }
 
-/* Run every statement of sql/<name> on f's connection; keep: the rows of its
- * statements with columns (findings.sql has one) are the findings. 0, or -1
- * (kept in f). */
-static int findings_run(struct findings *f, const char *name, int keep)
+/* Run every statement of sql (named what in errors and timing lines) on c;
+ * keep: the rows of its statements with columns (findings.sql has one) are
+ * the findings. Stops before a statement once f->stop is set. 0, or -1 (kept
+ * in c). */
+static int findings_exec(struct findings *f, struct fconn *c, const char *sql, const char *what, int keep)
 {
-	char *sql = findings_sql_text(name), what[64];
-	snprintf(what, sizeof what, "sql/%s", name);
-	if (!sql) {
-		f->err = xstrdup("sql/findings.sql is not built into this kvio");
-		return -1;
-	}
 	const char *tail = sql;
 	int rc = 0;
 	while (!rc && tail && *tail) {
 		sqlite3_stmt *st = NULL;
-		if (sqlite3_prepare_v2(f->db, tail, -1, &st, &tail) != SQLITE_OK) {
-			rc = findings_fail(f, what);
+		if (__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+			c->err = c->err ? c->err : xstrdup("interrupted");
+			return -1;
+		}
+		if (sqlite3_prepare_v2(c->db, tail, -1, &st, &tail) != SQLITE_OK) {
+			rc = findings_fail(c, what);
 			break;
 		}
 		if (!st)
@@ -140,12 +140,25 @@ static int findings_run(struct findings *f, const char *name, int keep)
 			if (rows)
 				findings_keep(f, st);
 		if (s != SQLITE_DONE)
-			rc = findings_fail(f, what);
+			rc = findings_fail(c, what);
 		if (getenv("KVIO_TIMING")) /* as kvio-report's: each statement's time, its first words */
-			kvio_err("timing: findings: sql/%s %.3fs: %.*s", name, now_s() - t0,
+			kvio_err("timing: findings: %s%s %.3fs: %.*s", "", what, now_s() - t0,
 				 (int)strcspn(statement_head(st), "\n"), statement_head(st));
 		sqlite3_finalize(st);
 	}
+	return rc;
+}
+
+/* Run sql/<name> on c (findings_exec). 0, or -1 (kept in c). */
+static int findings_run(struct findings *f, struct fconn *c, const char *name, int keep)
+{
+	char *sql = findings_sql_text(name), what[64];
+	snprintf(what, sizeof what, "sql/%s", name);
+	if (!sql) {
+		c->err = xstrdup("sql/findings.sql is not built into this kvio");
+		return -1;
+	}
+	int rc = findings_exec(f, c, sql, what, keep);
 	free(sql);
 	return rc;
 }
@@ -155,10 +168,10 @@ static int findings_run(struct findings *f, const char *name, int keep)
 static int findings_parents(struct findings *f)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(f->db, "SELECT p.label, t.id FROM main.kvio_track t JOIN kvio_proc p ON p.upid = t.upid"
+	if (sqlite3_prepare_v2(f->c.db, "SELECT p.label, t.id FROM main.kvio_track t JOIN kvio_proc p ON p.upid = t.upid"
 			       " WHERE t.parent_id IS NULL AND t.name IS NULL ORDER BY p.label, p.name NOT LIKE 'LMCache %', t.id",
 			       -1, &st, NULL) != SQLITE_OK)
-		return findings_fail(f, "reading the tracks");
+		return findings_fail(&f->c, "reading the tracks");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *l = nz(sqlite3_column_text(st, 0));
 		struct flabel *last = f->labels.n ? &VEC_AT(&f->labels, struct flabel, f->labels.n - 1) : NULL;
@@ -169,24 +182,58 @@ static int findings_parents(struct findings *f)
 		n->proc_track = sqlite3_column_int64(st, 1);
 	}
 	if (sqlite3_finalize(st) != SQLITE_OK)
-		return findings_fail(f, "reading the tracks");
+		return findings_fail(&f->c, "reading the tracks");
 	return 0;
+}
+
+/* A findings connection's settings: temporary tables in files, a 16 MB cache,
+ * SQLite's sorter on this thread, the file read through a memory map (each
+ * of the gathers reads every chunk: no copy through read()). 0 or -1. */
+static int findings_setup(struct fconn *c)
+{
+	if (sqlite3_exec(c->db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;"
+			 " PRAGMA mmap_size=68719476736;", NULL, NULL, NULL))
+		return findings_fail(c, "setting up the connection");
+	return 0;
+}
+
+/* This thread's CPU time (s), for KVIO_TIMING's lines. */
+static double thread_cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* The thread: set the connection up, prelude.sql, findings.sql, the parents. */
 static void *findings_main(void *arg)
 {
 	struct findings *f = arg;
-	if (sqlite3_exec(f->db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;", NULL, NULL, NULL))
-		f->rc = findings_fail(f, "setting up the connection");
-	else
-		f->rc = findings_run(f, "prelude.sql", 0) || findings_run(f, "findings.sql", 1) || findings_parents(f) ? -1 : 0;
+	f->c.rc = findings_setup(&f->c) || findings_run(f, &f->c, "prelude.sql", 0) ||
+			  findings_run(f, &f->c, "findings.sql", 1) || findings_parents(f) ? -1 : 0;
+	if (getenv("KVIO_TIMING"))
+		kvio_err("timing: findings: done, %.3fs of the thread's CPU", thread_cpu_s());
 	return NULL;
 }
 
+/* A connection of f's on db's file, checked as db was (its process's memo:
+ * no news). 0, or -1 after a one-line error. */
+static int findings_open(sqlite3 *db, struct fconn *c)
+{
+	char *why = NULL;
+	if (!(c->db = db_open_input(sqlite3_db_filename(db, "main"))))
+		return -1;
+	if (db_valid(c->db, "main", &why) != SQLITE_OK) { /* the file was checked by db's open */
+		say_once("%s: %s", db_name(db), why ? why : "database changed while read");
+		sqlite3_free(why);
+		return -1;
+	}
+	return 0;
+}
+
 /* Start computing db's findings (f zeroed): unless the database holds some
- * already, a second connection on its file runs the SQL on a thread. 0, or -1
- * after a one-line error. */
+ * already, a second connection on its file runs the SQL on a thread. 0, or
+ * -1 after a one-line error (none when the first read of db failed). */
 int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo)
 {
 	sqlite3_stmt *st;
@@ -202,20 +249,13 @@ int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo
 		return -1;
 	if (f->imported)
 		return 0;
-	char *why = NULL;
-	const char *path = sqlite3_db_filename(db, "main");
-	if (!(f->db = db_open_input(path)))
+	if (findings_open(db, &f->c))
 		return -1;
-	if (db_valid(f->db, "main", &why) != SQLITE_OK) { /* the file was checked by db's open: no news */
-		say_once("%s: %s", db_name(db), why ? why : "database changed while read");
-		sqlite3_free(why);
-		return -1;
-	}
-	if (pthread_create(&f->th, NULL, findings_main, f)) {
+	if (pthread_create(&f->c.th, NULL, findings_main, f)) {
 		say_once("cannot start a thread for the findings");
 		return -1;
 	}
-	f->started = 1;
+	f->c.started = 1;
 	return 0;
 }
 
@@ -223,30 +263,30 @@ int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo
  * in the words of its checks, else the file and SQLite's reason. */
 static void findings_say(sqlite3 *db, const struct findings *f)
 {
-	const char *m = strstr(f->err, KVIO_DAMAGED);
-	if (f->errcode == SQLITE_CORRUPT && m)
+	const char *m = strstr(f->c.err, KVIO_DAMAGED);
+	if (f->c.errcode == SQLITE_CORRUPT && m)
 		say_once("%s: %s", db_name(db), m);
-	else if (f->errcode == SQLITE_CORRUPT)
-		say_once("%s: " KVIO_DAMAGED "%s", db_name(db), f->err);
+	else if (f->c.errcode == SQLITE_CORRUPT)
+		say_once("%s: " KVIO_DAMAGED "%s", db_name(db), f->c.err);
 	else
-		say_once("%s", f->err);
+		say_once("%s", f->c.err);
 }
 
-/* Wait for f's thread (stop: interrupt it first, the export failed). 0, or -1
+/* Wait for f's thread (stop: stop it first, the export failed). 0, or -1
  * after the one line saying why it failed. */
 int findings_finish(sqlite3 *db, struct findings *f, int stop)
 {
-	if (!f->started)
+	if (!f->c.started)
 		return 0;
-	if (stop)
-		sqlite3_interrupt(f->db);
-	pthread_join(f->th, NULL);
-	f->started = 0;
-	sqlite3_close(f->db);
-	f->db = NULL;
-	if (f->rc && !stop)
+	if (stop) {
+		__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
+		sqlite3_interrupt(f->c.db);
+	}
+	pthread_join(f->c.th, NULL);
+	f->c.started = 0;
+	if (f->c.rc && !stop)
 		findings_say(db, f);
-	return stop ? 0 : f->rc;
+	return stop ? 0 : f->c.rc;
 }
 
 /* A track group or track of the findings: a descriptor on the main sequence. */
@@ -417,7 +457,7 @@ void findings_free(struct findings *f)
 	for (size_t i = 0; i < f->labels.n; i++)
 		free(VEC_AT(&f->labels, struct flabel, i).label);
 	vec_free(&f->labels);
-	free(f->err);
-	if (f->db)
-		sqlite3_close(f->db);
+	free(f->c.err);
+	if (f->c.db)
+		sqlite3_close(f->c.db);
 }
