@@ -51,9 +51,10 @@ static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, st
 
 /* The pieces in order: without findings the tracks, the slices, the commands,
  * the counters; with them (f started, fst its start's result), the tracks, the
- * commands and the counters while the findings' SQL runs, then the findings'
- * tracks, the slices (objects with the findings' flows), the findings. 0, or
- * 2 after the one line. */
+ * commands and the counters while the findings' SQL runs (then, on an idle
+ * machine, two of its gathers on this thread: findings_help), then the
+ * findings' tracks, the slices (objects with the findings' flows), the
+ * findings. 0, or 2 after the one line. */
 static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl,
 			 struct findings *f, int fst)
 {
@@ -64,17 +65,16 @@ static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_op
 		rc = export_slices(db, x, fl) || export_cmds(db, x, fl) || export_counters(db, x);
 	else if (export_cmds(db, x, fl) || export_counters(db, x))
 		rc = -1 - findings_finish(db, f, 1); /* the commands failed: the findings are not waited for */
-	else if (findings_finish(db, f, 0))
-		rc = -2;                              /* said */
 	else {
+		findings_help(f); /* this thread's commands are written: it may compute two of the gathers */
+		if (findings_finish(db, f, 0))
+			return 2; /* said */
 		findings_tracks(x, f);
 		findings_flows(x, f, fl);
 		rc = export_slices(db, x, fl);
 		if (!rc)
 			findings_slices(x, f);
 	}
-	if (rc == -2)
-		return 2;
 	if (rc) {
 		db_failed(db, "reading the database");
 		return 2;
