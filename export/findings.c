@@ -241,19 +241,30 @@ static int help_gathers(struct findings *f)
 	return 0;
 }
 
-/* Whether the export's thread should help: a processor is idle (fewer
- * runnable tasks over the last minute than processors less one half: on a
+/* Whether the export's thread should help: a processor is idle now (no
+ * runnable task but this process's two threads, /proc/loadavg's count) and the
+ * machine was not busy over the last minute (a load below the processors
+ * plus one: this process's own threads and a bench's are allowed for). On a
  * busy machine a third pass over the commands, on the export's thread, is
- * only more work). KVIO_FINDINGS_HELP=0 or 1 decides instead (tests: the
- * trace is the same either way). */
+ * only more work. KVIO_FINDINGS_HELP=0 or 1 decides instead (tests: the trace
+ * is the same either way). */
 static int help_wanted(void)
 {
 	const char *e = getenv("KVIO_FINDINGS_HELP");
 	if (e && *e)
 		return strcmp(e, "0") != 0;
-	double load;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n >= 2 && getloadavg(&load, 1) == 1 && load < (double)n - 0.5;
+	double load = 0;
+	int running = 0, total = 0;
+	FILE *f = fopen("/proc/loadavg", "r");
+	int got = f && fscanf(f, "%lf %*f %*f %d/%d", &load, &running, &total) == 3;
+	if (f)
+		fclose(f);
+	if (!got && getloadavg(&load, 1) == 1)
+		running = 2; /* no count of the runnable tasks: the average alone */
+	else if (!got)
+		return 0;
+	return n >= 2 && running - 2 < n - 1 && load < (double)n + 1;
 }
 
 /* Called by the export's thread once its commands are written: when it

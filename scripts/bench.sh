@@ -615,8 +615,8 @@ echo "kvio-export 4M: ${XF4:-?}s with findings, ${XN4:-?}s without; ${SZF:-?} by
 ratio "export 4M with findings / without" '$XF4/$XN4' "<=" 1.1
 ratio "pftrace size 4M with findings / without" '$SZF/$SZN' "" "no target: the findings' bytes"
 # the findings' gathers on the findings' thread alone, or two of them on the export's thread
-# once its commands are written (kvio-export's choice on an idle machine: load < processors
-# - 0.5; KVIO_FINDINGS_HELP forces it; the trace is the same): what each costs on this machine
+# once its commands are written (kvio-export's choice when a processor is idle, docs/export.md;
+# KVIO_FINDINGS_HELP forces it; the trace is the same): what each costs on this machine
 best_pair export4h0 export4h1 "env KVIO_FINDINGS_HELP=0 $B/kvio-export $O/t4.db -o $O/t4h.pftrace" \
 	"env KVIO_FINDINGS_HELP=1 $B/kvio-export $O/t4.db -o $O/t4h.pftrace" XH0 XHK0_ XH1 XHK1_
 echo "kvio-export 4M with findings: ${XH0:-?}s on their thread alone, ${XH1:-?}s helped by the export's (load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null))"
