@@ -50,32 +50,31 @@ static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, st
 }
 
 /* The pieces in order: without findings the tracks, the slices, the commands,
- * the counters; with them, the findings' SQL runs while the commands and the
- * counters are written, then the findings' tracks, the slices (objects with
- * the findings' flows), the findings. 0, or 2 after the one line. */
-static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl)
+ * the counters; with them (f started, fst its start's result), the tracks, the
+ * commands and the counters while the findings' SQL runs (then, on an idle
+ * machine, two of its gathers on this thread: findings_help), then the
+ * findings' tracks, the slices (objects with the findings' flows), the
+ * findings. 0, or 2 after the one line. */
+static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl,
+			 struct findings *f, int fst)
 {
-	struct findings f;
-	memset(&f, 0, sizeof f);
 	int on = eo && eo->findings, rc = 0;
-	if (export_tracks(db, x) || (on && findings_start(db, &f, eo)))
-		rc = -1;
-	else if (!on || f.imported)
+	if (export_tracks(db, x) || (on && fst))
+		rc = -1 - findings_finish(db, f, 1);
+	else if (!on || f->imported)
 		rc = export_slices(db, x, fl) || export_cmds(db, x, fl) || export_counters(db, x);
 	else if (export_cmds(db, x, fl) || export_counters(db, x))
-		rc = -1 - findings_finish(db, &f, 1); /* the commands failed: the findings are not waited for */
-	else if (findings_finish(db, &f, 0))
-		rc = -2;                              /* said */
+		rc = -1 - findings_finish(db, f, 1); /* the commands failed: the findings are not waited for */
 	else {
-		findings_tracks(x, &f);
-		findings_flows(x, &f, fl);
+		findings_help(f); /* this thread's commands are written: it may compute two of the gathers */
+		if (findings_finish(db, f, 0))
+			return 2; /* said */
+		findings_tracks(x, f);
+		findings_flows(x, f, fl);
 		rc = export_slices(db, x, fl);
 		if (!rc)
-			findings_slices(x, &f);
+			findings_slices(x, f);
 	}
-	findings_free(&f);
-	if (rc == -2)
-		return 2;
 	if (rc) {
 		db_failed(db, "reading the database");
 		return 2;
@@ -108,8 +107,14 @@ int export_db(sqlite3 *db, struct outfile *of, const struct export_opts *eo, str
 	struct flows fl = {0};
 	struct kept keep = {{0}, {0}};
 	x.keep = x.win ? &keep : NULL;
+	/* the findings' SQL starts first: it runs while the database is checked and the commands written */
+	struct findings f;
+	memset(&f, 0, sizeof f);
+	int fst = eo && eo->findings ? findings_start(db, &f, eo) : 0;
 	rc = export_prepare(db, &x, &keep, &fl);
-	if (!rc) { /* the sequence starts with cleared incremental state */
+	if (rc)
+		findings_finish(db, &f, 1);
+	else { /* the sequence starts with cleared incremental state */
 		Kvio__Pf__TracePacket p = KVIO__PF__TRACE_PACKET__INIT;
 		p.has_trusted_packet_sequence_id = 1;
 		p.trusted_packet_sequence_id = SEQ_ID;
@@ -117,8 +122,9 @@ int export_db(sqlite3 *db, struct outfile *of, const struct export_opts *eo, str
 		p.sequence_flags = SEQ_INCREMENTAL_STATE_CLEARED;
 		out_packet(&x.o, &p);
 		x.packets++;
-		rc = export_pieces(db, &x, eo, &fl);
+		rc = export_pieces(db, &x, eo, &fl, &f, fst);
 	}
+	findings_free(&f);
 	out_flush(&x.o, 1);
 	progress_end(&x.prog, 0, 0, 0);
 	if (x.o.gz)

@@ -190,8 +190,8 @@ void slice_flows(const struct flows *f, int64_t id, uint64_t *fl, size_t *nf, ui
 void ev_flows(struct exporter *x, const struct flows *f, int64_t id);
 
 /* ---- findings (findings.c) ----------------------------------------------------
- * The rows of sql/findings.sql, computed on a connection of its own while the
- * commands are written. The sql/ files as build/sqlfiles.c holds them (the
+ * The rows of sql/findings.sql, computed on a connection of their own (a
+ * thread) while the export checks the database and writes the commands. The sql/ files as build/sqlfiles.c holds them (the
  * declaration of report/sqlfiles.h, which the export may not include). */
 struct sql_file {
 	const char *name;
@@ -220,13 +220,38 @@ struct flabel {
 	int64_t proc_track;   /* the label's process track: the findings group's parent */
 };
 
+/* One connection of the findings and its thread. */
+struct fconn {
+	sqlite3 *db;
+	pthread_t th;
+	int started, rc;
+	int errcode;
+	char *err;            /* its failure, said by findings_finish */
+};
+
+/* A shared gather of prelude.sql (kvio_x: the rows of kvio_x_fill) computed
+ * by the export's thread on a connection of its own once its commands are
+ * written, handed to the findings' connection. */
+struct fgather {
+	const char *name;
+	int ncol;
+	struct vec vals;      /* sqlite3_value *, ncol a row, in the fill's order */
+};
+
+#define NHELP 2           /* the gathers the export's thread may compute: kvio_qd, kvio_batch */
+enum { HELP_OPEN, HELP_MAIN, HELP_THREAD, HELP_DONE }; /* who computes them: not decided yet, the
+                                                          export's thread (computing, done), the findings' */
+
 struct findings {
 	const struct export_opts *eo;
-	sqlite3 *db;          /* the thread's connection */
-	pthread_t th;
-	int started, rc, imported; /* imported: the database holds findings already (written as they are) */
-	int errcode;
-	char *err;            /* the thread's failure, said by findings_finish */
+	struct fconn c;       /* the findings' connection: prelude.sql, findings.sql */
+	struct fconn h;       /* the export thread's helping connection: prelude.sql, the gathers g */
+	struct fgather g[NHELP];
+	pthread_mutex_t mu;   /* help's, under mu; cv: it became HELP_DONE */
+	pthread_cond_t cv;
+	int help, inited;     /* inited: mu and cv */
+	int stop;             /* set (atomic) when the export failed: the threads stop at their next statement */
+	int imported;         /* the database holds findings already (written as they are) */
 	int ncol;             /* arg columns, named col[] */
 	char **col;
 	struct vec rows;      /* struct frow, in findings.sql's order */
@@ -236,6 +261,7 @@ struct findings {
 
 int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo);
 int findings_finish(sqlite3 *db, struct findings *f, int stop);
+void findings_help(struct findings *f);
 void findings_tracks(struct exporter *x, struct findings *f);
 void findings_flows(const struct exporter *x, struct findings *f, struct flows *fl);
 void findings_slices(struct exporter *x, struct findings *f);

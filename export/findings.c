@@ -13,6 +13,8 @@
 #include "../db/valid.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #define FINDINGS_GROUP "kvio findings"
 #define FINDINGS_RANK 5                    /* among the label's LMCache tracks: after objects in flight */
@@ -61,13 +63,13 @@ static void findings_bind(sqlite3_stmt *st, const struct export_opts *eo)
 			sqlite3_bind_int64(st, k, p[i].v);
 }
 
-/* Keep the failure of f's connection (the caller says it, once). -1. */
-static int findings_fail(struct findings *f, const char *what)
+/* Keep the failure of connection c (the caller says it, once). -1. */
+static int findings_fail(struct fconn *c, const char *what)
 {
-	if (!f->err) {
-		f->errcode = sqlite3_errcode(f->db);
-		f->err = xmalloc(strlen(what) + strlen(sqlite3_errmsg(f->db)) + 4);
-		sprintf(f->err, "%s%s%s", what, *what ? ": " : "", sqlite3_errmsg(f->db));
+	if (!c->err) {
+		c->errcode = sqlite3_errcode(c->db);
+		c->err = xmalloc(strlen(what) + strlen(sqlite3_errmsg(c->db)) + 4);
+		sprintf(c->err, "%s%s%s", what, *what ? ": " : "", sqlite3_errmsg(c->db));
 	}
 	return -1;
 }
@@ -103,6 +105,14 @@ static void findings_keep(struct findings *f, sqlite3_stmt *st)
 	}
 }
 
+/* This thread's CPU time (s), for KVIO_TIMING's lines. */
+static double thread_cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
 /* The first words of st's SQL after its comments, for KVIO_TIMING's lines. */
 static const char *statement_head(sqlite3_stmt *st)
 {
@@ -112,40 +122,52 @@ static const char *statement_head(sqlite3_stmt *st)
 	return q ? q : "";
 }
 
-/* Run every statement of sql/<name> on f's connection; keep: the rows of its
- * statements with columns (findings.sql has one) are the findings. 0, or -1
- * (kept in f). */
-static int findings_run(struct findings *f, const char *name, int keep)
+/* Run every statement of sql (named what in errors and timing lines) on c;
+ * keep: the rows of its statements with columns (findings.sql has one) are
+ * the findings. Stops before a statement once f->stop is set. 0, or -1 (kept
+ * in c). */
+static int findings_exec(struct findings *f, struct fconn *c, const char *sql, const char *what, int keep)
 {
-	char *sql = findings_sql_text(name), what[64];
-	snprintf(what, sizeof what, "sql/%s", name);
-	if (!sql) {
-		f->err = xstrdup("sql/findings.sql is not built into this kvio");
-		return -1;
-	}
 	const char *tail = sql;
 	int rc = 0;
 	while (!rc && tail && *tail) {
 		sqlite3_stmt *st = NULL;
-		if (sqlite3_prepare_v2(f->db, tail, -1, &st, &tail) != SQLITE_OK) {
-			rc = findings_fail(f, what);
+		if (__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
+			c->err = c->err ? c->err : xstrdup("interrupted");
+			return -1;
+		}
+		if (sqlite3_prepare_v2(c->db, tail, -1, &st, &tail) != SQLITE_OK) {
+			rc = findings_fail(c, what);
 			break;
 		}
 		if (!st)
 			continue; /* a comment or blank tail */
 		findings_bind(st, f->eo);
-		double t0 = now_s();
+		double t0 = now_s(), c0 = thread_cpu_s();
 		int rows = keep && sqlite3_column_count(st) > 0, s;
 		while ((s = sqlite3_step(st)) == SQLITE_ROW)
 			if (rows)
 				findings_keep(f, st);
 		if (s != SQLITE_DONE)
-			rc = findings_fail(f, what);
+			rc = findings_fail(c, what);
 		if (getenv("KVIO_TIMING")) /* as kvio-report's: each statement's time, its first words */
-			kvio_err("timing: findings: sql/%s %.3fs: %.*s", name, now_s() - t0,
+			kvio_err("timing: findings: %s %.3fs (CPU %.3fs): %.*s", what, now_s() - t0, thread_cpu_s() - c0,
 				 (int)strcspn(statement_head(st), "\n"), statement_head(st));
 		sqlite3_finalize(st);
 	}
+	return rc;
+}
+
+/* Run sql/<name> on c (findings_exec). 0, or -1 (kept in c). */
+static int findings_run(struct findings *f, struct fconn *c, const char *name, int keep)
+{
+	char *sql = findings_sql_text(name), what[64];
+	snprintf(what, sizeof what, "sql/%s", name);
+	if (!sql) {
+		c->err = xstrdup("sql/findings.sql is not built into this kvio");
+		return -1;
+	}
+	int rc = findings_exec(f, c, sql, what, keep);
 	free(sql);
 	return rc;
 }
@@ -155,10 +177,10 @@ static int findings_run(struct findings *f, const char *name, int keep)
 static int findings_parents(struct findings *f)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(f->db, "SELECT p.label, t.id FROM main.kvio_track t JOIN kvio_proc p ON p.upid = t.upid"
+	if (sqlite3_prepare_v2(f->c.db, "SELECT p.label, t.id FROM main.kvio_track t JOIN kvio_proc p ON p.upid = t.upid"
 			       " WHERE t.parent_id IS NULL AND t.name IS NULL ORDER BY p.label, p.name NOT LIKE 'LMCache %', t.id",
 			       -1, &st, NULL) != SQLITE_OK)
-		return findings_fail(f, "reading the tracks");
+		return findings_fail(&f->c, "reading the tracks");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *l = nz(sqlite3_column_text(st, 0));
 		struct flabel *last = f->labels.n ? &VEC_AT(&f->labels, struct flabel, f->labels.n - 1) : NULL;
@@ -169,24 +191,200 @@ static int findings_parents(struct findings *f)
 		n->proc_track = sqlite3_column_int64(st, 1);
 	}
 	if (sqlite3_finalize(st) != SQLITE_OK)
-		return findings_fail(f, "reading the tracks");
+		return findings_fail(&f->c, "reading the tracks");
 	return 0;
 }
 
-/* The thread: set the connection up, prelude.sql, findings.sql, the parents. */
+/* A findings connection's settings: temporary tables in files, a 16 MB cache,
+ * SQLite's sorter on this thread (no memory map: measured, it saved the
+ * read()s' system time and cost as much user time; and a file cut under a map
+ * is a SIGBUS, not an error line). 0 or -1. */
+static int findings_setup(struct fconn *c)
+{
+	if (sqlite3_exec(c->db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;", NULL, NULL,
+			 NULL))
+		return findings_fail(c, "setting up the connection");
+	return 0;
+}
+
+/* The gathers of f->g on the helping connection: each kvio_x_fill's rows
+ * (prelude.sql's views: the rows findings.sql's INSERT INTO kvio_x SELECT *
+ * FROM kvio_x_fill would insert), kept as values. 0 or -1 (kept in f->h). */
+static int help_gathers(struct findings *f)
+{
+	for (int i = 0; i < NHELP; i++) {
+		struct fgather *g = &f->g[i];
+		char sql[96];
+		const char *what = "sql/findings.sql"; /* whose statements these are without the help */
+		sqlite3_stmt *st;
+		snprintf(sql, sizeof sql, "SELECT * FROM %s_fill", g->name);
+		if (sqlite3_prepare_v2(f->h.db, sql, -1, &st, NULL) != SQLITE_OK)
+			return findings_fail(&f->h, what);
+		double t0 = now_s(), c0 = thread_cpu_s();
+		int s;
+		g->ncol = sqlite3_column_count(st);
+		while ((s = sqlite3_step(st)) == SQLITE_ROW)
+			for (int k = 0; k < g->ncol; k++) {
+				sqlite3_value *v = sqlite3_value_dup(sqlite3_column_value(st, k));
+				if (!v) {
+					kvio_err("out of memory");
+					exit(2);
+				}
+				*(sqlite3_value **)vec_push(&g->vals, sizeof v) = v;
+			}
+		sqlite3_finalize(st);
+		if (getenv("KVIO_TIMING"))
+			kvio_err("timing: findings: (export's thread) %s %.3fs (CPU %.3fs)", sql, now_s() - t0,
+				 thread_cpu_s() - c0);
+		if (s != SQLITE_DONE)
+			return findings_fail(&f->h, what);
+	}
+	return 0;
+}
+
+/* Whether the export's thread should help: a processor is idle now (no
+ * runnable task but this process's two threads, /proc/loadavg's count) and the
+ * machine was not busy over the last minute (a load below the processors
+ * plus one: this process's own threads and a bench's are allowed for). On a
+ * busy machine a third pass over the commands, on the export's thread, is
+ * only more work. KVIO_FINDINGS_HELP=0 or 1 decides instead (tests: the trace
+ * is the same either way). */
+static int help_wanted(void)
+{
+	const char *e = getenv("KVIO_FINDINGS_HELP");
+	if (e && *e)
+		return strcmp(e, "0") != 0;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	double load = 0;
+	int running = 0, total = 0;
+	FILE *f = fopen("/proc/loadavg", "r");
+	int got = f && fscanf(f, "%lf %*f %*f %d/%d", &load, &running, &total) == 3;
+	if (f)
+		fclose(f);
+	if (!got && getloadavg(&load, 1) == 1)
+		running = 2; /* no count of the runnable tasks: the average alone */
+	else if (!got)
+		return 0;
+	return n >= 2 && running - 2 < n - 1 && load < (double)n + 1;
+}
+
+/* Called by the export's thread once its commands are written: when it
+ * should help (help_wanted) and the findings' thread did not take them on
+ * already, compute f->g's gathers on the helping connection (the findings'
+ * thread waits for them). */
+void findings_help(struct findings *f)
+{
+	if (!f->c.started || !help_wanted())
+		return;
+	pthread_mutex_lock(&f->mu);
+	int mine = f->help == HELP_OPEN;
+	if (mine)
+		f->help = HELP_MAIN;
+	pthread_mutex_unlock(&f->mu);
+	if (!mine)
+		return;
+	f->h.rc = findings_setup(&f->h) || findings_run(f, &f->h, "prelude.sql", 0) || help_gathers(f) ? -1 : 0;
+	pthread_mutex_lock(&f->mu);
+	f->help = HELP_DONE;
+	pthread_cond_signal(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* The helped gathers' rows into their kvio_x tables on the findings'
+ * connection, marked filled in kvio_filled (prelude.sql's protocol:
+ * findings.sql's fills of them then read nothing). 0, or -1 (kept in f->c). */
+static int help_insert(struct findings *f)
+{
+	for (int i = 0; i < NHELP; i++) {
+		struct fgather *g = &f->g[i];
+		char sql[256], *q = sql;
+		sqlite3_stmt *st;
+		q += sprintf(q, "INSERT INTO %s VALUES (", g->name);
+		for (int k = 0; k < g->ncol && k < 32; k++)
+			q += sprintf(q, "%s?", k ? "," : "");
+		sprintf(q, ")");
+		if (sqlite3_prepare_v2(f->c.db, sql, -1, &st, NULL) != SQLITE_OK)
+			return findings_fail(&f->c, "sql/findings.sql");
+		sqlite3_value **v = g->vals.v;
+		size_t nrow = g->ncol ? g->vals.n / (size_t)g->ncol : 0;
+		int rc = SQLITE_OK;
+		for (size_t r = 0; r < nrow && rc == SQLITE_OK; r++) {
+			for (int k = 0; k < g->ncol; k++)
+				sqlite3_bind_value(st, k + 1, v[r * (size_t)g->ncol + (size_t)k]);
+			rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_reset(st) : SQLITE_ERROR;
+		}
+		if (rc != SQLITE_OK)
+			findings_fail(&f->c, "sql/findings.sql");
+		sqlite3_finalize(st);
+		snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO kvio_filled VALUES ('%s')", g->name);
+		if (rc != SQLITE_OK || sqlite3_exec(f->c.db, sql, NULL, NULL, NULL) != SQLITE_OK)
+			return findings_fail(&f->c, "sql/findings.sql");
+	}
+	return 0;
+}
+
+/* On the findings' thread, its own gathers done: take the helped ones on
+ * (findings.sql computes them) unless the export's thread did; then wait for
+ * it and insert its rows. 0, or -1 (its failure, kept in f->c). */
+static int help_take(struct findings *f)
+{
+	pthread_mutex_lock(&f->mu);
+	if (f->help == HELP_OPEN)
+		f->help = HELP_THREAD;
+	while (f->help == HELP_MAIN)
+		pthread_cond_wait(&f->cv, &f->mu);
+	int done = f->help == HELP_DONE;
+	pthread_mutex_unlock(&f->mu);
+	if (!done)
+		return 0;
+	if (f->h.rc) {
+		f->c.err = f->h.err;
+		f->c.errcode = f->h.errcode;
+		f->h.err = NULL;
+		return -1;
+	}
+	return help_insert(f);
+}
+
+/* The findings' connection's own gathers (prelude.sql's protocol), before
+ * the ones the export's thread may compute. */
+static const char findings_own[] =
+	"INSERT INTO kvio_qd1_gap SELECT * FROM kvio_qd1_gap_fill;\n"
+	"INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd1_gap');\n"
+	"INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill;\n"
+	"INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_latency');\n";
+
+/* The thread: set the connection up, prelude.sql, its own gathers, the
+ * helped ones, findings.sql, the parents. */
 static void *findings_main(void *arg)
 {
 	struct findings *f = arg;
-	if (sqlite3_exec(f->db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-16384; PRAGMA threads=0;", NULL, NULL, NULL))
-		f->rc = findings_fail(f, "setting up the connection");
-	else
-		f->rc = findings_run(f, "prelude.sql", 0) || findings_run(f, "findings.sql", 1) || findings_parents(f) ? -1 : 0;
+	f->c.rc = findings_setup(&f->c) || findings_run(f, &f->c, "prelude.sql", 0) ||
+			  findings_exec(f, &f->c, findings_own, "sql/findings.sql", 0) || help_take(f) ||
+			  findings_run(f, &f->c, "findings.sql", 1) || findings_parents(f) ? -1 : 0;
+	if (getenv("KVIO_TIMING"))
+		kvio_err("timing: findings: done, %.3fs of the thread's CPU", thread_cpu_s());
 	return NULL;
 }
 
+/* A connection of f's on db's file, checked as db was (its process's memo:
+ * no news). 0, or -1 after a one-line error. */
+static int findings_open(sqlite3 *db, struct fconn *c)
+{
+	char *why = NULL;
+	if (!(c->db = db_open_input(sqlite3_db_filename(db, "main"))))
+		return -1;
+	if (db_valid(c->db, "main", &why) != SQLITE_OK) { /* the file was checked by db's open */
+		say_once("%s: %s", db_name(db), why ? why : "database changed while read");
+		sqlite3_free(why);
+		return -1;
+	}
+	return 0;
+}
+
 /* Start computing db's findings (f zeroed): unless the database holds some
- * already, a second connection on its file runs the SQL on a thread. 0, or -1
- * after a one-line error. */
+ * already, a second connection on its file runs the SQL on a thread. 0, or
+ * -1 after a one-line error (none when the first read of db failed). */
 int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo)
 {
 	sqlite3_stmt *st;
@@ -202,20 +400,18 @@ int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo
 		return -1;
 	if (f->imported)
 		return 0;
-	char *why = NULL;
-	const char *path = sqlite3_db_filename(db, "main");
-	if (!(f->db = db_open_input(path)))
+	f->g[0].name = "kvio_qd";
+	f->g[1].name = "kvio_batch";
+	if (findings_open(db, &f->c) || findings_open(db, &f->h))
 		return -1;
-	if (db_valid(f->db, "main", &why) != SQLITE_OK) { /* the file was checked by db's open: no news */
-		say_once("%s: %s", db_name(db), why ? why : "database changed while read");
-		sqlite3_free(why);
-		return -1;
-	}
-	if (pthread_create(&f->th, NULL, findings_main, f)) {
+	pthread_mutex_init(&f->mu, NULL);
+	pthread_cond_init(&f->cv, NULL);
+	f->inited = 1;
+	if (pthread_create(&f->c.th, NULL, findings_main, f)) {
 		say_once("cannot start a thread for the findings");
 		return -1;
 	}
-	f->started = 1;
+	f->c.started = 1;
 	return 0;
 }
 
@@ -223,30 +419,30 @@ int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo
  * in the words of its checks, else the file and SQLite's reason. */
 static void findings_say(sqlite3 *db, const struct findings *f)
 {
-	const char *m = strstr(f->err, KVIO_DAMAGED);
-	if (f->errcode == SQLITE_CORRUPT && m)
+	const char *m = strstr(f->c.err, KVIO_DAMAGED);
+	if (f->c.errcode == SQLITE_CORRUPT && m)
 		say_once("%s: %s", db_name(db), m);
-	else if (f->errcode == SQLITE_CORRUPT)
-		say_once("%s: " KVIO_DAMAGED "%s", db_name(db), f->err);
+	else if (f->c.errcode == SQLITE_CORRUPT)
+		say_once("%s: " KVIO_DAMAGED "%s", db_name(db), f->c.err);
 	else
-		say_once("%s", f->err);
+		say_once("%s", f->c.err);
 }
 
-/* Wait for f's thread (stop: interrupt it first, the export failed). 0, or -1
+/* Wait for f's thread (stop: stop it first, the export failed). 0, or -1
  * after the one line saying why it failed. */
 int findings_finish(sqlite3 *db, struct findings *f, int stop)
 {
-	if (!f->started)
+	if (!f->c.started)
 		return 0;
-	if (stop)
-		sqlite3_interrupt(f->db);
-	pthread_join(f->th, NULL);
-	f->started = 0;
-	sqlite3_close(f->db);
-	f->db = NULL;
-	if (f->rc && !stop)
+	if (stop) {
+		__atomic_store_n(&f->stop, 1, __ATOMIC_RELEASE);
+		sqlite3_interrupt(f->c.db);
+	}
+	pthread_join(f->c.th, NULL);
+	f->c.started = 0;
+	if (f->c.rc && !stop)
 		findings_say(db, f);
-	return stop ? 0 : f->rc;
+	return stop ? 0 : f->c.rc;
 }
 
 /* A track group or track of the findings: a descriptor on the main sequence. */
@@ -417,7 +613,19 @@ void findings_free(struct findings *f)
 	for (size_t i = 0; i < f->labels.n; i++)
 		free(VEC_AT(&f->labels, struct flabel, i).label);
 	vec_free(&f->labels);
-	free(f->err);
-	if (f->db)
-		sqlite3_close(f->db);
+	for (int i = 0; i < NHELP; i++) {
+		for (size_t k = 0; k < f->g[i].vals.n; k++)
+			sqlite3_value_free(VEC_AT(&f->g[i].vals, sqlite3_value *, k));
+		vec_free(&f->g[i].vals);
+	}
+	free(f->c.err);
+	free(f->h.err);
+	if (f->c.db)
+		sqlite3_close(f->c.db);
+	if (f->h.db)
+		sqlite3_close(f->h.db);
+	if (f->inited) {
+		pthread_mutex_destroy(&f->mu);
+		pthread_cond_destroy(&f->cv);
+	}
 }

@@ -170,3 +170,28 @@ mkdir -p "$T/badsql" && cp sql/*.sql "$T/badsql/" && echo "SELECT no_such_functi
 KVIO_SQL_DIR="$T/badsql" "$BUILD/kvio-export" "$AB" -o "$T/bad.pftrace" > /dev/null 2> "$T/bad.err"
 eq "the findings' SQL fails: exit 2, one line naming sql/findings.sql, no trace" "2 1 1 no" \
 	"$? $(wc -l < "$T/bad.err") $(grep -c '^kvio-export: sql/findings.sql: no such function: no_such_function$' "$T/bad.err") $([ -e "$T/bad.pftrace" ] && echo yes || echo no)"
+
+# the findings' gathers: on an idle machine the export's thread computes two of them
+# (kvio_qd, kvio_batch) once its commands are written, the findings' thread the others
+# (KVIO_FINDINGS_HELP=1 forces it, 0 leaves all to the findings' thread): the same trace
+# either way, byte for byte; a failing gather says the same line either way
+for c in "fab:$AB" "demo:$T/demo.db" "nc:$T/nc.db" "w:$T/demo.db --time-range 0.1,0.2" "g1:$AB --batch-gap-us 1000"; do
+	n=${c%%:*}
+	# shellcheck disable=SC2086
+	KVIO_FINDINGS_HELP=1 "$BUILD/kvio-export" -q ${c#*:} -o "$T/h1.$n.pftrace"
+	r1=$?
+	# shellcheck disable=SC2086
+	KVIO_FINDINGS_HELP=0 "$BUILD/kvio-export" -q ${c#*:} -o "$T/h0.$n.pftrace"
+	r0=$?
+	eq "findings' gathers helped or not ($n): exit 0, byte-identical, findings written" "0 0 same yes" \
+		"$r1 $r0 $(cmp -s "$T/h1.$n.pftrace" "$T/h0.$n.pftrace" && echo same) $(grep -q 'kvio findings' "$T/h1.$n.pftrace" && echo yes)"
+done
+mkdir -p "$T/badqd" && cp sql/*.sql "$T/badqd/" && cat >> "$T/badqd/prelude.sql" <<'SQL'
+DROP VIEW temp.kvio_qd_fill;
+CREATE TEMP VIEW kvio_qd_fill AS SELECT no_such_function() AS k, 1, 2, 3, 4;
+SQL
+for h in 0 1; do
+	KVIO_FINDINGS_HELP=$h KVIO_SQL_DIR="$T/badqd" "$BUILD/kvio-export" "$AB" -o "$T/badqd$h.pftrace" > /dev/null 2> "$T/badqd$h.err"
+	eq "a helped gather fails (KVIO_FINDINGS_HELP=$h): exit 2, one line naming sql/findings.sql, no trace" "2 1 1 no" \
+		"$? $(wc -l < "$T/badqd$h.err") $(grep -c '^kvio-export: sql/findings.sql: no such function: no_such_function$' "$T/badqd$h.err") $([ -e "$T/badqd$h.pftrace" ] && echo yes || echo no)"
+done
