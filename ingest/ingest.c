@@ -319,12 +319,15 @@ int ingest_inputs_readable(const struct ingest_args *a)
 
 /* KVIO_TIMING: how busy each thread was over the ingest's wall time, and
  * the device files' MB per second of CPU (make bench prints it). */
-static void timing_threads(double wall, const struct ingest_args *a, double writer_cpu)
+static double thread_cpu(void)
 {
 	struct timespec ts;
-	double main_cpu = 0, waited, mb = 0;
-	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		main_cpu = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 : (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void timing_threads(double wall, const struct ingest_args *a, double writer_cpu, double cpu0)
+{
+	double main_cpu = thread_cpu() - cpu0, waited, mb = 0;
 	int nw;
 	double parse_cpu = arm_parse_cpu(&nw, &waited);
 	for (int i = 0; i < a->narms; i++) {
@@ -345,7 +348,7 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 {
 	int status = 0;
 	int timing = getenv("KVIO_TIMING") != NULL;
-	double t0 = now_s();
+	double t0 = now_s(), cpu0 = timing ? thread_cpu() : 0;
 	struct arm *arms = *armsp = xcalloc(a->narms, sizeof *arms);
 	struct dbw w;
 	if (dbw_begin(&w, db) != SQLITE_OK)
@@ -401,7 +404,7 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 	if (timing)
 		kvio_err("timing: +%.3fs dbw_end", now_s() - t0);
 	if (timing)
-		timing_threads(now_s() - t0, a, w.writer_cpu);
+		timing_threads(now_s() - t0, a, w.writer_cpu, cpu0);
 	if (timing)
 		kvio_err("timing: ingest %.3fs (peak RSS %ld KB, simdjson kernel %s)", now_s() - t0, peak_rss_kb(), sj_kernel());
 	return status;
