@@ -499,8 +499,8 @@ int arm_read_device(struct arm *a, const char *path, const struct ingest_opts *o
 		pthread_cond_broadcast(&d->cv);
 		pthread_mutex_unlock(&d->mu);
 	}
+	progress_end(&pg, fs->lines, pos, 1); /* before the close: it looks at the file's size */
 	dev_close(d);
-	progress_end(&pg, fs->lines, pos, 1);
 	if (total_bad > shown)
 		kvio_err("%s: %llu more unusable lines not shown", path, (unsigned long long)(total_bad - shown));
 	return rc;
