@@ -192,12 +192,10 @@ uint16_t dbw_name(struct dbw *w, const char *name)
 	return (uint16_t)(w->names.n - 1);
 }
 
-/* Write the buffered commands as one kvio_cmd_chunk row. */
-void dbw_flush_chunk(struct dbw *w)
+/* The buffered commands as one kvio_cmd_chunk row (and its kvio_cmd_range row). */
+static void chunk_row(struct dbw *w)
 {
 	struct chunkbuf *cb = w->cb;
-	if (!cb->n)
-		return;
 	uint32_t n = cb->n;
 	struct chunk_view v = {n, cb->ts, cb->dur, cb->slba, cb->track, cb->data_len, cb->trace_id, cb->slba_track,
 			       cb->kv_id, cb->name, cb->flags};
@@ -237,7 +235,41 @@ void dbw_flush_chunk(struct dbw *w)
 		sqlite3_bind_null(w->range, 6);
 	}
 	dbw_step(w, w->range);
-	cb->n = 0;
+}
+
+void dbw_flush_chunk(struct dbw *w)
+{
+	if (!w->cb->n)
+		return;
+	chunk_row(w);
+	w->cb->n = 0;
+}
+
+void dbw_flush_partial(struct dbw *w)
+{
+	w->partial_id = -1;
+	if (!w->cb->n)
+		return;
+	chunk_row(w);
+	w->partial_id = w->cb->first_id;
+}
+
+void dbw_drop_partial(struct dbw *w)
+{
+	sqlite3_stmt *st;
+	if (w->partial_id < 0 || w->rc != SQLITE_OK)
+		return;
+	for (int k = 0; k < 2; k++) {
+		if (sqlite3_prepare_v2(w->db, k ? "DELETE FROM kvio_cmd_range WHERE id = ?" : "DELETE FROM kvio_cmd_chunk WHERE id = ?",
+				       -1, &st, NULL) != SQLITE_OK) {
+			w->rc = sqlite3_errcode(w->db);
+			return;
+		}
+		sqlite3_bind_int64(st, 1, w->partial_id);
+		dbw_step(w, st);
+		sqlite3_finalize(st);
+	}
+	w->partial_id = -1;
 }
 
 
@@ -276,9 +308,7 @@ static sqlite3_stmt **stmt_slot(struct dbw *w, int i)
 	return i < (int)(sizeof s / sizeof s[0]) ? s[i] : NULL;
 }
 
-int dbw_begin(struct dbw *w, sqlite3 *db)
-{
-	static const char *const sql[] = {
+static const char *const dbw_sql[] = {
 		"INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)",
 		("INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
 		 " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"),
@@ -291,7 +321,30 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 		"INSERT INTO kvio_counter(id, ts, track_id, value) VALUES(?,?,?,?)",
 		"INSERT INTO flow(id, slice_out, slice_in, trace_id) VALUES(?,?,?,?)",
 		"INSERT INTO kvio_obj VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	};
+};
+
+int dbw_attach(struct dbw *w, sqlite3 *db)
+{
+	int rc = SQLITE_OK;
+	w->db = db;
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof dbw_sql / sizeof dbw_sql[0]; i++) {
+		rc = sqlite3_prepare_v3(db, dbw_sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(w, (int)i), NULL);
+		if (rc != SQLITE_OK)
+			kvio_err("%s: preparing the database writes: %s", db_name(db), sqlite3_errmsg(db));
+	}
+	return rc;
+}
+
+void dbw_detach(struct dbw *w)
+{
+	for (int i = 0; stmt_slot(w, i); i++) {
+		sqlite3_finalize(*stmt_slot(w, i));
+		*stmt_slot(w, i) = NULL;
+	}
+}
+
+int dbw_begin(struct dbw *w, sqlite3 *db)
+{
 	/* stored counter ids start far above slice ids: the counter view also
 	 * derives points whose id is their command's slice id */
 	memset(w, 0, sizeof *w);
@@ -299,16 +352,14 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	w->next_id = w->next_track = w->next_flow = w->next_kv = w->next_utid = 1;
 	w->next_counter = (int64_t)1 << 40;
 	w->obj_id = -1;
+	w->partial_id = -1;
 	w->cb = xmalloc(sizeof *w->cb);
 	w->cb->n = 0;
 	w->cb->blob = xmalloc(chunk_size(CHUNK_ROWS));
 	/* kvio-ingest --follow opens the transaction itself (it empties the tables first) */
 	int rc = sqlite3_get_autocommit(db) ? db_exec(db, "BEGIN", "writing the database") : SQLITE_OK;
-	for (size_t i = 0; rc == SQLITE_OK && i < sizeof sql / sizeof sql[0]; i++) {
-		rc = sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(w, (int)i), NULL);
-		if (rc != SQLITE_OK)
-			kvio_err("%s: preparing the database writes: %s", db_name(db), sqlite3_errmsg(db));
-	}
+	if (rc == SQLITE_OK)
+		rc = dbw_attach(w, db);
 	w->rc = rc;
 	if (rc == SQLITE_OK) {
 		/* trace_processor's placeholder rows: upid 0 and utid 0 */
@@ -321,9 +372,9 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	return w->rc;
 }
 
-int dbw_end(struct dbw *w, int narms)
+/* The metadata rows every database ends with, then the sums (the last write). */
+static void end_rows(struct dbw *w, int narms)
 {
-	dbw_flush_chunk(w);
 	if (w->rc == SQLITE_OK) {
 		char sql[1024];
 		/* readable without the extension: what reads the rest */
@@ -340,8 +391,21 @@ int dbw_end(struct dbw *w, int narms)
 	}
 	if (w->rc == SQLITE_OK && (w->rc = db_write_sums(w->db)) != SQLITE_OK) /* the last write: what kvio wrote */
 		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, w->rc));
-	for (int i = 0; stmt_slot(w, i); i++)
-		sqlite3_finalize(*stmt_slot(w, i));
+}
+
+int dbw_commit(struct dbw *w, int narms)
+{
+	end_rows(w, narms);
+	if (w->rc == SQLITE_OK)
+		w->rc = db_exec(w->db, "COMMIT", "writing the database");
+	return w->rc;
+}
+
+int dbw_end(struct dbw *w, int narms)
+{
+	dbw_flush_chunk(w);
+	end_rows(w, narms);
+	dbw_detach(w);
 	free(w->cb->blob);
 	free(w->cb);
 	for (size_t i = 0; i < w->names.n; i++)

@@ -28,6 +28,7 @@ struct dbw {
 	int64_t next_kv;
 	int64_t next_id;     /* slices (and their arg sets) */
 	int64_t next_track, next_upid, next_counter, next_flow, next_utid;
+	int64_t partial_id;  /* --follow: the trailing partial chunk's row (dbw_flush_partial), -1 none */
 	int rc;
 };
 
@@ -85,5 +86,16 @@ uint16_t dbw_name(struct dbw *w, const char *name);
 /* One command with slice id `id`; ids of a chunk must be consecutive. */
 void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r);
 void dbw_flush_chunk(struct dbw *w);
+
+/* --follow (live.c): the writer kept across commits. */
+/* The buffered commands written as their chunk's row, kept in the buffer: the
+ * next commit drops the row (dbw_drop_partial) and the chunk goes on filling. */
+void dbw_flush_partial(struct dbw *w);
+void dbw_drop_partial(struct dbw *w);
+/* The metadata rows and the sums, COMMIT; the writer stays (BEGIN the next). */
+int dbw_commit(struct dbw *w, int narms);
+/* The statements finalized (the connection to be closed), prepared on db. */
+void dbw_detach(struct dbw *w);
+int dbw_attach(struct dbw *w, sqlite3 *db);
 
 #endif
