@@ -389,7 +389,8 @@ static void end_rows(struct dbw *w, int narms)
 			 KVIO_DB_VERSION, narms);
 		w->rc = db_exec(w->db, sql, "writing the database");
 	}
-	if (w->rc == SQLITE_OK && (w->rc = db_write_sums(w->db)) != SQLITE_OK) /* the last write: what kvio wrote */
+	if (w->rc == SQLITE_OK && (w->rc = w->sums ? db_write_sums_inc(w->db, w->sums, w->frozen, w->frozen_ctx)
+						 : db_write_sums(w->db)) != SQLITE_OK) /* the last write: what kvio wrote */
 		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, w->rc));
 }
 

@@ -29,6 +29,9 @@ struct dbw {
 	int64_t next_id;     /* slices (and their arg sets) */
 	int64_t next_track, next_upid, next_counter, next_flow, next_utid;
 	int64_t partial_id;  /* --follow: the trailing partial chunk's row (dbw_flush_partial), -1 none */
+	struct sumcache *sums; /* --follow: the sums of each commit read what changed (db/valid.h) */
+	int64_t (*frozen)(void *ctx, const char *table);
+	void *frozen_ctx;
 	int rc;
 };
 

@@ -79,29 +79,28 @@ static double mono_s(void)
 }
 
 /* Bytes [from, to) of f: the end of the last complete line in them (or
- * -1), and whether a drops line (the tracer's last) is among those lines. */
+ * -1), searched from the end; and whether a drops line (the tracer's last)
+ * is in their last 64 KiB. What the follow reads of the file besides the
+ * commits: about a read of 64 KiB per look, not the bytes that came. */
 static long long scan_lines(struct fin *f, long long from, long long to, int *drops)
 {
 	static const char pat[] = "\"event_type\":\"drops\"";
-	char buf[1 << 16];
+	enum { STEP = 1 << 16 };
+	char buf[STEP + sizeof pat];
 	long long last = -1;
-	size_t keep = 0; /* the pattern's length - 1 bytes kept across reads */
-	for (long long at = from; at < to;) {
-		size_t want = sizeof buf - keep;
-		if ((long long)want > to - at)
-			want = (size_t)(to - at);
-		ssize_t k = pread(f->fd, buf + keep, want, at);
-		if (k <= 0)
+	for (long long end = to; end > from && last < 0;) {
+		long long beg = end - STEP > from ? end - STEP : from;
+		/* the pattern may start in the bytes of the look before */
+		long long pbeg = end == to && beg == from && from >= (long long)sizeof pat ? from - (long long)sizeof pat : beg;
+		ssize_t k = pread(f->fd, buf, (size_t)(end - pbeg), pbeg);
+		if (k <= beg - pbeg)
 			break;
-		size_t n = keep + (size_t)k;
-		for (size_t i = keep; i < n; i++)
-			if (buf[i] == '\n')
-				last = at + (long long)(i - keep) + 1;
-		if (f->is_ebpf && memmem(buf, n, pat, sizeof pat - 1))
+		char *nl = memrchr(buf + (beg - pbeg), '\n', (size_t)k - (size_t)(beg - pbeg));
+		if (nl)
+			last = pbeg + (long long)(nl - buf) + 1;
+		if (f->is_ebpf && end == to && memmem(buf, (size_t)k, pat, sizeof pat - 1))
 			*drops = 1;
-		at += k;
-		keep = n < sizeof pat - 1 ? n : sizeof pat - 1;
-		memmove(buf, buf + n - keep, keep);
+		end = beg;
 	}
 	return last;
 }
@@ -351,10 +350,11 @@ static int live_step(struct follow *F, int final)
 	F->last_cost = mono_s() - t0;
 	if (getenv("KVIO_TIMING")) {
 		uint64_t nc, no;
-		live_stats(F->live, &nc, &no);
+		double t[3];
+		live_stats(F->live, &nc, &no, t);
 		kvio_err("timing: follow commit %lld%s %.3fs (%lld bytes; incremental: %llu commands written, %llu objects "
-			 "so far)", (long long)F->commits, final ? " (final)" : "", F->last_cost, F->committed,
-			 (unsigned long long)nc, (unsigned long long)no);
+			 "so far; read %.3fs, interim rows %.3fs, sums %.3fs)", (long long)F->commits, final ? " (final)" : "",
+			 F->last_cost, F->committed, (unsigned long long)nc, (unsigned long long)no, t[0], t[1], t[2]);
 	}
 	if (status == LIVE_REBUILD) {
 		if (!F->a->quiet || getenv("KVIO_TIMING"))

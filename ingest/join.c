@@ -413,7 +413,7 @@ static void finish_warnings(struct arm *a, const struct ingest_opts *o, size_t n
 			    "joined out of time order", (unsigned long long)a->late_lines);
 }
 
-void arm_finish(struct arm *a, const struct ingest_opts *o)
+static void finish_base(struct arm *a, const struct ingest_opts *o)
 {
 	if (!a->base_set) { /* no device command: the semantic/serving times alone */
 		a->base_ns = o->no_rebase || a->min_ts == INT64_MAX ? 0 : a->min_ts;
@@ -421,9 +421,20 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	}
 	if (a->min_ts == INT64_MAX)
 		a->min_ts = 0;
-	int64_t base = a->base_ns;
+}
 
+void arm_finish(struct arm *a, const struct ingest_opts *o)
+{
+	finish_base(a, o);
+	int64_t base = a->base_ns;
 	size_t n_store_spans = finish_objects(a, o, base);
 	finish_serving(a, o, base);
+	finish_warnings(a, o, n_store_spans);
+}
+
+void arm_finish_interim(struct arm *a, const struct ingest_opts *o, size_t n_store_spans)
+{
+	finish_base(a, o);
+	finish_serving(a, o, a->base_ns);
 	finish_warnings(a, o, n_store_spans);
 }

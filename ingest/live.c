@@ -31,6 +31,7 @@
 #include "records.h"
 #include "write.h"
 #include "../db/schema.h"
+#include "../db/valid.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,7 +75,11 @@ struct live {
 	size_t objs_out;    /* objs[0..objs_out) written by interim commits */
 	struct lanes olanes; /* the interim objects' lanes */
 	int64_t obase, oupid, tmp_flow; /* the interim tracks' first id (-1 none), process's upid */
+	int moved;          /* this commit moved the interim tracks (the objects' sums read again) */
+	size_t store_spans; /* of the interim objects: store spans, clock anomalies */
+	uint64_t anomalies;
 	uint64_t cmds0;     /* commands written before this commit */
+	double t_read, t_interim, t_sums; /* the last commit's parts (KVIO_TIMING) */
 	struct idsave snext; /* the interim ids after the objects' (the serving tracks take them) */
 	const char *broken;
 };
@@ -261,14 +266,19 @@ static void ids_swap(struct dbw *w, struct idsave *v)
 static void interim_objects(struct live *L)
 {
 	struct dbw *w = &L->w;
-	int64_t done = stream_done_ts(L->s), nb = w->next_track;
+	int64_t done = stream_done_ts(L->s), nb = L->obase;
 	char sql[256];
-	if (L->obase >= 0 && nb != L->obase && L->objs_out) {
-		snprintf(sql, sizeof sql, "UPDATE kvio_slice SET track_id = track_id + %lld WHERE id >= %lld AND id < %lld"
-			 " AND track_id >= %lld", (long long)(nb - L->obase), (long long)TMP_OBJ, (long long)TMP_INFO,
-			 (long long)L->obase);
-		if (w->rc == SQLITE_OK)
-			w->rc = db_exec(w->db, sql, "writing the database");
+	L->moved = 0;
+	if (nb < w->next_track) { /* more lanes than the room left: after them, with 32 ids of room again */
+		nb = w->next_track + 32;
+		if (L->obase >= 0 && L->objs_out) {
+			snprintf(sql, sizeof sql, "UPDATE kvio_slice SET track_id = track_id + %lld WHERE id >= %lld AND"
+				 " id < %lld AND track_id >= %lld", (long long)(nb - L->obase), (long long)TMP_OBJ,
+				 (long long)TMP_INFO, (long long)L->obase);
+			if (w->rc == SQLITE_OK)
+				w->rc = db_exec(w->db, sql, "writing the database");
+			L->moved = 1;
+		}
 	}
 	L->obase = nb;
 	L->oupid = w->next_upid;
@@ -278,7 +288,8 @@ static void interim_objects(struct live *L)
 		struct obj ob = VEC_AT(&L->arm.objs, struct obj, L->objs_out);
 		if (ob.end >= done || (ob.n_cmds && ob.last_ts >= done))
 			break;
-		obj_span(&ob, L->arm.base_ns);
+		L->anomalies += (uint64_t)obj_span(&ob, L->arm.base_ns);
+		L->store_spans += ob.is_span && ob.is_store;
 		int64_t id = TMP_OBJ + (int64_t)L->objs_out;
 		if (!ob.is_span) {
 			char name[512];
@@ -316,7 +327,8 @@ static void vec_copy(struct vec *to, const struct vec *from, size_t sz)
 }
 
 /* The small tables of an interim commit, from a copy of the arm finished as
- * a one-shot's would be now (capture info, serving spans, threads, stats). */
+ * a one-shot's would be now but for the objects, which are the interim
+ * commits' (capture info, serving spans, threads, stats). */
 static void interim_small(struct live *L)
 {
 	struct dbw *w = &L->w;
@@ -326,14 +338,14 @@ static void interim_small(struct live *L)
 	memset(&c.first_obj, 0, sizeof c.first_obj);
 	memset(&c.keys, 0, sizeof c.keys);
 	memset(&c.key_tid, 0, sizeof c.key_tid);
-	c.objs = (struct vec){0};
 	c.serving = (struct vec){0};
 	c.offx = NULL;
-	vec_copy(&c.objs, &L->arm.objs, sizeof(struct obj));
+	c.clock_anomalies = L->anomalies;
+	c.nlanes_obj = (int)L->olanes.n;
 	vec_copy(&c.serving, &L->arm.serving, sizeof(struct serving));
 	for (size_t i = 0; i < L->arm.warnings.n; i++)
 		*(const char **)vec_push(&c.warnings, sizeof(char *)) = VEC_AT(&L->arm.warnings, const char *, i);
-	arm_finish(&c, &L->a->o);
+	arm_finish_interim(&c, &L->a->o, L->store_spans);
 	struct idsave v = L->snext;
 	v.id = TMP_INFO;
 	ids_swap(w, &v);
@@ -344,7 +356,6 @@ static void interim_small(struct live *L)
 	write_threads(w, &c);
 	write_stats(w, &c, &L->a->o);
 	write_options_meta(w, &L->a->o);
-	vec_free(&c.objs);
 	vec_free(&c.serving);
 	vec_free(&c.warnings);
 	arena_free(&c.strs);
@@ -410,8 +421,28 @@ static int live_final(struct live *L)
 	write_options_meta(&L->w, o);
 	stream_free(L->s);
 	L->s = NULL;
-	L->begun = 0; /* dbw_end below finalizes the writer */
+	L->begun = 0; /* dbw_end below finalizes the writer, with the sums of every row */
+	db_sums_free(L->w.sums);
+	L->w.sums = NULL;
 	return dbw_end(&L->w, 1) == SQLITE_OK ? 0 : 2;
+}
+
+/* dbw's frozen(): below which key a table's rows stay as they are (db/valid.h). */
+static int64_t frozen(void *ctx, const char *table)
+{
+	struct live *L = ctx;
+	int64_t objs = TMP_OBJ + (int64_t)L->objs_out;
+	if (!strcmp(table, "kvio_slice") || !strcmp(table, "kvio_arg"))
+		return L->moved ? TMP_OBJ : objs;
+	if (!strcmp(table, "kvio_obj"))
+		return objs;
+	if (!strcmp(table, "flow"))
+		return L->tmp_flow;
+	if (!strcmp(table, "kvio_cmd_kv"))
+		return L->w.next_kv;
+	if (!strcmp(table, "kvio_cmd_range"))
+		return L->w.partial_id >= 0 ? L->w.partial_id : L->w.next_id;
+	return INT64_MIN;
 }
 
 int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long limit[3], int final)
@@ -427,6 +458,9 @@ int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long li
 			L->in[k].fd = L->in[k].path ? fd[k] : -1;
 		if (dbw_begin(w, db) != SQLITE_OK)
 			return 2;
+		w->sums = db_sums_new();
+		w->frozen = frozen;
+		w->frozen_ctx = L;
 		write_arm_begin(w, &L->arm, 0, &L->a->o, &L->t);
 		L->s = stream_open(&L->arm, w, &L->t, &L->a->o, 1);
 		L->begun = 1;
@@ -437,6 +471,7 @@ int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long li
 			w->rc = SQLITE_ERROR;
 	}
 	L->cmds0 = L->arm.emitted_cmds;
+	double t0 = now_s();
 	if (L->in[0].fd < 0)
 		stream_sem_seen(L->s, INT64_MAX); /* no semantic file: the base waits for nothing */
 	text_piece(L, &L->in[0], limit[0], final);
@@ -448,14 +483,20 @@ int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long li
 		while (!L->broken && w->rc == SQLITE_OK && dev_block(L, limit[1], final) > 0)
 			;
 	int status = w->rc == SQLITE_OK ? 0 : 2;
+	double t1 = now_s(), t2 = t1, t3 = t1;
 	if (!status && final)
 		status = live_final(L);
 	else if (!status && !L->broken) {
 		dbw_flush_partial(w);
 		interim_objects(L);
 		interim_small(L);
+		t2 = now_s();
 		status = dbw_commit(w, 1) == SQLITE_OK ? 0 : 2;
+		t3 = now_s();
 	}
+	L->t_read = t1 - t0;
+	L->t_interim = t2 - t1;
+	L->t_sums = t3 - t2;
 	if (!status && L->broken)
 		status = LIVE_REBUILD;
 	if (status && !sqlite3_get_autocommit(db))
@@ -473,8 +514,11 @@ const char *live_why(const struct live *L)
 	return L->broken;
 }
 
-void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs)
+void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, double t[3])
 {
+	t[0] = L->t_read;
+	t[1] = L->t_interim;
+	t[2] = L->t_sums;
 	*cmds = L->arm.emitted_cmds - L->cmds0;
 	*objs = L->objs_out;
 }
@@ -500,6 +544,7 @@ void live_free(struct live *L)
 	stream_free(L->s);
 	if (L->begun) {
 		dbw_detach(&L->w);
+		db_sums_free(L->w.sums);
 		free(L->w.cb->blob);
 		free(L->w.cb);
 		for (size_t i = 0; i < L->w.names.n; i++)

@@ -21,8 +21,9 @@ int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long li
 /* Whether what is written holds a command or an object. */
 int live_holds(const struct live *L);
 const char *live_why(const struct live *L);
-/* The last commit's commands written, and the objects written so far (KVIO_TIMING). */
-void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs);
+/* The last commit's commands written, the objects written so far, and its
+ * seconds: reading (the stream's writes in), the interim rows, the sums and COMMIT (KVIO_TIMING). */
+void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, double t[3]);
 /* The writer moved to another connection of the same database (0 or 2). */
 int live_attach(struct live *L, sqlite3 *db);
 /* After the final commit: the arm (for ingest_summary; ingest_free frees it). */

@@ -218,6 +218,10 @@ void arm_follow_done(struct arm *a);
 int obj_span(struct obj *ob, int64_t base);
 /* join.c: after it: object spans and lanes, serving lanes, warnings. */
 void arm_finish(struct arm *a, const struct ingest_opts *o);
+/* join.c, an interim --follow commit (on a copy of the arm): arm_finish but
+ * the objects (their spans and lanes are the follow's; n_store_spans of them
+ * are store spans, clock_anomalies and nlanes_obj set by the caller). */
+void arm_finish_interim(struct arm *a, const struct ingest_opts *o, size_t n_store_spans);
 void arm_free(struct arm *a);
 uint16_t arm_intern(struct arm *a, const char *s, size_t n);
 /* A JSON value as an integer (1), else dflt (0). */
