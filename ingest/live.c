@@ -200,16 +200,18 @@ static void dev_parse(struct live *L, size_t n, int last)
 	stream_block(L->s, p);
 }
 
-/* The device file's next block: up to L->bs bytes cut after their last
- * newline (more, to the next newline, when a line is longer), from bytes the
- * file holds in complete lines (limit; final: at the stop, limit is its end
- * and the last block takes an unterminated tail). 1 when a block went, 0 when
- * there is none, -1 broken (said in L->broken). */
+/* The device file's next block: L->bs bytes cut after their last newline
+ * (more, to the next newline, when a line is longer), from bytes the file
+ * holds in complete lines (limit). A shorter block waits for the next commit
+ * (the reorder window is at least a block: what comes after a block older
+ * than its earliest record is joined out of time order) but at the stop
+ * (final: limit is the end, the last block takes an unterminated tail).
+ * 1 when a block went, 0 when there is none, -1 broken (said in L->broken). */
 static int dev_block(struct live *L, long long limit, int final)
 {
 	struct lfile *d = &L->in[1];
 	long long left = limit - d->pos;
-	if (L->dev_final || left <= 0) {
+	if (L->dev_final || left <= 0 || (!final && left < (long long)L->bs)) {
 		L->dev_final |= final;
 		return 0;
 	}
@@ -406,8 +408,6 @@ static int live_final(struct live *L)
 		L->broken = why;
 		return LIVE_REBUILD;
 	}
-	if (drop_interim(L, L->w.db, 1))
-		return 2;
 	say_bad(L);
 	arm_finish(a, o);
 	if (a->swapped) {
@@ -467,7 +467,7 @@ int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long li
 	} else {
 		w->rc = db_exec(db, "BEGIN IMMEDIATE", "writing the database");
 		dbw_drop_partial(w);
-		if (w->rc == SQLITE_OK && drop_interim(L, db, 0))
+		if (w->rc == SQLITE_OK && drop_interim(L, db, final)) /* before the stream's tracks (ids after the real ones) */
 			w->rc = SQLITE_ERROR;
 	}
 	L->cmds0 = L->arm.emitted_cmds;

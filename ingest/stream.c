@@ -124,6 +124,9 @@ struct stream {
 };
 
 #define OBJ_PENDING (-2) /* --follow: its trace_id's record may still come */
+/* --follow: the LBA size is decided on this many store objects (a one-shot
+ * ingest on 50: the stop checks that the 50 say the same) */
+#define FOLLOW_LBA_SAMPLES 8
 
 /* a - b, saturated (timestamps come from input files: any int64 is possible) */
 static int64_t ts_diff(int64_t a, int64_t b)
@@ -350,8 +353,11 @@ static int lba_decide(struct stream *s, int force)
 			s->lba_cursor++;
 			continue;
 		}
-		if (!s->eof && s->wm <= ob->end)
+		if (!s->eof && s->wm <= ob->end) {
+			if (s->follow && s->sampled >= FOLLOW_LBA_SAMPLES)
+				break; /* decide now: the stop checks it against the first 50 */
 			return 0;
+		}
 		if (ob->n_cmds) {
 			for (int k = 0; k < s->ncand; k++)
 				if (ob->lba_match & (1u << k))
@@ -362,7 +368,7 @@ static int lba_decide(struct stream *s, int force)
 	}
 	if (s->lba_decided)
 		return 1;
-	if (s->follow && !s->eof && !force && s->sampled < 50) /* more store objects may come */
+	if (s->follow && !s->eof && !force && s->sampled < FOLLOW_LBA_SAMPLES) /* more store objects may come */
 		return 0;
 	s->lba_decided = 1;
 	/* under a follow the stop says the warnings (stream_follow_check) */
