@@ -3,13 +3,16 @@
  *
  * Every --interval the inputs are looked at (their size; a pipe's bytes go
  * into a spool file); when one of them holds new complete lines, one commit
- * writes the capture as it stands: in one transaction the tables are emptied
- * and the ingest of one-shot kvio-ingest runs on the files cut at their last
- * complete line (input_limit), its kvio_sum rows last. The database is in
- * WAL mode: readers see the last commit, never a half-written one, and
- * kill -9 leaves the last commit (SQLite recovers the WAL). A commit is the
- * whole ingest of what the files hold (not only of what arrived): commits
- * are paced to at most one per max(--interval, the last commit's time).
+ * adds what arrived (live.c: the stream, the writer and the records kept
+ * across commits). Where live.c does not apply (--merge, the key and offset
+ * joins, a window), or when it finds that what it wrote is not what a
+ * one-shot ingest writes, a commit is the rebuild: in one transaction the
+ * tables are emptied and the ingest of one-shot kvio-ingest runs on the
+ * files cut at their last complete line (input_limit), its kvio_sum rows
+ * last; those commits are paced to at most one per max(--interval, the last
+ * commit's time). The database is in WAL mode: readers see the last commit,
+ * never a half-written one, and kill -9 leaves the last commit (SQLite
+ * recovers the WAL).
  *
  * The follow stops on SIGINT/SIGTERM (exit status as a one-shot ingest's),
  * after --idle seconds without a new byte, at the tracer's final drops line,
