@@ -16,6 +16,7 @@
 #include "memo.h"
 #include "values.h"
 #include <stdarg.h>
+#include <stdio.h>
 #include <xxhash.h>
 
 /* The tables kvio_sum covers: the order its sum reads them in, whether the
@@ -191,29 +192,29 @@ static void hval(struct hbuf *h, sqlite3_value *v)
 	}
 }
 
-/* Table t's rows and the XXH3-64 of their values, in t's order; with vc, each
- * row handed to t's value checks too (values.h: a failed check recorded in vc). */
-static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t *rows, uint64_t *sum,
-		     struct vcx *vc)
+/* Rows of t (those whose first order column is in [lo, hi) when lo <= hi)
+ * into h, counted in *rows. */
+static int rows_into(sqlite3 *db, const char *q, const struct sumtab *t, struct hbuf *h, int64_t *rows, struct vcx *vc,
+		     int64_t lo, int64_t hi)
 {
-	char *sql = sqlite3_mprintf("SELECT *%s FROM %s.%s ORDER BY %s", t->rowid ? ", rowid" : "", q, t->name, t->order);
+	char col[32];
+	snprintf(col, sizeof col, "%.*s", (int)strcspn(t->order, ","), t->order);
+	char *sql = lo <= hi ? sqlite3_mprintf("SELECT *%s FROM %s.%s WHERE %s >= %lld AND %s < %lld ORDER BY %s",
+					       t->rowid ? ", rowid" : "", q, t->name, col, (long long)lo, col, (long long)hi,
+					       t->order)
+			     : sqlite3_mprintf("SELECT *%s FROM %s.%s ORDER BY %s", t->rowid ? ", rowid" : "", q, t->name,
+					       t->order);
 	sqlite3_stmt *st;
 	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return rc;
 	int nall = sqlite3_column_count(st), ncol = nall - t->rowid; /* the rowid: not summed */
-	struct hbuf *h = sqlite3_malloc(sizeof *h);
 	sqlite3_value **v = sqlite3_malloc64((sqlite3_uint64)(nall + 1) * sizeof *v);
-	if (!h || !v || !(h->x = XXH3_createState())) {
-		sqlite3_free(h);
-		sqlite3_free(v);
+	if (!v) {
 		sqlite3_finalize(st);
 		return SQLITE_NOMEM;
 	}
-	XXH3_64bits_reset(h->x);
-	h->n = 0;
-	*rows = 0;
 	const struct vhooks *hk = vc ? values_of(t->name) : NULL;
 	vcx_reading(vc, st);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -229,13 +230,58 @@ static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t
 	if (rc == SQLITE_DONE && hk && hk->end && !vcx_failed(vc))
 		rc = (rc = hk->end(vc)) == SQLITE_OK ? SQLITE_DONE : rc;
 	vcx_reading(vc, NULL);
-	XXH3_64bits_update(h->x, h->b, h->n);
-	*sum = XXH3_64bits_digest(h->x);
-	XXH3_freeState(h->x);
-	sqlite3_free(h);
 	sqlite3_free(v);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static struct hbuf *hbuf_new(void)
+{
+	struct hbuf *h = sqlite3_malloc(sizeof *h);
+	if (h && !(h->x = XXH3_createState())) {
+		sqlite3_free(h);
+		return NULL;
+	}
+	if (h) {
+		XXH3_64bits_reset(h->x);
+		h->n = 0;
+	}
+	return h;
+}
+
+static void hbuf_free(struct hbuf *h)
+{
+	if (h)
+		XXH3_freeState(h->x);
+	sqlite3_free(h);
+}
+
+/* The digest of what h holds (h itself unchanged). */
+static uint64_t hbuf_digest(const struct hbuf *h)
+{
+	XXH3_state_t *x = XXH3_createState();
+	if (!x)
+		return 0;
+	XXH3_copyState(x, h->x);
+	XXH3_64bits_update(x, h->b, h->n);
+	uint64_t d = XXH3_64bits_digest(x);
+	XXH3_freeState(x);
+	return d;
+}
+
+/* Table t's rows and the XXH3-64 of their values, in t's order; with vc, each
+ * row handed to t's value checks too (values.h: a failed check recorded in vc). */
+static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t *rows, uint64_t *sum,
+		     struct vcx *vc)
+{
+	struct hbuf *h = hbuf_new();
+	if (!h)
+		return SQLITE_NOMEM;
+	*rows = 0;
+	int rc = rows_into(db, q, t, h, rows, vc, 1, 0);
+	*sum = hbuf_digest(h);
+	hbuf_free(h);
+	return rc;
 }
 
 int db_write_sums(sqlite3 *db)
@@ -296,6 +342,81 @@ static int sum_check(sqlite3 *db, const char *q, const struct sumtab *t, sqlite3
 		return SQLITE_OK;
 	return say(why, KVIO_DAMAGED "%s: its %lld rows do not match their checksum (kvio wrote %lld rows)", t->name,
 		   (long long)rows, (long long)want_rows);
+}
+
+/* ---- kvio-ingest --follow: the sums of each commit, reading what changed ---- */
+
+struct sumcache {
+	struct hbuf *h[NSUMTAB]; /* each table's rows below upto[] hashed (NULL: none yet) */
+	int64_t rows[NSUMTAB], upto[NSUMTAB];
+};
+
+struct sumcache *db_sums_new(void)
+{
+	struct sumcache *c = sqlite3_malloc(sizeof *c);
+	if (c)
+		memset(c, 0, sizeof *c);
+	return c;
+}
+
+void db_sums_free(struct sumcache *c)
+{
+	for (size_t i = 0; c && i < NSUMTAB; i++)
+		hbuf_free(c->h[i]);
+	sqlite3_free(c);
+}
+
+/* Table i's rows and sum: those below frozen from c (extended to it), the rest read. */
+static int sum_inc(sqlite3 *db, struct sumcache *c, size_t i, int64_t frozen, int64_t *rows, uint64_t *sum)
+{
+	const struct sumtab *t = &sumtabs[i];
+	if (frozen == INT64_MIN)
+		return table_sum(db, "main", t, rows, sum, NULL);
+	if (c->h[i] && frozen < c->upto[i]) { /* rows below what was hashed changed: from the start */
+		hbuf_free(c->h[i]);
+		c->h[i] = NULL;
+	}
+	if (!c->h[i]) {
+		if (!(c->h[i] = hbuf_new()))
+			return SQLITE_NOMEM;
+		c->rows[i] = 0;
+		c->upto[i] = INT64_MIN;
+	}
+	int rc = rows_into(db, "main", t, c->h[i], &c->rows[i], NULL, c->upto[i], frozen);
+	c->upto[i] = frozen;
+	struct hbuf *w = rc == SQLITE_OK ? hbuf_new() : NULL;
+	if (!w) {
+		hbuf_free(c->h[i]);
+		c->h[i] = NULL;
+		return rc == SQLITE_OK ? SQLITE_NOMEM : rc;
+	}
+	XXH3_copyState(w->x, c->h[i]->x);
+	memcpy(w->b, c->h[i]->b, c->h[i]->n);
+	w->n = c->h[i]->n;
+	*rows = c->rows[i];
+	rc = rows_into(db, "main", t, w, rows, NULL, frozen, INT64_MAX);
+	*sum = hbuf_digest(w);
+	hbuf_free(w);
+	return rc;
+}
+
+int db_write_sums_inc(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx)
+{
+	sqlite3_stmt *ins;
+	int rc = sqlite3_prepare_v2(db, "INSERT INTO kvio_sum VALUES(?1, ?2, ?3)", -1, &ins, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++) {
+		int64_t rows;
+		uint64_t sum;
+		if ((rc = sum_inc(db, c, i, frozen(ctx, sumtabs[i].name), &rows, &sum)) != SQLITE_OK)
+			break;
+		sqlite3_bind_text(ins, 1, sumtabs[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 2, rows);
+		sqlite3_bind_int64(ins, 3, (int64_t)sum);
+		rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(ins);
+	return rc;
 }
 
 const char *db_sum_table(size_t i)

@@ -38,5 +38,14 @@ int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why
 int db_unchecked(void);
 /* At the end of an ingest (main, in its transaction): kvio_sum's rows. */
 int db_write_sums(sqlite3 *db);
+/* kvio-ingest --follow: kvio_sum's rows as db_write_sums writes them, each
+ * commit reading only what changed: frozen(ctx, table) gives the key (its
+ * first ORDER BY column) below which the table's rows are those of the last
+ * call and no row will come (INT64_MIN: the table read whole); c keeps the
+ * hash of those rows. */
+struct sumcache;
+struct sumcache *db_sums_new(void);
+void db_sums_free(struct sumcache *c);
+int db_write_sums_inc(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx);
 
 #endif

@@ -224,8 +224,10 @@ static void writer_step(struct dbw *w, sqlite3_stmt *st, int *rc)
 }
 
 /* cb as one kvio_cmd_chunk row, its kvio_cmd_range row and its KV rows
- * (on the writer thread, or on the caller's when there is none). */
-static void write_chunk(struct dbw *w, struct chunkbuf *cb, int *rc)
+ * (on the writer thread, or on the caller's when there is none); keep: the
+ * commands stay in cb (--follow's trailing partial chunk), its KV rows are
+ * written once. */
+static void write_chunk(struct dbw *w, struct chunkbuf *cb, int *rc, int keep)
 {
 	uint32_t n = cb->n;
 	for (size_t i = 0; i < cb->kv.n; i++) {
@@ -273,9 +275,39 @@ static void write_chunk(struct dbw *w, struct chunkbuf *cb, int *rc)
 		sqlite3_bind_null(w->range, 6);
 	}
 	writer_step(w, w->range, rc);
-	cb->n = 0;
+	if (!keep)
+		cb->n = 0;
 	cb->kv.n = 0;
 	cb->nkeys = 0;
+}
+
+void dbw_flush_partial(struct dbw *w)
+{
+	dbw_sync(w);
+	w->partial_id = -1;
+	if (!w->cb->n || w->rc != SQLITE_OK)
+		return;
+	write_chunk(w, w->cb, &w->rc, 1);
+	w->partial_id = w->cb->first_id;
+}
+
+void dbw_drop_partial(struct dbw *w)
+{
+	sqlite3_stmt *st;
+	dbw_sync(w);
+	if (w->partial_id < 0 || w->rc != SQLITE_OK)
+		return;
+	for (int k = 0; k < 2; k++) {
+		if (sqlite3_prepare_v2(w->db, k ? "DELETE FROM kvio_cmd_range WHERE id = ?" : "DELETE FROM kvio_cmd_chunk WHERE id = ?",
+				       -1, &st, NULL) != SQLITE_OK) {
+			w->rc = sqlite3_errcode(w->db);
+			return;
+		}
+		sqlite3_bind_int64(st, 1, w->partial_id);
+		dbw_step(w, st);
+		sqlite3_finalize(st);
+	}
+	w->partial_id = -1;
 }
 
 static void *chunk_writer(void *arg)
@@ -290,7 +322,7 @@ static void *chunk_writer(void *arg)
 			break;
 		int rc = w->wrc;
 		pthread_mutex_unlock(&w->mu);
-		write_chunk(w, cb, &rc);
+		write_chunk(w, cb, &rc, 0);
 		pthread_mutex_lock(&w->mu);
 		w->wrc = rc;
 		w->job = NULL;
@@ -327,7 +359,7 @@ void dbw_flush_chunk(struct dbw *w)
 	struct chunkbuf *cb = w->cb;
 	if (!cb->n || w->rc != SQLITE_OK)
 		return;
-	if (!w->started && !w->quit) {
+	if (!w->started && !w->quit && !w->in_place) {
 		w->wrc = SQLITE_OK;
 		if (pthread_create(&w->writer, NULL, chunk_writer, w) == 0)
 			w->started = 1;
@@ -335,7 +367,7 @@ void dbw_flush_chunk(struct dbw *w)
 			w->quit = 1; /* no thread: written in place from now on */
 	}
 	if (!w->started) {
-		write_chunk(w, cb, &w->rc);
+		write_chunk(w, cb, &w->rc, 0);
 		return;
 	}
 	pthread_mutex_lock(&w->mu);
@@ -405,9 +437,7 @@ static sqlite3_stmt **stmt_slot(struct dbw *w, int i)
 	return i < (int)(sizeof s / sizeof s[0]) ? s[i] : NULL;
 }
 
-int dbw_begin(struct dbw *w, sqlite3 *db)
-{
-	static const char *const sql[] = {
+static const char *const dbw_sql[] = {
 		"INSERT INTO process(id, upid, pid, name) VALUES(?1, ?1, ?2, ?3)",
 		("INSERT INTO kvio_track(id, name, parent_id, upid, is_counter, unit,"
 		 " sibling_order_rank, child_ordering) VALUES(?,?,?,?,?,?,?,?)"),
@@ -420,7 +450,30 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 		"INSERT INTO kvio_counter(id, ts, track_id, value) VALUES(?,?,?,?)",
 		"INSERT INTO flow(id, slice_out, slice_in, trace_id) VALUES(?,?,?,?)",
 		"INSERT INTO kvio_obj VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	};
+};
+
+int dbw_attach(struct dbw *w, sqlite3 *db)
+{
+	int rc = SQLITE_OK;
+	w->db = db;
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof dbw_sql / sizeof dbw_sql[0]; i++) {
+		rc = sqlite3_prepare_v3(db, dbw_sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(w, (int)i), NULL);
+		if (rc != SQLITE_OK)
+			kvio_err("%s: preparing the database writes: %s", db_name(db), sqlite3_errmsg(db));
+	}
+	return rc;
+}
+
+void dbw_detach(struct dbw *w)
+{
+	for (int i = 0; stmt_slot(w, i); i++) {
+		sqlite3_finalize(*stmt_slot(w, i));
+		*stmt_slot(w, i) = NULL;
+	}
+}
+
+int dbw_begin(struct dbw *w, sqlite3 *db)
+{
 	/* stored counter ids start far above slice ids: the counter view also
 	 * derives points whose id is their command's slice id */
 	memset(w, 0, sizeof *w);
@@ -428,6 +481,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	w->next_id = w->next_track = w->next_flow = w->next_kv = w->next_utid = 1;
 	w->next_counter = (int64_t)1 << 40;
 	w->obj_id = -1;
+	w->partial_id = -1;
 	w->cb = xcalloc(1, sizeof *w->cb);
 	w->cb->blob = xmalloc(chunk_size(CHUNK_ROWS));
 	w->spare = xcalloc(1, sizeof *w->spare);
@@ -436,11 +490,8 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	pthread_cond_init(&w->cv, NULL);
 	/* kvio-ingest --follow opens the transaction itself (it empties the tables first) */
 	int rc = sqlite3_get_autocommit(db) ? db_exec(db, "BEGIN", "writing the database") : SQLITE_OK;
-	for (size_t i = 0; rc == SQLITE_OK && i < sizeof sql / sizeof sql[0]; i++) {
-		rc = sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, stmt_slot(w, (int)i), NULL);
-		if (rc != SQLITE_OK)
-			kvio_err("%s: preparing the database writes: %s", db_name(db), sqlite3_errmsg(db));
-	}
+	if (rc == SQLITE_OK)
+		rc = dbw_attach(w, db);
 	w->rc = rc;
 	if (rc == SQLITE_OK) {
 		/* trace_processor's placeholder rows: upid 0 and utid 0 */
@@ -461,10 +512,10 @@ static void chunkbuf_free(struct chunkbuf *cb)
 	free(cb);
 }
 
-int dbw_end(struct dbw *w, int narms)
+/* The metadata rows every database ends with, then the sums (the last write). */
+static void end_rows(struct dbw *w, int narms)
 {
-	dbw_flush_chunk(w);
-	writer_stop(w);
+	dbw_sync(w);
 	if (w->rc == SQLITE_OK) {
 		char sql[1024];
 		/* readable without the extension: what reads the rest */
@@ -479,10 +530,25 @@ int dbw_end(struct dbw *w, int narms)
 			 KVIO_DB_VERSION, narms);
 		w->rc = db_exec(w->db, sql, "writing the database");
 	}
-	if (w->rc == SQLITE_OK && (w->rc = db_write_sums(w->db)) != SQLITE_OK) /* the last write: what kvio wrote */
+	if (w->rc == SQLITE_OK && (w->rc = w->sums ? db_write_sums_inc(w->db, w->sums, w->frozen, w->frozen_ctx)
+						 : db_write_sums(w->db)) != SQLITE_OK) /* the last write: what kvio wrote */
 		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, w->rc));
-	for (int i = 0; stmt_slot(w, i); i++)
-		sqlite3_finalize(*stmt_slot(w, i));
+}
+
+int dbw_commit(struct dbw *w, int narms)
+{
+	end_rows(w, narms);
+	if (w->rc == SQLITE_OK)
+		w->rc = db_exec(w->db, "COMMIT", "writing the database");
+	return w->rc;
+}
+
+int dbw_end(struct dbw *w, int narms)
+{
+	dbw_flush_chunk(w);
+	writer_stop(w);
+	end_rows(w, narms);
+	dbw_detach(w);
 	chunkbuf_free(w->cb);
 	chunkbuf_free(w->spare);
 	pthread_mutex_destroy(&w->mu);

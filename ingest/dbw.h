@@ -49,6 +49,7 @@ struct dbw {
 	struct chunkbuf *job;     /* the chunk being written (under mu) */
 	atomic_int pending;       /* job != NULL, read without mu */
 	int started, quit, wrc;   /* wrc: the writer's error, taken by dbw_sync */
+	int in_place;             /* set by the caller: no writer thread (--follow uses db between chunks) */
 	double writer_cpu;        /* its CPU seconds, once stopped (KVIO_TIMING) */
 	struct vec names;    /* global command names (char*, owned), index = kvio_cmd_name.id */
 	const char *name_ptr[DBW_NAME_CACHE]; /* dbw_name: names by the caller's pointer */
@@ -56,6 +57,10 @@ struct dbw {
 	int64_t next_kv;
 	int64_t next_id;     /* slices (and their arg sets) */
 	int64_t next_track, next_upid, next_counter, next_flow, next_utid;
+	int64_t partial_id;  /* --follow: the trailing partial chunk's row (dbw_flush_partial), -1 none */
+	struct sumcache *sums; /* --follow: the sums of each commit read what changed (db/valid.h) */
+	int64_t (*frozen)(void *ctx, const char *table);
+	void *frozen_ctx;
 	int rc;
 };
 
@@ -116,5 +121,16 @@ uint16_t dbw_name(struct dbw *w, const char *name);
 /* One command with slice id `id`; ids of a chunk must be consecutive. */
 void dbw_cmd(struct dbw *w, int64_t id, const struct cmd_row *r);
 void dbw_flush_chunk(struct dbw *w);
+
+/* --follow (live.c): the writer kept across commits. */
+/* The buffered commands written as their chunk's row, kept in the buffer: the
+ * next commit drops the row (dbw_drop_partial) and the chunk goes on filling. */
+void dbw_flush_partial(struct dbw *w);
+void dbw_drop_partial(struct dbw *w);
+/* The metadata rows and the sums, COMMIT; the writer stays (BEGIN the next). */
+int dbw_commit(struct dbw *w, int narms);
+/* The statements finalized (the connection to be closed), prepared on db. */
+void dbw_detach(struct dbw *w);
+int dbw_attach(struct dbw *w, sqlite3 *db);
 
 #endif

@@ -3,13 +3,16 @@
  *
  * Every --interval the inputs are looked at (their size; a pipe's bytes go
  * into a spool file); when one of them holds new complete lines, one commit
- * writes the capture as it stands: in one transaction the tables are emptied
- * and the ingest of one-shot kvio-ingest runs on the files cut at their last
- * complete line (input_limit), its kvio_sum rows last. The database is in
- * WAL mode: readers see the last commit, never a half-written one, and
- * kill -9 leaves the last commit (SQLite recovers the WAL). A commit is the
- * whole ingest of what the files hold (not only of what arrived): commits
- * are paced to at most one per max(--interval, the last commit's time).
+ * adds what arrived (live.c: the stream, the writer and the records kept
+ * across commits). Where live.c does not apply (--merge, the key and offset
+ * joins, a window), or when it finds that what it wrote is not what a
+ * one-shot ingest writes, a commit is the rebuild: in one transaction the
+ * tables are emptied and the ingest of one-shot kvio-ingest runs on the
+ * files cut at their last complete line (input_limit), its kvio_sum rows
+ * last; those commits are paced to at most one per max(--interval, the last
+ * commit's time). The database is in WAL mode: readers see the last commit,
+ * never a half-written one, and kill -9 leaves the last commit (SQLite
+ * recovers the WAL).
  *
  * The follow stops on SIGINT/SIGTERM (exit status as a one-shot ingest's),
  * after --idle seconds without a new byte, at the tracer's final drops line,
@@ -20,6 +23,7 @@
  * follow with the database as of its last commit (exit 1). */
 #include "ingest.h"
 #include "input.h"
+#include "live.h"
 #include "../db/schema.h"
 #include "../lib/outfile.h"
 #include <errno.h>
@@ -57,6 +61,10 @@ struct follow {
 	int64_t commits;
 	double last_cost;    /* seconds the last commit took */
 	int drops_seen;
+	struct live *live;   /* incremental commits (live.c); NULL: each commit rebuilds */
+	struct outfile out;  /* live: the database until it appears (tmpdb its connection) */
+	sqlite3 *tmpdb;
+	struct arm *arms;    /* live: the arm after the final commit */
 };
 
 static volatile sig_atomic_t g_stop;
@@ -74,29 +82,28 @@ static double mono_s(void)
 }
 
 /* Bytes [from, to) of f: the end of the last complete line in them (or
- * -1), and whether a drops line (the tracer's last) is among those lines. */
+ * -1), searched from the end; and whether a drops line (the tracer's last)
+ * is in their last 64 KiB. What the follow reads of the file besides the
+ * commits: about a read of 64 KiB per look, not the bytes that came. */
 static long long scan_lines(struct fin *f, long long from, long long to, int *drops)
 {
 	static const char pat[] = "\"event_type\":\"drops\"";
-	char buf[1 << 16];
+	enum { STEP = 1 << 16 };
+	char buf[STEP + sizeof pat];
 	long long last = -1;
-	size_t keep = 0; /* the pattern's length - 1 bytes kept across reads */
-	for (long long at = from; at < to;) {
-		size_t want = sizeof buf - keep;
-		if ((long long)want > to - at)
-			want = (size_t)(to - at);
-		ssize_t k = pread(f->fd, buf + keep, want, at);
-		if (k <= 0)
+	for (long long end = to; end > from && last < 0;) {
+		long long beg = end - STEP > from ? end - STEP : from;
+		/* the pattern may start in the bytes of the look before */
+		long long pbeg = end == to && beg == from && from >= (long long)sizeof pat ? from - (long long)sizeof pat : beg;
+		ssize_t k = pread(f->fd, buf, (size_t)(end - pbeg), pbeg);
+		if (k <= beg - pbeg)
 			break;
-		size_t n = keep + (size_t)k;
-		for (size_t i = keep; i < n; i++)
-			if (buf[i] == '\n')
-				last = at + (long long)(i - keep) + 1;
-		if (f->is_ebpf && memmem(buf, n, pat, sizeof pat - 1))
+		char *nl = memrchr(buf + (beg - pbeg), '\n', (size_t)k - (size_t)(beg - pbeg));
+		if (nl)
+			last = pbeg + (long long)(nl - buf) + 1;
+		if (f->is_ebpf && end == to && memmem(buf, (size_t)k, pat, sizeof pat - 1))
 			*drops = 1;
-		at += k;
-		keep = n < sizeof pat - 1 ? n : sizeof pat - 1;
-		memmove(buf, buf + n - keep, keep);
+		end = beg;
 	}
 	return last;
 }
@@ -266,11 +273,23 @@ static void quiet_end(int saved, int show)
 	close(saved);
 }
 
+static int live_step(struct follow *F, int final);
+static void live_drop(struct follow *F);
+
 /* One commit: the capture as the files hold it (final: whole; else up to
  * their last complete line). *arms gets the arms (the caller frees them).
  * Exit status. */
 static int commit(struct follow *F, int final, struct arm **arms)
 {
+	if (F->live) {
+		int st = live_step(F, final);
+		if (st != LIVE_REBUILD) {
+			if (!st && final)
+				*arms = live_take_arm(F->live);
+			return st;
+		}
+		live_drop(F);
+	}
 	double t0 = mono_s();
 	long long total = 0;
 	for (int i = 0; i < F->nin; i++) {
@@ -294,6 +313,73 @@ static int commit(struct follow *F, int final, struct arm **arms)
 	return status;
 }
 
+/* The arm's inputs for a live commit: their descriptors, and the bytes they
+ * hold in complete lines (at the stop: their ends, a frozen one's cut). */
+static void live_inputs(struct follow *F, int final, int fd[3], long long lim[3])
+{
+	struct arm_spec *sp = &F->a->arms[0];
+	const char **slots[3] = {&sp->sem, &sp->ebpf, &sp->serving};
+	for (int k = 0; k < 3; k++) {
+		fd[k] = -1;
+		lim[k] = 0;
+		for (int i = 0; i < F->nin; i++) {
+			struct fin *f = &F->in[i];
+			struct stat sb;
+			if (f->slot != slots[k])
+				continue;
+			fd[k] = f->fd;
+			lim[k] = f->done;
+			if (final && !f->frozen && fstat(f->fd, &sb) == 0)
+				lim[k] = (long long)sb.st_size;
+		}
+	}
+}
+
+/* One live commit into F->db (or the database not there yet). Exit status,
+ * or LIVE_REBUILD. */
+static int live_step(struct follow *F, int final)
+{
+	int fd[3];
+	long long lim[3];
+	double t0 = mono_s();
+	live_inputs(F, final, fd, lim);
+	F->a->o.follow_commit = ++F->commits;
+	F->committed = 0;
+	for (int i = 0; i < F->nin; i++)
+		F->committed += F->in[i].done;
+	int saved = final ? -1 : quiet_begin();
+	int status = live_commit(F->live, F->db ? F->db : F->tmpdb, fd, lim, final);
+	quiet_end(saved, status != 0 && status != LIVE_REBUILD);
+	F->last_cost = mono_s() - t0;
+	if (getenv("KVIO_TIMING")) {
+		uint64_t nc, no;
+		double t[3];
+		live_stats(F->live, &nc, &no, t);
+		kvio_err("timing: follow commit %lld%s %.3fs (%lld bytes; incremental: %llu commands written, %llu objects "
+			 "so far; read %.3fs, interim rows %.3fs, sums %.3fs)", (long long)F->commits, final ? " (final)" : "",
+			 F->last_cost, F->committed, (unsigned long long)nc, (unsigned long long)no, t[0], t[1], t[2]);
+	}
+	if (status == LIVE_REBUILD) {
+		if (!F->a->quiet || getenv("KVIO_TIMING"))
+			kvio_err("--follow: %s: the database is rebuilt from the files at each commit from now on",
+				 live_why(F->live));
+		F->commits--;
+	}
+	return status;
+}
+
+/* Stop following incrementally (the database not there yet: its file goes). */
+static void live_drop(struct follow *F)
+{
+	live_free(F->live);
+	F->live = NULL;
+	if (F->tmpdb) {
+		sqlite3_close(F->tmpdb);
+		F->tmpdb = NULL;
+		outfile_abort(&F->out);
+	}
+}
+
 /* Whether the arms hold a command or an object (a report has something to say). */
 static int holds_some(const struct ingest_args *a, const struct arm *arms)
 {
@@ -306,10 +392,76 @@ static int holds_some(const struct ingest_args *a, const struct arm *arms)
 /* The first commit, into a temp file renamed onto path: the database
  * appears once it holds a command or an object (or at the stop, as a
  * one-shot's would). 0 when it appeared, -1 not yet, else the exit status. */
+/* The database made in place of the temp file (renamed onto path, in WAL
+ * mode before it appears: no reader meets the change of mode), opened for
+ * the next commits. */
+static int appear(struct follow *F, struct outfile *o)
+{
+	sqlite3 *t = NULL;
+	int status = 0;
+	if (sqlite3_open_v2(o->tmp, &t, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    db_exec(t, "PRAGMA journal_mode=WAL", "setting up the database") != SQLITE_OK)
+		status = 2;
+	if (sqlite3_close(t) != SQLITE_OK)
+		status = 2;
+	if (status) {
+		outfile_abort(o);
+		return status;
+	}
+	char side[4200];
+	for (int k = 0; k < 2; k++) { /* a WAL left by an earlier follow is not this database's */
+		snprintf(side, sizeof side, "%s-%s", F->path, k ? "shm" : "wal");
+		unlink(side);
+	}
+	if ((status = outfile_commit(o)))
+		return status;
+	return open_wal(F);
+}
+
+/* The first live commits, into a temp file until it holds a command or an
+ * object (or the stop): 0 when it appeared, -1 not yet, LIVE_REBUILD, else
+ * the exit status. */
+static int live_first(struct follow *F, const char *const *in, size_t nin, int final)
+{
+	if (!F->tmpdb) {
+		if (outfile_open(&F->out, F->path, in, nin))
+			return 2;
+		outfile_sqlite(&F->out);
+		if (db_create(F->out.tmp, &F->tmpdb) != SQLITE_OK) {
+			outfile_abort(&F->out);
+			F->tmpdb = NULL;
+			return 2;
+		}
+	}
+	int status = live_step(F, final);
+	if (status) {
+		live_drop(F);
+		return status;
+	}
+	if (!final && !live_holds(F->live))
+		return -1;
+	live_attach(F->live, NULL);
+	int crc = sqlite3_close(F->tmpdb);
+	F->tmpdb = NULL;
+	if (crc != SQLITE_OK) {
+		kvio_err("%s: closing the database: %s", F->path, sqlite3_errstr(crc));
+		outfile_abort(&F->out);
+		return 2;
+	}
+	if ((status = appear(F, &F->out)))
+		return status;
+	return final ? 0 : live_attach(F->live, F->db);
+}
+
 static int first_commit(struct follow *F, const char *const *in, size_t nin, int final)
 {
 	struct outfile o;
 	struct arm *arms = NULL;
+	if (F->live) {
+		int status = live_first(F, in, nin, final);
+		if (status != LIVE_REBUILD)
+			return status;
+	}
 	if (outfile_open(&o, F->path, in, nin))
 		return 2;
 	F->committed = 0;
@@ -333,25 +485,7 @@ static int first_commit(struct follow *F, const char *const *in, size_t nin, int
 		F->commits--;
 		return status ? status : -1;
 	}
-	/* in WAL mode before it appears: no reader meets the change of mode */
-	sqlite3 *t = NULL;
-	if (sqlite3_open_v2(o.tmp, &t, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    db_exec(t, "PRAGMA journal_mode=WAL", "setting up the database") != SQLITE_OK)
-		status = 2;
-	if (sqlite3_close(t) != SQLITE_OK)
-		status = 2;
-	if (status) {
-		outfile_abort(&o);
-		return status;
-	}
-	char side[4200];
-	for (int k = 0; k < 2; k++) { /* a WAL left by an earlier follow is not this database's */
-		snprintf(side, sizeof side, "%s-%s", F->path, k ? "shm" : "wal");
-		unlink(side);
-	}
-	if ((status = outfile_commit(&o)))
-		return status;
-	return open_wal(F);
+	return appear(F, &o);
 }
 
 /* Look at every input; the bytes they grew by, or -1 to stop (said).
@@ -450,6 +584,15 @@ static int finish(struct follow *F, int stop, const char *const *in, size_t nin)
 {
 	struct arm *arms = NULL;
 	int status = stop;
+	if (!stop && !F->db && F->live) { /* not there yet: the final live commit makes it */
+		status = live_first(F, in, nin, 1);
+		if (status != LIVE_REBUILD)
+			stop = 1;
+		if (!status)
+			arms = live_take_arm(F->live);
+		if (status == LIVE_REBUILD)
+			status = 0;
+	}
 	if (!stop && !F->db) /* nothing to report yet: the database as a one-shot's (said) */
 		stop = status = first_commit(F, in, nin, 1);
 	if (!stop) {
@@ -459,6 +602,7 @@ static int finish(struct follow *F, int stop, const char *const *in, size_t nin)
 			printf("kvio-ingest: following stopped (%s) after %lld commits\n", why, (long long)F->commits);
 		status = commit(F, 1, &arms);
 	}
+	live_drop(F);
 	if (F->db) {
 		/* the database as a one-shot's: no WAL beside it (readers that hold it
 		 * are waited for, 5 s at most; then it stays a WAL database) */
@@ -508,6 +652,8 @@ int ingest_follow(struct ingest_args *a, const char *path)
 	sigaction(SIGTERM, &sa, NULL);
 	if (look_all(&F) < 0)
 		return finish(&F, 2, in, nin);
+	if (live_wanted(a))
+		F.live = live_new(a);
 	int status = first_commit(&F, in, nin, 0);
 	if (status > 0)
 		return finish(&F, status, in, nin);

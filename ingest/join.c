@@ -154,6 +154,8 @@ static int obj_order(const void *x, const void *y)
 	return a->line < b->line ? -1 : 1;
 }
 
+static void instance_warning(struct arm *a);
+
 void arm_prepare(struct arm *a)
 {
 	size_t no = a->objs.n;
@@ -190,6 +192,66 @@ void arm_prepare(struct arm *a)
 		objs[i].first_id = objs[i].last_id = -1;
 		objs[i].lba_match = 0;
 	}
+	instance_warning(a);
+
+	/* the earliest semantic and serving times (the stream adds the device's) */
+	int64_t mn = INT64_MAX;
+	for (size_t i = 0; i < no; i++) {
+		if (objs[i].end < mn) mn = objs[i].end;
+		if (objs[i].start != NO_TS && objs[i].start < mn) mn = objs[i].start;
+	}
+	const struct serving *sv = a->serving.v;
+	for (size_t i = 0; i < a->serving.n; i++) {
+		if (sv[i].start < mn) mn = sv[i].start;
+		if (sv[i].end < mn) mn = sv[i].end;
+	}
+	a->min_ts = mn;
+}
+
+/* One object's fields as arm_prepare sets them before the stream (i: its
+ * position; with one record per trace_id, its occurrence group is itself). */
+static void obj_fresh(struct obj *ob, size_t i)
+{
+	ob->rank = (uint32_t)i;
+	ob->occurrence = -1;
+	ob->n_occ = 1;
+	ob->is_store = ob->op && !strcmp(ob->op, "store");
+	ob->n_cmds = 0;
+	ob->first_seq = ob->last_seq = UINT64_MAX;
+	ob->first_id = ob->last_id = -1;
+	ob->lba_match = 0;
+}
+
+int arm_follow_add(struct arm *a, size_t from, int64_t *sem_min, int64_t *sem_end)
+{
+	struct obj *objs = a->objs.v;
+	for (size_t i = from; i < a->objs.n; i++) {
+		int fresh;
+		uint32_t *v = map_slot(&a->first_obj, objs[i].trace_id, &fresh);
+		if (!fresh) {
+			a->dup_trace_id++;
+			return 1;
+		}
+		*v = (uint32_t)i;
+		obj_fresh(&objs[i], i);
+		int64_t mn = objs[i].start != NO_TS && objs[i].start < objs[i].end ? objs[i].start : objs[i].end;
+		if (mn < *sem_min)
+			*sem_min = mn;
+		if (objs[i].end > *sem_end)
+			*sem_end = objs[i].end;
+	}
+	return 0;
+}
+
+void arm_follow_done(struct arm *a)
+{
+	instance_warning(a);
+}
+
+static void instance_warning(struct arm *a)
+{
+	const struct obj *objs = a->objs.v;
+	size_t no = a->objs.n;
 	const char *inst0 = NULL;
 	int64_t inum0 = 0;
 	int kinds = 0, multi = 0;
@@ -206,22 +268,34 @@ void arm_prepare(struct arm *a)
 	if (multi)
 		arm_warn(a, "several producer instances share this trace file: device-command "
 			    "attribution across instances is ambiguous (same trace_id space)");
-
-	/* the earliest semantic and serving times (the stream adds the device's) */
-	int64_t mn = INT64_MAX;
-	for (size_t i = 0; i < no; i++) {
-		if (objs[i].end < mn) mn = objs[i].end;
-		if (objs[i].start != NO_TS && objs[i].start < mn) mn = objs[i].start;
-	}
-	const struct serving *sv = a->serving.v;
-	for (size_t i = 0; i < a->serving.n; i++) {
-		if (sv[i].start < mn) mn = sv[i].start;
-		if (sv[i].end < mn) mn = sv[i].end;
-	}
-	a->min_ts = mn;
 }
 
 /* ---- after it -------------------------------------------------------------- */
+
+int obj_span(struct obj *ob, int64_t base)
+{
+	int64_t end = ob->end - base;
+	int has_start = ob->start != NO_TS, anomaly = 0;
+	int64_t start = has_start ? ob->start - base : 0;
+	if (ob->n_cmds) {
+		int64_t first = ob->first_ts - base, last = ob->last_ts - base;
+		ob->b = has_start && start < first ? start : first;
+		if (end < last) {
+			anomaly = 1;
+			end = last;
+		}
+		ob->e = end;
+		ob->is_span = 1;
+	} else if (has_start && end > start) {
+		ob->b = start;
+		ob->e = end;
+		ob->is_span = 1;
+	} else {
+		ob->b = ob->e = end;
+		ob->is_span = 0;
+	}
+	return anomaly;
+}
 
 /* Object spans: min(ts_start, first command) -> op end (moved to the last
  * command when it is earlier: a clock anomaly), rebased by base; what the
@@ -235,26 +309,7 @@ static size_t finish_objects(struct arm *a, const struct ingest_opts *o, int64_t
 	uint32_t *spos = xmalloc((no ? no : 1) * sizeof *spos), *slane = xmalloc((no ? no : 1) * sizeof *slane);
 	for (size_t i = 0; i < no; i++) {
 		struct obj *ob = &objs[i];
-		int64_t end = ob->end - base;
-		int has_start = ob->start != NO_TS;
-		int64_t start = has_start ? ob->start - base : 0;
-		if (ob->n_cmds) {
-			int64_t first = ob->first_ts - base, last = ob->last_ts - base;
-			ob->b = has_start && start < first ? start : first;
-			if (end < last) {
-				a->clock_anomalies++;
-				end = last;
-			}
-			ob->e = end;
-			ob->is_span = 1;
-		} else if (has_start && end > start) {
-			ob->b = start;
-			ob->e = end;
-			ob->is_span = 1;
-		} else {
-			ob->b = ob->e = end;
-			ob->is_span = 0;
-		}
+		a->clock_anomalies += (uint64_t)obj_span(ob, base);
 		if (ob->is_span && ob->is_store)
 			n_store_spans++;
 		/* --trace-id, then --time-range: only what is written takes a lane */
@@ -358,7 +413,7 @@ static void finish_warnings(struct arm *a, const struct ingest_opts *o, size_t n
 			    "joined out of time order", (unsigned long long)a->late_lines);
 }
 
-void arm_finish(struct arm *a, const struct ingest_opts *o)
+static void finish_base(struct arm *a, const struct ingest_opts *o)
 {
 	if (!a->base_set) { /* no device command: the semantic/serving times alone */
 		a->base_ns = o->no_rebase || a->min_ts == INT64_MAX ? 0 : a->min_ts;
@@ -366,9 +421,20 @@ void arm_finish(struct arm *a, const struct ingest_opts *o)
 	}
 	if (a->min_ts == INT64_MAX)
 		a->min_ts = 0;
-	int64_t base = a->base_ns;
+}
 
+void arm_finish(struct arm *a, const struct ingest_opts *o)
+{
+	finish_base(a, o);
+	int64_t base = a->base_ns;
 	size_t n_store_spans = finish_objects(a, o, base);
 	finish_serving(a, o, base);
+	finish_warnings(a, o, n_store_spans);
+}
+
+void arm_finish_interim(struct arm *a, const struct ingest_opts *o, size_t n_store_spans)
+{
+	finish_base(a, o);
+	finish_serving(a, o, a->base_ns);
 	finish_warnings(a, o, n_store_spans);
 }

@@ -224,8 +224,23 @@ struct off_memo {
 void arm_offset_attribute(const struct offset_index *x, struct off_memo *m, struct arm *k, struct cmd *c, int dir,
 			  uint32_t nlb, uint32_t bytes, int64_t lba_flag);
 void arm_offset_free(struct arm *a);
+/* join.c, --follow (live.c): the records objs[from..) read since the last
+ * commit, prepared as arm_prepare prepares them (kept in file order, which
+ * is a one-shot's order while every trace_id has one record); *sem_min and
+ * *sem_end take their earliest time and latest op end. 1 at a second record
+ * of a trace_id (the follow then rebuilds), else 0. */
+int arm_follow_add(struct arm *a, size_t from, int64_t *sem_min, int64_t *sem_end);
+/* join.c, --follow at the stop: the warnings arm_prepare says. */
+void arm_follow_done(struct arm *a);
+/* join.c: an object's span (b, e, is_span) rebased by base; 1 when its op end
+ * was moved to its last command (a clock anomaly). */
+int obj_span(struct obj *ob, int64_t base);
 /* join.c: after it: object spans and lanes, serving lanes, warnings. */
 void arm_finish(struct arm *a, const struct ingest_opts *o);
+/* join.c, an interim --follow commit (on a copy of the arm): arm_finish but
+ * the objects (their spans and lanes are the follow's; n_store_spans of them
+ * are store spans, clock_anomalies and nlanes_obj set by the caller). */
+void arm_finish_interim(struct arm *a, const struct ingest_opts *o, size_t n_store_spans);
 void arm_free(struct arm *a);
 uint16_t arm_intern(struct arm *a, const char *s, size_t n);
 /* A JSON value as an integer (1), else dflt (0). */

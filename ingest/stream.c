@@ -112,7 +112,23 @@ struct stream {
 	uint32_t *sidx, *stmp;
 	uint64_t *skey;
 	size_t cap_sort;
+	/* --follow (live.c): the stream kept across commits while the semantic
+	 * file still grows: a tagged command whose record has not come yet waits
+	 * (OBJ_PENDING) at most --pair-horizon records, then is written without
+	 * one (its trace_id kept in orphans, checked at the stop) */
+	int follow;
+	size_t ncur;         /* cur[]'s length (objs grow under a follow) */
+	int64_t sem_end;     /* the latest op end of the semantic records read so far */
+	int64_t dev_min, dev_min_at_base; /* the device's earliest time: so far, when the base was fixed */
+	int base_by_cmd;     /* the base was fixed by a written command */
+	int near_horizon;    /* a completion paired more than half the horizon after its command */
+	struct u64map orphans;
 };
+
+#define OBJ_PENDING (-2) /* --follow: its trace_id's record may still come */
+/* --follow: the LBA size is decided on this many store objects (a one-shot
+ * ingest on 50: the stop checks that the 50 say the same) */
+#define FOLLOW_LBA_SAMPLES 8
 
 /* a - b, saturated (timestamps come from input files: any int64 is possible) */
 static int64_t ts_diff(int64_t a, int64_t b)
@@ -153,9 +169,68 @@ static void ring_grow(struct stream *s)
 
 /* ---- processing, in time order ------------------------------------------- */
 
-static void process_cmd(struct stream *s, const struct pev *e)
+/* The command's occurrence: the first whose op end is >= ts, else the
+ * trace_id's last (its first and last command: the lowest and highest
+ * sequence, as a follow may attribute a waiting command after later ones). */
+static void attribute(struct stream *s, struct rent *r, uint64_t seq)
 {
 	struct arm *a = s->a;
+	int64_t ts = r->c.ts;
+	uint32_t f;
+	r->c.obj = -1;
+	if (!r->c.trace_id || !map_get(&a->first_obj, r->c.trace_id, &f)) {
+		if (s->follow && r->c.trace_id)
+			r->c.obj = OBJ_PENDING;
+		return;
+	}
+	if (f >= s->ncur) { /* a follow's objects grew */
+		size_t n = a->objs.n > f ? a->objs.n : f + 1;
+		s->cur = xrealloc(s->cur, n * sizeof *s->cur);
+		memset(s->cur + s->ncur, 0, (n - s->ncur) * sizeof *s->cur);
+		s->ncur = n;
+	}
+	struct obj *objs = a->objs.v;
+	while (s->cur[f] + 1 < objs[f].n_occ && ts > objs[f + s->cur[f]].end)
+		s->cur[f]++;
+	uint32_t oi = f + s->cur[f];
+	struct obj *ob = &objs[oi];
+	r->c.obj = (int32_t)oi;
+	if (!ob->n_cmds || seq < ob->first_seq) {
+		ob->first_seq = seq;
+		ob->first_ts = ts;
+	}
+	if (!ob->n_cmds || seq > ob->last_seq) {
+		ob->last_seq = seq;
+		ob->last_ts = ts;
+	}
+	ob->n_cmds++;
+	if (ob->is_store) {
+		int64_t slot, sl = (r->c.flags & CF_SLBA) ? (int64_t)r->c.slba : 0;
+		jv_int(&ob->slot_offset, -1, &slot);
+		for (int k = 0; k < s->ncand; k++)
+			if (sl * s->cand[k] == slot)
+				ob->lba_match |= (uint8_t)(1u << k);
+	}
+}
+
+/* --follow: a waiting command's record came, or it waited its horizon (or
+ * the stop came): 1 when it may go on. */
+static int follow_resolve(struct stream *s, struct rent *r, uint64_t seq)
+{
+	uint32_t f;
+	if (map_get(&s->a->first_obj, r->c.trace_id, &f)) {
+		attribute(s, r, seq);
+		return 1;
+	}
+	if (!s->eof && s->nproc - r->proc < s->horizon)
+		return 0;
+	r->c.obj = -1;
+	*map_slot(&s->orphans, r->c.trace_id, &(int){0}) = 1;
+	return 1;
+}
+
+static void process_cmd(struct stream *s, const struct pev *e)
+{
 	if (s->tail - s->head == s->rcap)
 		ring_grow(s);
 	uint64_t seq = s->tail++;
@@ -175,31 +250,7 @@ static void process_cmd(struct stream *s, const struct pev *e)
 		R(s, p)->next_ts = ts;
 	s->last_role[r->c.role] = seq;
 
-	/* occurrence: the first whose op end is >= ts, else the trace_id's last */
-	uint32_t f;
-	r->c.obj = -1;
-	if (r->c.trace_id && map_get(&a->first_obj, r->c.trace_id, &f)) {
-		struct obj *objs = a->objs.v;
-		while (s->cur[f] + 1 < objs[f].n_occ && ts > objs[f + s->cur[f]].end)
-			s->cur[f]++;
-		uint32_t oi = f + s->cur[f];
-		struct obj *ob = &objs[oi];
-		r->c.obj = (int32_t)oi;
-		if (!ob->n_cmds) {
-			ob->first_seq = seq;
-			ob->first_ts = ts;
-		}
-		ob->last_seq = seq;
-		ob->last_ts = ts;
-		ob->n_cmds++;
-		if (ob->is_store) {
-			int64_t slot, sl = (r->c.flags & CF_SLBA) ? (int64_t)r->c.slba : 0;
-			jv_int(&ob->slot_offset, -1, &slot);
-			for (int k = 0; k < s->ncand; k++)
-				if (sl * s->cand[k] == slot)
-					ob->lba_match |= (uint8_t)(1u << k);
-		}
-	}
+	attribute(s, r, seq);
 
 	/* push on its user_data's stack */
 	int fresh;
@@ -245,6 +296,8 @@ static void process_cmp(struct stream *s, const struct pev *e)
 		return;
 	}
 	struct rent *r = R(s, q);
+	if (s->nproc - r->proc >= s->horizon / 2) /* read in other blocks, it might have been given up */
+		s->near_horizon = 1;
 	int64_t d = ts_diff(e->c.ts, r->c.ts);
 	r->c.dur = d < 1 ? 1 : d;
 	r->c.flags |= CF_REAL;
@@ -266,7 +319,33 @@ static void process_cmp(struct stream *s, const struct pev *e)
  * with commands (in occurrence order). Decided once those objects are
  * complete (the stream is past their op end), before the first store
  * command is written. */
-static int lba_decide(struct stream *s)
+/* The LBA size of the scores (warnings said when warn). */
+static int64_t lba_choose(struct arm *a, const struct ingest_opts *o, const int64_t *cand, int ncand,
+			  const int *score, int sampled, int warn)
+{
+	int64_t lba = o->lba_bytes;
+	if (!sampled)
+		return lba;
+	int best = 0;
+	for (int k = 1; k < ncand; k++)
+		if (score[k] > score[best])
+			best = k;
+	if (score[best] == 0) {
+		if (warn)
+			arm_warn(a, "header classification: no store command matches slot_offset under any "
+				    "candidate LBA size; headers will read as payload");
+	} else if (cand[best] != o->lba_bytes) {
+		if (warn)
+			arm_warn(a, "--lba-bytes %lld matches no headers; inferred lba_bytes=%lld (matched "
+				    "%d/%d sampled stores) and using it",
+				 (long long)o->lba_bytes, (long long)cand[best], score[best], sampled);
+		lba = cand[best];
+	}
+	return lba;
+}
+
+/* force (--follow): a store command waited its horizon, decide on the objects so far. */
+static int lba_decide(struct stream *s, int force)
 {
 	struct arm *a = s->a;
 	const struct obj *objs = a->objs.v;
@@ -276,8 +355,11 @@ static int lba_decide(struct stream *s)
 			s->lba_cursor++;
 			continue;
 		}
-		if (!s->eof && s->wm <= ob->end)
+		if (!s->eof && s->wm <= ob->end) {
+			if (s->follow && s->sampled >= FOLLOW_LBA_SAMPLES)
+				break; /* decide now: the stop checks it against the first 50 */
 			return 0;
+		}
 		if (ob->n_cmds) {
 			for (int k = 0; k < s->ncand; k++)
 				if (ob->lba_match & (1u << k))
@@ -288,23 +370,11 @@ static int lba_decide(struct stream *s)
 	}
 	if (s->lba_decided)
 		return 1;
+	if (s->follow && !s->eof && !force && s->sampled < FOLLOW_LBA_SAMPLES) /* more store objects may come */
+		return 0;
 	s->lba_decided = 1;
-	a->lba_bytes = s->o->lba_bytes;
-	if (s->sampled) {
-		int best = 0;
-		for (int k = 1; k < s->ncand; k++)
-			if (s->score[k] > s->score[best])
-				best = k;
-		if (s->score[best] == 0)
-			arm_warn(a, "header classification: no store command matches slot_offset under any "
-				    "candidate LBA size; headers will read as payload");
-		else if (s->cand[best] != s->o->lba_bytes) {
-			arm_warn(a, "--lba-bytes %lld matches no headers; inferred lba_bytes=%lld (matched "
-				    "%d/%d sampled stores) and using it",
-				 (long long)s->o->lba_bytes, (long long)s->cand[best], s->score[best], s->sampled);
-			a->lba_bytes = s->cand[best];
-		}
-	}
+	/* under a follow the stop says the warnings (stream_follow_check) */
+	a->lba_bytes = lba_choose(a, s->o, s->cand, s->ncand, s->score, s->sampled, !s->follow);
 	return 1;
 }
 
@@ -315,15 +385,22 @@ static int is_store_cmd(const struct stream *s, const struct rent *r)
 	return VEC_AT(&s->a->objs, struct obj, r->c.obj).is_store;
 }
 
-static int ready(struct stream *s, const struct rent *r)
+static int ready(struct stream *s, uint64_t seq)
 {
+	struct rent *r = R(s, seq);
+	if (r->c.obj == OBJ_PENDING && !follow_resolve(s, r, seq))
+		return 0;
+	/* --follow: the base (the earliest time of any kind) waits for the semantic
+	 * records of the command's time (the first object starts before its commands) */
+	if (s->follow && !s->a->base_set && !s->eof && s->sem_end < r->c.ts && s->nproc - r->proc < s->horizon)
+		return 0;
 	if (!r->paired && !s->eof) {
 		if (s->nproc - r->proc < s->horizon)
 			return 0;
 		if (r->next_ts == INT64_MAX && ts_diff(s->wm, r->c.ts) < s->settle)
 			return 0;
 	}
-	if (!s->lba_decided && is_store_cmd(s, r) && !lba_decide(s))
+	if (!s->lba_decided && is_store_cmd(s, r) && !lba_decide(s, s->follow && s->nproc - r->proc >= s->horizon))
 		return 0;
 	return 1;
 }
@@ -425,6 +502,8 @@ static void write_one(struct stream *s, uint64_t seq)
 	if (!a->base_set) {
 		a->base_ns = s->o->no_rebase ? 0 : a->min_ts;
 		a->base_set = 1;
+		s->base_by_cmd = 1;
+		s->dev_min_at_base = s->dev_min;
 	}
 	int64_t base = a->base_ns, ts = c->ts - base;
 	c->dur = final_dur(s, r);
@@ -467,7 +546,7 @@ static void drain(struct stream *s)
 		int64_t ts = R(s, s->head)->c.ts;
 		uint64_t g = s->head;
 		while (g < s->tail && R(s, g)->c.ts == ts) {
-			if (!ready(s, R(s, g)))
+			if (!ready(s, g))
 				return;
 			g++;
 		}
@@ -655,6 +734,8 @@ static void consume(void *ctx, struct arm *part)
 	}
 	if (bmin < a->min_ts)
 		a->min_ts = bmin;
+	if (bmin < s->dev_min)
+		s->dev_min = bmin;
 	if (bmin != INT64_MAX) {
 		s->wm = bmin;
 		process_pool(s);
@@ -662,61 +743,147 @@ static void consume(void *ctx, struct arm *part)
 	}
 }
 
-int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path, const struct ingest_opts *o)
+struct stream *stream_open(struct arm *a, struct dbw *w, struct arm_out *t, const struct ingest_opts *o, int follow)
 {
-	struct stream s;
-	memset(&s, 0, sizeof s);
-	s.a = a;
-	s.w = w;
-	s.t = t;
-	s.o = o;
-	s.wm = INT64_MIN;
-	s.last_ts = INT64_MIN;
-	s.wname = s.rname = UINT16_MAX;
+	struct stream *s = xcalloc(1, sizeof *s);
+	s->a = a;
+	s->w = w;
+	s->t = t;
+	s->o = o;
+	s->follow = follow;
+	s->wm = INT64_MIN;
+	s->last_ts = INT64_MIN;
+	s->sem_end = INT64_MIN;
+	s->dev_min = s->dev_min_at_base = INT64_MAX;
+	s->wname = s->rname = UINT16_MAX;
 	for (int r = 0; r < NROLES; r++)
-		s.last_role[r] = NONE;
-	s.horizon = (uint64_t)o->pair_horizon;
-	s.pool_max = (size_t)env_i64("KVIO_POOL_MAX", 1 << 20, 2);
+		s->last_role[r] = NONE;
+	s->horizon = (uint64_t)o->pair_horizon;
+	s->pool_max = (size_t)env_i64("KVIO_POOL_MAX", 1 << 20, 2);
 	/* smallest gap whose 0.9 x cap is >= the nominal duration, plus margin */
-	s.settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
+	s->settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
 	size_t no = a->objs.n;
-	s.cur = xcalloc(no ? no : 1, sizeof *s.cur);
+	s->cur = xcalloc(no ? no : 1, sizeof *s->cur);
+	s->ncur = no ? no : 1;
 	int64_t cl[3] = {o->lba_bytes, 4096, 512};
 	for (int i = 0; i < 3; i++) {
 		int dup = 0;
-		for (int k = 0; k < s.ncand; k++)
-			dup |= s.cand[k] == cl[i];
+		for (int k = 0; k < s->ncand; k++)
+			dup |= s->cand[k] == cl[i];
 		if (!dup)
-			s.cand[s.ncand++] = cl[i];
+			s->cand[s->ncand++] = cl[i];
 	}
 	a->lba_bytes = o->lba_bytes;
 	if (o->join != JOIN_COOKIE) /* KV: no slba geometry; offset: the join fixes the geometry */
-		s.lba_decided = 1;
+		s->lba_decided = 1;
+	return s;
+}
 
-	int rc = arm_read_device(a, path, o, consume, &s);
-	if (!rc) {
-		s.eof = 1;
-		process_pool(&s);
-		drain(&s);
-		lba_decide(&s);
-		dbw_flush_chunk(w);
-	}
-	for (size_t i = 0; i < s.blocks.n; i++) {
-		struct blk *b = &VEC_AT(&s.blocks, struct blk, i);
+void stream_block(struct stream *s, struct arm *part)
+{
+	consume(s, part);
+}
+
+void stream_end(struct stream *s)
+{
+	s->eof = 1;
+	process_pool(s);
+	drain(s);
+	lba_decide(s, 1);
+	dbw_flush_chunk(s->w);
+}
+
+void stream_free(struct stream *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->blocks.n; i++) {
+		struct blk *b = &VEC_AT(&s->blocks, struct blk, i);
 		arena_free(&b->strs);
 		vec_free(&b->kv);
 	}
-	vec_free(&s.blocks);
-	free(s.pool);
-	free(s.spare);
-	free(s.ring);
-	free(s.cur);
-	free(s.remap);
-	free(s.grp);
-	free(s.sidx);
-	free(s.stmp);
-	free(s.skey);
-	map_free(&s.ud);
-	map_free(&s.gone);
+	vec_free(&s->blocks);
+	free(s->pool);
+	free(s->spare);
+	free(s->ring);
+	free(s->cur);
+	free(s->remap);
+	free(s->grp);
+	free(s->sidx);
+	free(s->stmp);
+	free(s->skey);
+	map_free(&s->ud);
+	map_free(&s->gone);
+	map_free(&s->orphans);
+	free(s);
+}
+
+static void consume_cb(void *ctx, struct arm *part)
+{
+	consume(ctx, part);
+}
+
+int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path, const struct ingest_opts *o)
+{
+	struct stream *s = stream_open(a, w, t, o, 0);
+	int rc = arm_read_device(a, path, o, consume_cb, s);
+	if (!rc)
+		stream_end(s);
+	stream_free(s);
 	return rc;
+}
+
+/* ---- --follow (live.c) ------------------------------------------------------ */
+
+void stream_sem_seen(struct stream *s, int64_t end)
+{
+	if (end > s->sem_end)
+		s->sem_end = end;
+}
+
+int64_t stream_done_ts(const struct stream *s)
+{
+	int64_t d = s->eof ? INT64_MAX : s->wm;
+	if (s->head < s->tail && s->ring[s->head & (s->rcap - 1)].c.ts < d)
+		d = s->ring[s->head & (s->rcap - 1)].c.ts;
+	return d;
+}
+
+const char *stream_follow_check(struct stream *s, int64_t sem_min)
+{
+	struct arm *a = s->a;
+	uint32_t f;
+	for (size_t i = 0; i < s->orphans.cap; i++) /* a command written without the record that came later */
+		if (s->orphans.v[i] != UINT32_MAX && map_get(&a->first_obj, s->orphans.k[i], &f))
+			return "a command's semantic record came after its horizon";
+	if (s->base_by_cmd) { /* the device's earliest time was known when the base was fixed */
+		int64_t base = s->dev_min < sem_min ? s->dev_min : sem_min;
+		if (s->dev_min_at_base != s->dev_min || (!s->o->no_rebase && base != a->base_ns))
+			return "a record older than the first written command came after it";
+	}
+	/* what depends on where the file's blocks are cut (a follow reads smaller ones) */
+	if (a->late_lines)
+		return "device records out of time order";
+	if (s->near_horizon || a->cmp_after_horizon)
+		return "a completion near --pair-horizon records after its command";
+	if (s->o->join != JOIN_COOKIE)
+		return NULL;
+	/* the LBA size as a one-shot ingest decides it: the first 50 store objects
+	 * with commands, none of them with a command after its op end */
+	const struct obj *objs = a->objs.v;
+	int score[3] = {0}, sampled = 0;
+	for (size_t i = 0; i < a->objs.n && sampled < 50; i++) {
+		const struct obj *ob = &objs[i];
+		if (!ob->is_store || !ob->n_cmds)
+			continue;
+		if (ob->last_ts > ob->end)
+			return "a store object with a command after its op end";
+		for (int k = 0; k < s->ncand; k++)
+			if (ob->lba_match & (1u << k))
+				score[k]++;
+		sampled++;
+	}
+	if (lba_choose(a, s->o, s->cand, s->ncand, score, sampled, 1) != a->lba_bytes)
+		return "the LBA size was decided before its store objects came";
+	return NULL;
 }

@@ -261,8 +261,7 @@ static const char *key_tail(const char *s, size_t ncp)
 }
 
 /* Python's "%.1f MiB" of bytes/1048576 and the other object args. */
-static void object_slice(struct dbw *w, const struct obj *ob,
-			 int64_t track, int64_t id)
+void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int64_t id)
 {
 	int64_t bytes = 0;
 	if (ob->bytes.t == JV_INT || ob->bytes.t == JV_BOOL)
@@ -386,7 +385,7 @@ static void fold_single_lanes(struct dbw *w, struct arm_out *t)
 }
 
 /* The capture_info instant: the arm, its inputs, its clock, its kvio_meta line. */
-static void capture_info(struct dbw *w, const struct arm *a, const struct ingest_opts *o, const struct arm_out *t)
+void write_capture_info(struct dbw *w, const struct arm *a, const struct ingest_opts *o, const struct arm_out *t)
 {
 	const char *L = a->label;
 	int64_t base = a->base_ns;
@@ -412,7 +411,7 @@ static void capture_info(struct dbw *w, const struct arm *a, const struct ingest
 }
 
 /* The serving spans the window keeps, on their lanes of the arm's Serving process. */
-static void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t)
+void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t)
 {
 	char name[512];
 	const char *L = a->label;
@@ -471,7 +470,7 @@ static void write_objects(struct dbw *w, const struct arm *a, const struct inges
 		if (!ob->kept)
 			continue;
 		if (ob->is_span) {
-			object_slice(w, ob, olane[ob->lane], oid);
+			write_object_slice(w, ob, olane[ob->lane], oid);
 			/* a flow stays when both its ends were written (first_id/last_id:
 			 * -1 for a command outside the window) */
 			int64_t flow_id = ((int64_t)t->ai << 40) | (int64_t)i;
@@ -499,7 +498,7 @@ static void write_objects(struct dbw *w, const struct arm *a, const struct inges
 void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, struct arm_out *t)
 {
 	fold_single_lanes(w, t);
-	capture_info(w, a, o, t);
+	write_capture_info(w, a, o, t);
 	write_serving(w, a, t);
 	write_objects(w, a, o, t);
 	if (t->ms.n)

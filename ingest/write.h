@@ -35,11 +35,35 @@ int64_t write_lane_track(struct dbw *w, struct arm_out *t, int role, uint32_t la
 void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, struct arm_out *t);
 
 void write_threads(struct dbw *w, const struct arm *a);
+/* Pieces of write_arm_end an interim --follow commit writes (live.c): an
+ * object's slice and args (b, e set) with slice id `id`; the capture_info
+ * instant; the serving spans (lanes set by arm_finish). */
+void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int64_t id);
+void write_capture_info(struct dbw *w, const struct arm *a, const struct ingest_opts *o, const struct arm_out *t);
+void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t);
 /* The options that shaped the database (join, window, counters) as metadata rows. */
 void write_options_meta(struct dbw *w, const struct ingest_opts *o);
 void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o);
 
 /* stream.c: read the device file and write its commands. Returns 0 or 2. */
 int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path, const struct ingest_opts *o);
+/* The stream itself, for a follow (live.c) that hands it the blocks one commit
+ * at a time: open, blocks in file order, end (the file's end: every command
+ * written), free. follow: the semantic file still grows (commands wait for
+ * their records, the base and the LBA size for the semantic side). */
+struct stream;
+struct stream *stream_open(struct arm *a, struct dbw *w, struct arm_out *t, const struct ingest_opts *o, int follow);
+void stream_block(struct stream *s, struct arm *part);
+void stream_end(struct stream *s);
+void stream_free(struct stream *s);
+/* --follow: the latest op end of the semantic records read so far. */
+void stream_sem_seen(struct stream *s, int64_t end);
+/* --follow: every command stamped before this (raw ns) is written. */
+int64_t stream_done_ts(const struct stream *s);
+/* --follow, at the stop (the objects in a one-shot's order, sem_min the
+ * earliest semantic/serving time): NULL when what was written is what a
+ * one-shot ingest writes, else why not (the follow then rebuilds). The LBA
+ * size's warnings are said here. */
+const char *stream_follow_check(struct stream *s, int64_t sem_min);
 
 #endif
