@@ -284,24 +284,6 @@ static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t
 	return rc;
 }
 
-int db_write_sums(sqlite3 *db)
-{
-	sqlite3_stmt *ins;
-	int rc = sqlite3_prepare_v2(db, "INSERT INTO kvio_sum VALUES(?1, ?2, ?3)", -1, &ins, NULL);
-	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++) {
-		int64_t rows;
-		uint64_t sum;
-		if ((rc = table_sum(db, "main", &sumtabs[i], &rows, &sum, NULL)) != SQLITE_OK)
-			break;
-		sqlite3_bind_text(ins, 1, sumtabs[i].name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 2, rows);
-		sqlite3_bind_int64(ins, 3, (int64_t)sum);
-		rc = sqlite3_step(ins) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-		sqlite3_reset(ins);
-	}
-	sqlite3_finalize(ins);
-	return rc;
-}
 
 /* Table t's sum against kvio_sum's row for it (read with st, bound here), then
  * its values (vc): a sum that does not match says so first (damage), a value
@@ -400,14 +382,18 @@ static int sum_inc(sqlite3 *db, struct sumcache *c, size_t i, int64_t frozen, in
 	return rc;
 }
 
-int db_write_sums_inc(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx)
+/* The kvio_sum rows: every table read whole (c NULL), or only what changed
+ * since c's last sums (--follow's commits). */
+static int write_sums(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx)
 {
 	sqlite3_stmt *ins;
 	int rc = sqlite3_prepare_v2(db, "INSERT INTO kvio_sum VALUES(?1, ?2, ?3)", -1, &ins, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++) {
 		int64_t rows;
 		uint64_t sum;
-		if ((rc = sum_inc(db, c, i, frozen(ctx, sumtabs[i].name), &rows, &sum)) != SQLITE_OK)
+		rc = c ? sum_inc(db, c, i, frozen(ctx, sumtabs[i].name), &rows, &sum)
+		       : table_sum(db, "main", &sumtabs[i], &rows, &sum, NULL);
+		if (rc != SQLITE_OK)
 			break;
 		sqlite3_bind_text(ins, 1, sumtabs[i].name, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(ins, 2, rows);
@@ -417,6 +403,16 @@ int db_write_sums_inc(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *c
 	}
 	sqlite3_finalize(ins);
 	return rc;
+}
+
+int db_write_sums(sqlite3 *db)
+{
+	return write_sums(db, NULL, NULL, NULL);
+}
+
+int db_write_sums_inc(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx)
+{
+	return write_sums(db, c, frozen, ctx);
 }
 
 const char *db_sum_table(size_t i)
