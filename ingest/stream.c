@@ -577,19 +577,12 @@ static int pev_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b; /* stable: pool order */
 }
 
-/* Process the pool's records older than the watermark (all at EOF), in
- * (ts, command first, pool order); keep the rest. */
-static void process_pool(struct stream *s)
+/* The order the pool's n records are processed in, (ts, command first, pool
+ * order), into s->sidx: the merge of its two sorted runs (what waited, the
+ * block load.c sorted), else a sort. */
+static uint32_t *pool_order(struct stream *s, size_t n)
 {
-	size_t n = s->npool;
-	if (!n)
-		return;
 	struct pev *p = s->pool;
-	int64_t mn = p[0].c.ts, mx = mn;
-	for (size_t i = 1; i < n; i++) {
-		if (p[i].c.ts < mn) mn = p[i].c.ts;
-		if (p[i].c.ts > mx) mx = p[i].c.ts;
-	}
 	if (n > s->cap_sort) { /* sort scratch, kept across rounds (no fresh pages per block) */
 		s->cap_sort = n + n / 2;
 		s->sidx = xrealloc(s->sidx, s->cap_sort * sizeof *s->sidx);
@@ -597,8 +590,6 @@ static void process_pool(struct stream *s)
 		s->skey = xrealloc(s->skey, s->cap_sort * sizeof *s->skey);
 	}
 	uint32_t *idx = s->sidx;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = (uint32_t)i;
 	if (s->new_sorted && s->sorted_upto <= n) { /* two sorted runs: merged (ties: the older first) */
 		size_t i = 0, j = s->sorted_upto, k = 0, a = s->sorted_upto;
 		while (i < a && j < n)
@@ -608,7 +599,15 @@ static void process_pool(struct stream *s)
 			idx[k++] = (uint32_t)i++;
 		while (j < n)
 			idx[k++] = (uint32_t)j++;
-	} else if ((uint64_t)mx - (uint64_t)mn < (1ull << 62)) {
+		return idx;
+	}
+	int64_t mn = p[0].c.ts, mx = mn;
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = (uint32_t)i;
+		if (p[i].c.ts < mn) mn = p[i].c.ts;
+		if (p[i].c.ts > mx) mx = p[i].c.ts;
+	}
+	if ((uint64_t)mx - (uint64_t)mn < (1ull << 62)) {
 		uint64_t *key = s->skey;
 		for (size_t i = 0; i < n; i++)
 			key[i] = ((uint64_t)p[i].c.ts - (uint64_t)mn) << 1 | p[i].is_cmp;
@@ -622,6 +621,18 @@ static void process_pool(struct stream *s)
 			idx[i] = (uint32_t)(pp[i] - p);
 		free(pp);
 	}
+	return idx;
+}
+
+/* Process the pool's records older than the watermark (all at EOF), in
+ * (ts, command first, pool order); keep the rest. */
+static void process_pool(struct stream *s)
+{
+	size_t n = s->npool;
+	if (!n)
+		return;
+	struct pev *p = s->pool;
+	const uint32_t *idx = pool_order(s, n);
 	/* a pool that no watermark drains (a file far out of time order) is cut
 	 * back: its oldest records are processed anyway (later, older records
 	 * then count as late) so memory and the per-block sort stay bounded */
