@@ -11,16 +11,23 @@
 #include <string.h>
 #include <time.h>
 
-void dbw_step(struct dbw *w, sqlite3_stmt *st)
+/* sqlite3_step + reset; an error is said and goes to *rc (w->rc, or the
+ * chunk writer's own); nothing runs after one. */
+static void step_rc(struct dbw *w, sqlite3_stmt *st, int *rc)
 {
-	if (w->rc != SQLITE_OK)
+	if (*rc != SQLITE_OK)
 		return;
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, rc));
-		w->rc = rc;
+	int r = sqlite3_step(st);
+	if (r != SQLITE_DONE) {
+		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, r));
+		*rc = r;
 	}
 	sqlite3_reset(st);
+}
+
+void dbw_step(struct dbw *w, sqlite3_stmt *st)
+{
+	step_rc(w, st, &w->rc);
 }
 
 /* Text parameters need no such helper: sqlite3_bind_text with a NULL pointer
@@ -210,19 +217,6 @@ uint16_t dbw_name(struct dbw *w, const char *name)
 	return (uint16_t)(w->names.n - 1);
 }
 
-/* sqlite3_step + reset on the writer thread: its error goes to *rc. */
-static void writer_step(struct dbw *w, sqlite3_stmt *st, int *rc)
-{
-	if (*rc != SQLITE_OK)
-		return;
-	int r = sqlite3_step(st);
-	if (r != SQLITE_DONE) {
-		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, r));
-		*rc = r;
-	}
-	sqlite3_reset(st);
-}
-
 /* cb as one kvio_cmd_chunk row, its kvio_cmd_range row and its KV rows
  * (on the writer thread, or on the caller's when there is none); keep: the
  * commands stay in cb (--follow's trailing partial chunk), its KV rows are
@@ -236,7 +230,7 @@ static void write_chunk(struct dbw *w, struct chunkbuf *cb, int *rc, int keep)
 		sqlite3_bind_text(w->kv, 2, k->has_key ? cb->keys + k->key_off : NULL, -1, SQLITE_STATIC);
 		bind_i64_or_null(w->kv, 3, k->has_key_len, k->key_len);
 		bind_i64_or_null(w->kv, 4, k->has_value_len, k->value_len);
-		writer_step(w, w->kv, rc);
+		step_rc(w, w->kv, rc);
 	}
 	struct chunk_view v = {n, cb->ts, cb->dur, cb->slba, cb->track, cb->data_len, cb->trace_id, cb->slba_track,
 			       cb->kv_id, cb->name, cb->flags};
@@ -244,7 +238,7 @@ static void write_chunk(struct dbw *w, struct chunkbuf *cb, int *rc, int keep)
 	sqlite3_bind_int64(w->chunk, 1, cb->first_id);
 	sqlite3_bind_int64(w->chunk, 2, n);
 	sqlite3_bind_blob(w->chunk, 3, cb->blob, (int)len, SQLITE_STATIC);
-	writer_step(w, w->chunk, rc);
+	step_rc(w, w->chunk, rc);
 	/* the chunk's time and trace_id extent (kvio_cmd_range) */
 	int64_t tmin = INT64_MAX, emax = INT64_MIN;
 	uint32_t dmin = UINT32_MAX, dmax = 0;
@@ -274,7 +268,7 @@ static void write_chunk(struct dbw *w, struct chunkbuf *cb, int *rc, int keep)
 		sqlite3_bind_null(w->range, 5);
 		sqlite3_bind_null(w->range, 6);
 	}
-	writer_step(w, w->range, rc);
+	step_rc(w, w->range, rc);
 	if (!keep)
 		cb->n = 0;
 	cb->kv.n = 0;

@@ -488,10 +488,10 @@ static int walk_line(struct jline *j, const char *s, size_t n, uint32_t i)
 	return 1;
 }
 
-/* Begin a region of lines at s, before end (up to JL_REGION bytes of whole lines). */
-static int region_begin(struct jline *j, const char *s, const char *end)
+/* Begin a region of lines at s (up to JL_REGION bytes of whole lines). */
+static int region_begin(struct jline *j, const char *s)
 {
-	size_t len = (size_t)(end - s);
+	size_t len = (size_t)(j->many_end - s);
 	if (len > JL_REGION) { /* cut after a newline */
 		const char *nl = memrchr(s, '\n', JL_REGION);
 		len = nl ? (size_t)(nl + 1 - s) : len;
@@ -499,22 +499,20 @@ static int region_begin(struct jline *j, const char *s, const char *end)
 	j->many_base = s;
 	j->many_stop = s + len;
 	j->many_cur = 0;
-	j->many_live = 0;
 	if (sj_many_begin(j->sj, s, len)) {
 		j->many_skip = j->many_stop; /* refused: its lines go alone */
 		return -1;
 	}
 	j->many_ix = sj_many_index(j->sj, &j->many_n);
-	j->many_live = 1;
 	return 0;
 }
 
 /* The line s[0..n) parsed in its region of lines (jline's many_end): 1 when
  * done, else the line goes alone (sj_flat). A string never spans lines in a
  * region simdjson accepts (a raw newline in a string is refused), so its
- * lines start where a fresh parse of each would; should a line still find
- * the region out of step, it begins again there, and after 4 times the rest
- * of its lines go alone. */
+ * lines start where a fresh parse of each would; a line that still finds no
+ * structural where it starts (the region out of step) sends the rest of the
+ * region's lines alone. */
 static int region_parse(struct jline *j, const char *s, size_t n)
 {
 	if (s < j->many_skip || s + n >= j->many_end)
@@ -529,27 +527,15 @@ static int region_parse(struct jline *j, const char *s, size_t n)
 		j->memcap = (int)need / 2;
 		j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
 	}
-	for (int tries = 0; tries < 2; tries++) {
-		if (!j->many_stop || s >= j->many_stop) {
-			j->many_bad = 0;
-			if (region_begin(j, s, j->many_end))
-				return 0;
-		} else if (!j->many_live) {
-			if (++j->many_bad > 4) {
-				j->many_skip = j->many_stop;
-				return 0;
-			}
-			if (region_begin(j, s, j->many_stop)) /* again at s, to the same end */
-				return 0;
-		}
-		uint32_t off = (uint32_t)(s - j->many_base), i = j->many_cur;
-		while (i < j->many_n && j->many_ix[i] < off) /* the structurals of lines that went alone */
-			i++;
-		j->many_cur = i;
-		if (i < j->many_n && j->many_ix[i] == off)
-			return walk_line(j, s, n, i);
-		j->many_live = 0; /* out of step: once more from this line */
-	}
+	if ((!j->many_stop || s >= j->many_stop) && region_begin(j, s))
+		return 0;
+	uint32_t off = (uint32_t)(s - j->many_base), i = j->many_cur;
+	while (i < j->many_n && j->many_ix[i] < off) /* the structurals of lines that went alone */
+		i++;
+	j->many_cur = i;
+	if (i < j->many_n && j->many_ix[i] == off)
+		return j->walked = walk_line(j, s, n, i);
+	j->many_skip = j->many_stop;
 	return 0;
 }
 
@@ -603,6 +589,7 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 	j->fast = 0;
 	j->tab = j->slot;
 	j->tgen = UINT32_MAX; /* no key is found in a refused line */
+	j->walked = 0;
 	if (n == 0)
 		return JL_BLANK;
 	if (!j->tok) {

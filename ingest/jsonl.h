@@ -87,8 +87,7 @@ struct jline {
 	const char *many_skip; /* lines before this one go one at a time */
 	const uint32_t *many_ix; /* its structural indexes (sjline.h) */
 	uint32_t many_n, many_cur;
-	int many_live;         /* in step with the lines */
-	int many_bad;          /* times the current region began again */
+	int walked;            /* the last line came from its region's walk */
 	struct sjline *sj; /* the fast path's parser, made on first use */
 	int fast;          /* the last line's tokens came from the fast path */
 };

@@ -298,7 +298,7 @@ static int region_agrees(const char *buf, int *walked, int *verdicts, int nv)
 			if (ta != tb || jl_u64(&full, ta, &a) != jl_u64(&r, tb, &b) || (jl_u64(&full, ta, &a) == 0 && a != b))
 				return 0;
 		}
-		*walked += e1 == JL_OK && r.fast && r.many_live && r.many_stop;
+		*walked += e1 == JL_OK && r.walked;
 		p += len + 1;
 	}
 	return 1;
