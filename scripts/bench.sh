@@ -86,22 +86,23 @@ rmouts() {
 	done
 }
 
-# run1 STEP CMD...: one timed run (stdout discarded); sets TS TK (seconds, peak
-# KB); on failure prints the step's FAILED line and returns 1
+# run1 STEP CMD...: one timed run (stdout discarded, stderr kept in $O/err.out);
+# sets TS TK TC (seconds, peak KB, user + system CPU seconds); on failure prints
+# the step's FAILED line and returns 1
 run1() {
 	st=$1; shift
 	rmouts "$@"
 	if cmdtext "$st" "$@"; then set -- sh -c "$FAILSH" "$st"; fi
 	rm -f "$O/time.out"
-	/usr/bin/time -f "%e %M" -o "$O/time.out" "$@" >/dev/null 2>"$O/err.out"
+	/usr/bin/time -f "%e %M %U %S" -o "$O/time.out" "$@" >/dev/null 2>"$O/err.out"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		sig=$(sed -n 's/^Command terminated by signal \([0-9]*\).*/ (signal \1)/p' "$O/time.out" 2>/dev/null)
 		stepfail "$st" "command: $c, exit $rc$sig; $(lastline "$O/err.out")"
 		return 1
 	fi
-	tl=$(tail -n 1 "$O/time.out")
-	TS=${tl% *}; TK=${tl#* }
+	set -- $(tail -n 1 "$O/time.out")
+	TS=$1; TK=$2; TC=$(awk "BEGIN{print $3 + $4}")
 	return 0
 }
 
@@ -175,22 +176,15 @@ val() {
 	return 1
 }
 
-# cpu1 STEP VAR CMD...: VAR = the user + system CPU seconds of one run of CMD (stdout
-# discarded, stderr kept in $O/err.out); a failure is the step's FAILED line and VAR
-# without a value
+# cpu1 STEP VAR CMD...: VAR = the user + system CPU seconds of one run of CMD (run1);
+# a failure is the step's FAILED line and VAR without a value
 cpu1() {
 	st=$1; cv=$2; shift 2
-	rmouts "$@"
-	if cmdtext "$st" "$@"; then set -- sh -c "$FAILSH" "$st"; fi
-	rm -f "$O/time.out"
-	/usr/bin/time -f "%U %S" -o "$O/time.out" "$@" >/dev/null 2>"$O/err.out"
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		stepfail "$st" "command: $c, exit $rc; $(lastline "$O/err.out")"
+	if ! run1 "$st" "$@"; then
 		miss "$cv" F "step $st failed above"
 		return 1
 	fi
-	eval "$cv=$(tail -n 1 "$O/time.out" | awk '{ print $1 + $2 }')"
+	eval "$cv=\$TC"
 }
 
 # feed N PAUSE SRC DST [SRC DST]: append each SRC to its DST in N even pieces, PAUSE s apart
