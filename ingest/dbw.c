@@ -57,6 +57,10 @@ int64_t dbw_track(struct dbw *w, const char *name, int64_t parent, int64_t upid,
 {
 	dbw_sync(w);
 	int64_t id = w->next_track++;
+	if (w->track_end && id >= w->track_end) { /* --follow --merge: the next arm's tracks (said by live.c) */
+		w->rc = w->rc == SQLITE_OK ? SQLITE_FULL : w->rc;
+		return id;
+	}
 	sqlite3_stmt *st = w->track;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
@@ -194,27 +198,48 @@ void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id)
 
 /* ---- command chunks ---- */
 
+/* A name's first use by w (its own list: --follow --merge's final checks that
+ * the first arm's names have the ids a one-shot gives them). */
+static void name_used(struct dbw *w, uint16_t id)
+{
+	if (id >= w->used.n) {
+		size_t had = w->used.n;
+		vec_reserve(&w->used, (size_t)id + 1, 1);
+		memset((char *)w->used.v + had, 0, (size_t)id + 1 - had);
+		w->used.n = (size_t)id + 1;
+	}
+	if (((char *)w->used.v)[id])
+		return;
+	((char *)w->used.v)[id] = 1;
+	w->names_unordered |= id != w->nused;
+	w->nused++;
+}
+
 uint16_t dbw_name(struct dbw *w, const char *name)
 {
 	/* the callers pass interned names: a pointer seen before is likely that
 	 * name again (one comparison, not one per name) */
 	unsigned h = (unsigned)((uintptr_t)name >> 3) & (DBW_NAME_CACHE - 1);
-	if (w->name_ptr[h] == name && !strcmp(VEC_AT(&w->names, const char *, w->name_id[h]), name))
+	struct dbw *o = w->names_of ? w->names_of : w; /* the writer whose list the names are */
+	if (w->name_ptr[h] == name && !strcmp(VEC_AT(&o->names, const char *, w->name_id[h]), name))
 		return w->name_id[h];
-	for (size_t i = 0; i < w->names.n; i++)
-		if (!strcmp(VEC_AT(&w->names, const char *, i), name)) {
+	for (size_t i = 0; i < o->names.n; i++)
+		if (!strcmp(VEC_AT(&o->names, const char *, i), name)) {
 			w->name_ptr[h] = name;
 			w->name_id[h] = (uint16_t)i;
+			name_used(w, (uint16_t)i);
 			return (uint16_t)i;
 		}
-	if (w->names.n >= 65535)
+	if (o->names.n >= 65535)
 		return 0;
-	*(char **)vec_push(&w->names, sizeof(char *)) = xstrdup(name);
-	dbw_sync(w);
-	sqlite3_bind_int64(w->name, 1, (int64_t)w->names.n - 1);
-	sqlite3_bind_text(w->name, 2, name, -1, SQLITE_TRANSIENT);
-	dbw_step(w, w->name);
-	return (uint16_t)(w->names.n - 1);
+	*(char **)vec_push(&o->names, sizeof(char *)) = xstrdup(name);
+	dbw_sync(o);
+	sqlite3_bind_int64(o->name, 1, (int64_t)o->names.n - 1);
+	sqlite3_bind_text(o->name, 2, name, -1, SQLITE_TRANSIENT);
+	dbw_step(o, o->name);
+	w->rc = w->rc == SQLITE_OK ? o->rc : w->rc;
+	name_used(w, (uint16_t)(o->names.n - 1));
+	return (uint16_t)(o->names.n - 1);
 }
 
 /* cb as one kvio_cmd_chunk row, its kvio_cmd_range row and its KV rows
@@ -468,6 +493,20 @@ void dbw_detach(struct dbw *w)
 
 int dbw_begin(struct dbw *w, sqlite3 *db)
 {
+	int rc = dbw_begin_more(w, db, NULL);
+	if (rc == SQLITE_OK) {
+		/* trace_processor's placeholder rows: upid 0 and utid 0 */
+		dbw_process(w, 0, NULL);
+		sqlite3_stmt *st;
+		sqlite3_prepare_v2(db, "INSERT INTO thread(id, utid, tid) VALUES(0, 0, 0)", -1, &st, NULL);
+		dbw_step(w, st);
+		sqlite3_finalize(st);
+	}
+	return w->rc;
+}
+
+int dbw_begin_more(struct dbw *w, sqlite3 *db, struct dbw *names_of)
+{
 	/* stored counter ids start far above slice ids: the counter view also
 	 * derives points whose id is their command's slice id */
 	memset(w, 0, sizeof *w);
@@ -487,14 +526,7 @@ int dbw_begin(struct dbw *w, sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = dbw_attach(w, db);
 	w->rc = rc;
-	if (rc == SQLITE_OK) {
-		/* trace_processor's placeholder rows: upid 0 and utid 0 */
-		dbw_process(w, 0, NULL);
-		sqlite3_stmt *st;
-		sqlite3_prepare_v2(db, "INSERT INTO thread(id, utid, tid) VALUES(0, 0, 0)", -1, &st, NULL);
-		dbw_step(w, st);
-		sqlite3_finalize(st);
-	}
+	w->names_of = names_of;
 	return w->rc;
 }
 
@@ -550,6 +582,7 @@ int dbw_end(struct dbw *w, int narms)
 	for (size_t i = 0; i < w->names.n; i++)
 		free(VEC_AT(&w->names, char *, i));
 	vec_free(&w->names);
+	vec_free(&w->used);
 	if (w->rc == SQLITE_OK)
 		w->rc = db_exec(w->db, "COMMIT", "writing the database");
 	return w->rc;

@@ -58,6 +58,12 @@ struct dbw {
 	int64_t next_id;     /* slices (and their arg sets) */
 	int64_t next_track, next_upid, next_counter, next_flow, next_utid;
 	int64_t partial_id;  /* --follow: the trailing partial chunk's row (dbw_flush_partial), -1 none */
+	/* --follow --merge (live.c): an arm's writer after the first's */
+	struct dbw *names_of; /* the writer whose kvio_cmd_name list this one's commands use (NULL: its own) */
+	int64_t track_end;   /* > 0: a track id from here is refused (the next arm's; w->rc SQLITE_FULL) */
+	struct vec used;     /* uint8_t per name id: used by this writer's commands */
+	size_t nused;        /* names used */
+	int names_unordered; /* a name first used by it had not the next id (another writer's came between) */
 	struct sumcache *sums; /* --follow: the sums of each commit read what changed (db/valid.h) */
 	int64_t (*frozen)(void *ctx, const char *table);
 	void *frozen_ctx;
@@ -79,6 +85,9 @@ struct cmd_row {
 /* Start: BEGIN (unless the caller has a transaction open), prepared statements, the placeholder process/thread rows.
  * Returns SQLITE_OK or the error (reported). */
 int dbw_begin(struct dbw *w, sqlite3 *db);
+/* The same without the placeholder rows (--follow --merge: an arm's writer
+ * after the first's, its command names in names_of's list; NULL: its own). */
+int dbw_begin_more(struct dbw *w, sqlite3 *db, struct dbw *names_of);
 /* Flush, metadata (n arms), finalize, COMMIT (or just finalize after an error). */
 int dbw_end(struct dbw *w, int narms);
 

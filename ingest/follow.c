@@ -313,34 +313,39 @@ static int commit(struct follow *F, int final, struct arm **arms)
 	return status;
 }
 
-/* The arm's inputs for a live commit: their descriptors, and the bytes they
- * hold in complete lines (at the stop: their ends, a frozen one's cut). */
-static void live_inputs(struct follow *F, int final, int fd[3], long long lim[3])
+/* The arms' inputs for a live commit: their descriptors, and the bytes they
+ * hold in complete lines (at the stop: their ends, a frozen one's cut; the
+ * inputs cut as a rebuild's are, for the arms the stop reads again). */
+static void live_inputs(struct follow *F, int final, int (*fd)[3], long long (*lim)[3])
 {
-	struct arm_spec *sp = &F->a->arms[0];
-	const char **slots[3] = {&sp->sem, &sp->ebpf, &sp->serving};
-	for (int k = 0; k < 3; k++) {
-		fd[k] = -1;
-		lim[k] = 0;
-		for (int i = 0; i < F->nin; i++) {
-			struct fin *f = &F->in[i];
-			struct stat sb;
-			if (f->slot != slots[k])
-				continue;
-			fd[k] = f->fd;
-			lim[k] = f->done;
-			if (final && !f->frozen && fstat(f->fd, &sb) == 0)
-				lim[k] = (long long)sb.st_size;
+	for (int a = 0; a < F->a->narms; a++) {
+		struct arm_spec *sp = &F->a->arms[a];
+		const char **slots[3] = {&sp->sem, &sp->ebpf, &sp->serving};
+		for (int k = 0; k < 3; k++) {
+			fd[a][k] = -1;
+			lim[a][k] = 0;
+			for (int i = 0; i < F->nin; i++) {
+				struct fin *f = &F->in[i];
+				struct stat sb;
+				if (f->slot != slots[k])
+					continue;
+				fd[a][k] = f->fd;
+				lim[a][k] = f->done;
+				if (final && !f->frozen && fstat(f->fd, &sb) == 0)
+					lim[a][k] = (long long)sb.st_size;
+			}
 		}
 	}
+	for (int i = 0; final && i < F->nin; i++)
+		input_limit(*F->in[i].slot, F->in[i].frozen ? F->in[i].done : -1);
 }
 
 /* One live commit into F->db (or the database not there yet). Exit status,
  * or LIVE_REBUILD. */
 static int live_step(struct follow *F, int final)
 {
-	int fd[3];
-	long long lim[3];
+	static int fd[MAX_ARMS][3];
+	static long long lim[MAX_ARMS][3];
 	double t0 = mono_s();
 	live_inputs(F, final, fd, lim);
 	F->a->o.follow_commit = ++F->commits;
@@ -348,7 +353,8 @@ static int live_step(struct follow *F, int final)
 	for (int i = 0; i < F->nin; i++)
 		F->committed += F->in[i].done;
 	int saved = final ? -1 : quiet_begin();
-	int status = live_commit(F->live, F->db ? F->db : F->tmpdb, fd, lim, final);
+	int status = live_commit(F->live, F->db ? F->db : F->tmpdb, (const int (*)[3])fd, (const long long (*)[3])lim,
+				 final);
 	quiet_end(saved, status != 0 && status != LIVE_REBUILD);
 	F->last_cost = mono_s() - t0;
 	if (getenv("KVIO_TIMING")) {

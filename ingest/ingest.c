@@ -343,6 +343,50 @@ static void timing_threads(double wall, const struct ingest_args *a, double writ
 		 writer_cpu, 100 * writer_cpu / wall, mb, cpu > 0 ? mb / cpu : 0, cpu / wall);
 }
 
+int ingest_arm(struct ingest_args *a, int i, struct dbw *w, struct arm *arm, double t0)
+{
+	int timing = getenv("KVIO_TIMING") != NULL;
+	struct arm_out t;
+	arm->label = a->arms[i].label;
+	if (a->arms[i].ebpf) /* its first blocks parse while the semantic file is read */
+		arm_device_start(arm, a->arms[i].ebpf, &a->o);
+	int status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
+	if (timing) kvio_err("timing: +%.3fs semantic/serving read", now_s() - t0);
+	arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
+	const struct arm_spec *sp = &a->arms[i];
+	if (sp->shown[0] && sp->sem) /* --follow: a pipe read from its spool, named as given */
+		arm->sem_f.path = sp->shown[0];
+	if (sp->shown[1] && sp->ebpf)
+		arm->ebpf_f.path = sp->shown[1];
+	if (sp->shown[2] && sp->serving)
+		arm->serving_f.path = sp->shown[2];
+	if (status) {
+		arm_device_stop(arm);
+		return status;
+	}
+	if (a->o.join == JOIN_KEY)
+		arm_key_join(arm);
+	else if (a->o.join == JOIN_OFFSET)
+		arm_offset_prepare(arm);
+	arm_prepare(arm);
+	write_arm_begin(w, arm, i, &a->o, &t);
+	if (a->arms[i].ebpf)
+		status = arm_stream(arm, w, &t, a->arms[i].ebpf, &a->o);
+	arm_device_stop(arm); /* a stream that did not start (no device file read) */
+	if (timing) kvio_err("timing: +%.3fs device stream", now_s() - t0);
+	arm_finish(arm, &a->o);
+	if (arm->swapped) { /* a result of nothing: a usage error, not a database */
+		kvio_err("%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's "
+			 "(nothing written)", arm->sem_f.path, arm->ebpf_f.path);
+		return 2;
+	}
+	write_arm_end(w, arm, &a->o, &t);
+	if (timing) kvio_err("timing: +%.3fs arm end", now_s() - t0);
+	write_threads(w, arm);
+	write_stats(w, arm, &a->o);
+	return status;
+}
+
 /* The JSONL arms into db; *armsp gets the arms (the caller frees them). */
 int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 {
@@ -353,48 +397,8 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 	struct dbw w;
 	if (dbw_begin(&w, db) != SQLITE_OK)
 		return 2;
-	for (int i = 0; i < a->narms && !status && w.rc == SQLITE_OK; i++) {
-		struct arm *arm = &arms[i];
-		struct arm_out t;
-		arm->label = a->arms[i].label;
-		if (a->arms[i].ebpf) /* its first blocks parse while the semantic file is read */
-			arm_device_start(arm, a->arms[i].ebpf, &a->o);
-		status = arm_load(arm, a->arms[i].sem, a->arms[i].serving, &a->o);
-		if (timing) kvio_err("timing: +%.3fs semantic/serving read", now_s() - t0);
-		arm->ebpf_f.path = a->arms[i].ebpf ? a->arms[i].ebpf : "-";
-		const struct arm_spec *sp = &a->arms[i];
-		if (sp->shown[0] && sp->sem) /* --follow: a pipe read from its spool, named as given */
-			arm->sem_f.path = sp->shown[0];
-		if (sp->shown[1] && sp->ebpf)
-			arm->ebpf_f.path = sp->shown[1];
-		if (sp->shown[2] && sp->serving)
-			arm->serving_f.path = sp->shown[2];
-		if (status) {
-			arm_device_stop(arm);
-			break;
-		}
-		if (a->o.join == JOIN_KEY)
-			arm_key_join(arm);
-		else if (a->o.join == JOIN_OFFSET)
-			arm_offset_prepare(arm);
-		arm_prepare(arm);
-		write_arm_begin(&w, arm, i, &a->o, &t);
-		if (a->arms[i].ebpf)
-			status = arm_stream(arm, &w, &t, a->arms[i].ebpf, &a->o);
-		arm_device_stop(arm); /* a stream that did not start (no device file read) */
-		if (timing) kvio_err("timing: +%.3fs device stream", now_s() - t0);
-		arm_finish(arm, &a->o);
-		if (arm->swapped) { /* a result of nothing: a usage error, not a database */
-			kvio_err("%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's "
-				 "(nothing written)", arm->sem_f.path, arm->ebpf_f.path);
-			status = 2;
-			break;
-		}
-		write_arm_end(&w, arm, &a->o, &t);
-		if (timing) kvio_err("timing: +%.3fs arm end", now_s() - t0);
-		write_threads(&w, arm);
-		write_stats(&w, arm, &a->o);
-	}
+	for (int i = 0; i < a->narms && !status && w.rc == SQLITE_OK; i++)
+		status = ingest_arm(a, i, &w, &arms[i], t0);
 	if (!status)
 		write_options_meta(&w, &a->o);
 	if (status)

@@ -57,6 +57,11 @@ void ingest_free(const struct ingest_args *a, struct arm *arms);
  * transaction: --follow); *arms gets the arms. Exit status. */
 struct sqlite3;
 int ingest_arms(struct ingest_args *a, struct sqlite3 *db, struct arm **arms);
+/* Arm i of a into w, as a one-shot ingest writes it (read, joined, its end,
+ * threads, stats; --follow --merge's stop writes the arms after the first
+ * so); t0: the ingest's start (KVIO_TIMING). Exit status. */
+struct dbw;
+int ingest_arm(struct ingest_args *a, int i, struct dbw *w, struct arm *arm, double t0);
 /* kvio-ingest --follow (follow.c): the database at path kept current while
  * the inputs grow, until a stop. Exit status. */
 int ingest_follow(struct ingest_args *a, const char *path);

@@ -1,6 +1,6 @@
 /* live.c — kvio-ingest --follow's incremental commits (follow.c calls them).
  *
- * One arm's state lives across commits: the device stream (stream.c: its
+ * Each arm's state lives across commits: the device stream (stream.c: its
  * reorder pool, the commands waiting for their completions, lanes), the
  * writer (dbw.c: ids, names, the chunk being filled), and the semantic and
  * serving records read so far (in file order). Each commit reads what the
@@ -17,14 +17,26 @@
  *    and lanes), with their flows; the small tables (capture info, serving
  *    spans, threads, files, stats, warnings, metadata, sums) rewritten.
  *
- * At the stop the stream ends as a one-shot's does; the interim object rows go
- * and the end of a one-shot ingest is written (objects with their final ids and
- * lanes, flows, counters, the overview, the small tables). What could differ
- * from a one-shot ingest of the final files is checked first (a record that
- * came after a command written without it, the base, the LBA size:
- * stream_follow_check; a second record of a trace_id; a line longer than a
- * block is not one): then live_commit says so and follow.c rebuilds the database from the
- * files in the same transaction. */
+ * Under --merge the first arm's rows have the ids a one-shot ingest gives
+ * them; each later arm k writes its commands with ids from k << ARM_IDS, its
+ * KV rows from k << ARM_KV, its tracks in a room of their own (the first arm's
+ * room ends where the next arm's begins: a reader accepts a few hundred track
+ * ids without a row, db/dir.h) and its processes from 1 + 2k. Every arm's
+ * interim objects share one range of ids (appended: a commit's sums read what
+ * it added), their lanes after every arm's tracks.
+ *
+ * At the stop the first arm's stream ends as a one-shot's does; the interim
+ * object rows go and the end of a one-shot ingest is written (objects with
+ * their final ids and lanes, flows, counters, the overview, the small
+ * tables); the later arms' rows go and the arms are written as a one-shot
+ * ingest writes them after the first (their files read again: their ids
+ * depend on the first arm's whole). What could differ from a one-shot ingest
+ * of the final files is checked first (a record that came after a command
+ * written without it, the base, the LBA size: stream_follow_check; a second
+ * record of a trace_id; a line longer than a block is not one; a command name
+ * of the first arm interned after another arm's; an arm's tracks outgrowing
+ * their room): then live_commit says so and follow.c rebuilds the database
+ * from the files in the same transaction. */
 #include "ingest.h"
 #include "live.h"
 #include "input.h"
@@ -36,12 +48,17 @@
 #include <string.h>
 #include <unistd.h>
 
-/* interim rows (deleted at the stop): objects from TMP_OBJ + their file
- * position, the capture info and serving spans from TMP_INFO (each commit
- * anew); the interim tracks (object lanes, serving) and the serving process
- * each commit anew after the real ones (track ids are dense: dir.c) */
+/* interim rows (deleted at the stop): objects from TMP_OBJ (every arm's, in
+ * the order written), the capture info and serving spans from TMP_INFO (each
+ * commit anew); the interim tracks (object lanes, serving) and the serving
+ * processes each commit anew after the real ones (track ids are dense: dir.c) */
 #define TMP_OBJ ((int64_t)1 << 50)
 #define TMP_INFO ((int64_t)1 << 51)
+#define ARM_IDS 46       /* arm k >= 1: its commands' ids from k << ARM_IDS (below TMP_OBJ) */
+#define ARM_KV 28        /* its KV rows' ids from k << ARM_KV (a chunk's kv_id is a u32) */
+#define LIVE_ARMS 8
+#define TRACK_ROOM 192   /* the track ids the arms before the last share (DIR_TRACK_HOLES is 256) */
+#define OBJ_GAP 32       /* the interim tracks after the real ones, with this room to grow */
 
 /* One input read a piece at a time. */
 struct lfile {
@@ -57,65 +74,98 @@ struct lfile {
 
 /* Ids from another range while interim rows are written. */
 struct idsave {
-	int64_t id, track, upid, flow;
+	int64_t id, track, upid, flow, track_end;
 };
 
-struct live {
-	struct ingest_args *a;
+/* One arm followed. */
+struct larm {
+	int ai;
 	struct arm arm;
 	struct arm_out t;
 	struct dbw w;
 	struct stream *s;
 	struct lfile in[3]; /* sem, ebpf, serving */
-	size_t bs;          /* device: the bytes of a block (KVIO_FOLLOW_BLOCK_BYTES) */
-	int dev_final, begun;
+	int dev_final;
 	struct arm part;    /* a device block's records */
 	struct file_stats pfs;
 	int64_t sem_min, sem_end;
 	size_t objs_out;    /* objs[0..objs_out) written by interim commits */
+	size_t upto;        /* this commit's: objs[objs_out..upto) go now, on lane[] */
+	struct vec lane;    /* uint32_t */
 	struct lanes olanes; /* the interim objects' lanes */
-	int64_t obase, oupid, tmp_flow; /* the interim tracks' first id (-1 none), process's upid */
-	int moved;          /* this commit moved the interim tracks (the objects' sums read again) */
+	int64_t obase;      /* their group track (-1: none yet), with onl lanes */
+	size_t onl;
 	size_t store_spans; /* of the interim objects: store spans, clock anomalies */
 	uint64_t anomalies;
 	uint64_t cmds0;     /* commands written before this commit */
+};
+
+struct live {
+	struct ingest_args *a;
+	int n;
+	struct larm *arm;   /* n arms; arm[0]'s writer owns the names, the sums, the metadata */
+	size_t bs;          /* device: the bytes of a block (KVIO_FOLLOW_BLOCK_BYTES) */
+	int begun;
+	int64_t ibase;      /* the interim tracks' first id (-1 none) */
+	int64_t oupid;      /* the interim processes' first upid */
+	int64_t tmp_obj, tmp_flow; /* the next interim object id and flow row */
+	int moved;          /* this commit moved interim objects (the objects' sums read again) */
+	int64_t room;       /* tracks per arm but the last */
+	uint64_t ncmds;     /* the last commit's commands written */
 	double t_read, t_interim, t_sums; /* the last commit's parts (KVIO_TIMING) */
 	struct idsave snext; /* the interim ids after the objects' (the serving tracks take them) */
+	struct arm *done;   /* after the final commit: the arms */
 	const char *broken;
 };
 
 int live_wanted(const struct ingest_args *a)
 {
-	return a->narms == 1 && a->arms[0].ebpf && a->o.join == JOIN_COOKIE && !a->o.win.has_time &&
-	       !a->o.win.has_tid && !env_i64("KVIO_FOLLOW_REBUILD", 0, 0);
+	int ok = a->narms >= 1 && a->narms <= LIVE_ARMS && a->o.join == JOIN_COOKIE && !a->o.win.has_time &&
+		 !a->o.win.has_tid && !env_i64("KVIO_FOLLOW_REBUILD", 0, 0);
+	for (int i = 0; ok && i < a->narms; i++)
+		ok = a->arms[i].ebpf != NULL;
+	return ok;
+}
+
+static void larm_init(struct live *L, struct larm *R, int ai)
+{
+	const struct arm_spec *sp = &L->a->arms[ai];
+	const char *paths[3] = {sp->sem, sp->ebpf, sp->serving};
+	struct file_stats *fs[3] = {&R->arm.sem_f, &R->arm.ebpf_f, &R->arm.serving_f};
+	enum ftype ft[3] = {F_SEM, F_EBPF, F_SERVING};
+	R->ai = ai;
+	R->arm.label = sp->label;
+	R->arm.min_ts = INT64_MAX;
+	R->sem_min = INT64_MAX;
+	R->sem_end = INT64_MIN;
+	R->obase = -1;
+	for (int k = 0; k < 3; k++) {
+		struct lfile *f = &R->in[k];
+		f->fd = -1;
+		f->path = paths[k];
+		fs[k]->path = sp->shown[k] && paths[k] ? sp->shown[k] : paths[k] ? paths[k] : "-";
+		f->r = (struct reader){.a = &R->arm, .ft = ft[k], .fs = fs[k], .o = &L->a->o};
+	}
+	R->in[1].r.a = &R->part;
+	R->in[1].r.fs = &R->pfs;
 }
 
 struct live *live_new(struct ingest_args *a)
 {
 	struct live *L = xcalloc(1, sizeof *L);
-	const struct arm_spec *sp = &a->arms[0];
-	const char *paths[3] = {sp->sem, sp->ebpf, sp->serving};
-	struct file_stats *fs[3] = {&L->arm.sem_f, &L->arm.ebpf_f, &L->arm.serving_f};
-	enum ftype ft[3] = {F_SEM, F_EBPF, F_SERVING};
 	L->a = a;
-	L->arm.label = sp->label;
-	L->arm.min_ts = INT64_MAX;
-	L->sem_min = INT64_MAX;
-	L->sem_end = INT64_MIN;
-	for (int k = 0; k < 3; k++) {
-		struct lfile *f = &L->in[k];
-		f->fd = -1;
-		f->path = paths[k];
-		fs[k]->path = sp->shown[k] && paths[k] ? sp->shown[k] : paths[k] ? paths[k] : "-";
-		f->r = (struct reader){.a = &L->arm, .ft = ft[k], .fs = fs[k], .o = &a->o};
-	}
-	L->in[1].r.a = &L->part;
-	L->in[1].r.fs = &L->pfs;
+	L->n = a->narms;
+	L->arm = xcalloc((size_t)L->n, sizeof *L->arm);
+	for (int k = 0; k < L->n; k++)
+		larm_init(L, &L->arm[k], k);
 	/* smaller blocks than a one-shot's 4 MiB: a commit shows what came sooner
 	 * (what depends on the cut is checked at the stop) */
 	L->bs = (size_t)env_i64("KVIO_FOLLOW_BLOCK_BYTES", 1 << 20, 1);
-	L->obase = L->oupid = -1;
+	L->ibase = -1;
+	L->oupid = 1 + 2 * (int64_t)L->n;
+	L->tmp_obj = TMP_OBJ;
 	L->tmp_flow = 1;
+	L->room = L->n > 1 ? TRACK_ROOM / (L->n - 1) : 0;
 	jl_fast = !env_i64("KVIO_JSMN", 0, 0);
 	return L;
 }
@@ -143,7 +193,7 @@ static void grow(char **buf, size_t *cap, size_t need)
 
 /* The semantic or serving file's lines in [pos, limit) (final: the last piece,
  * an unterminated tail counted as one-shot's is). */
-static void text_piece(struct live *L, struct lfile *f, long long limit, int final)
+static void text_piece(struct live *L, struct larm *R, struct lfile *f, long long limit, int final)
 {
 	if (f->fd < 0 || (limit <= f->pos && !final))
 		return;
@@ -151,23 +201,24 @@ static void text_piece(struct live *L, struct lfile *f, long long limit, int fin
 	grow(&f->buf, &f->cap, n + JL_PADDING);
 	n = pread_all(f->fd, f->buf, n, f->pos);
 	f->r.j.pad_end = f->buf + f->cap;
-	size_t objs0 = L->arm.objs.n, srv0 = L->arm.serving.n;
+	size_t objs0 = R->arm.objs.n, srv0 = R->arm.serving.n;
 	parse_text(&f->r, f->buf, n, final, f->r.fs->lines);
 	f->pos += (long long)n;
-	if (arm_follow_add(&L->arm, objs0, &L->sem_min, &L->sem_end))
+	/* (a later arm is read again at the stop: its interim objects only are the follow's) */
+	if (arm_follow_add(&R->arm, objs0, &R->sem_min, &R->sem_end) && !R->ai)
 		L->broken = "a trace_id with a second semantic record";
-	const struct serving *sv = L->arm.serving.v;
-	for (size_t i = srv0; i < L->arm.serving.n; i++) {
+	const struct serving *sv = R->arm.serving.v;
+	for (size_t i = srv0; i < R->arm.serving.n; i++) {
 		int64_t mn = sv[i].start < sv[i].end ? sv[i].start : sv[i].end;
-		if (mn < L->sem_min)
-			L->sem_min = mn;
+		if (mn < R->sem_min)
+			R->sem_min = mn;
 	}
-	if (L->sem_min < L->arm.min_ts)
-		L->arm.min_ts = L->sem_min;
+	if (R->sem_min < R->arm.min_ts)
+		R->arm.min_ts = R->sem_min;
 }
 
 /* A block's records into the stream (load.c's dev_worker and its consumer). */
-static void dev_parse(struct live *L, size_t n, int last)
+static void dev_parse(struct larm *L, size_t n, int last)
 {
 	struct lfile *d = &L->in[1];
 	struct arm *p = &L->part;
@@ -207,12 +258,12 @@ static void dev_parse(struct live *L, size_t n, int last)
  * than its earliest record is joined out of time order) but at the stop
  * (final: limit is the end, the last block takes an unterminated tail).
  * 1 when a block went, 0 when there is none, -1 broken (said in L->broken). */
-static int dev_block(struct live *L, long long limit, int final)
+static int dev_block(struct live *L, struct larm *R, long long limit, int final)
 {
-	struct lfile *d = &L->in[1];
+	struct lfile *d = &R->in[1];
 	long long left = limit - d->pos;
-	if (L->dev_final || left <= 0 || (!final && left < (long long)L->bs)) {
-		L->dev_final |= final;
+	if (R->dev_final || left <= 0 || (!final && left < (long long)L->bs)) {
+		R->dev_final |= final;
 		return 0;
 	}
 	size_t want = left > (long long)L->bs ? L->bs : (size_t)left;
@@ -232,8 +283,8 @@ static int dev_block(struct live *L, long long limit, int final)
 		return 0; /* not a complete line (cannot be: limit ends one) */
 	int last = final && (long long)n == left;
 	d->pos += (long long)n;
-	dev_parse(L, n, last);
-	L->dev_final = last;
+	dev_parse(R, n, last);
+	R->dev_final = last;
 	return 1;
 }
 
@@ -247,77 +298,112 @@ static int drop_interim(struct live *L, sqlite3 *db, int all)
 		 "DELETE FROM kvio_arg WHERE arg_set_id >= %lld; DELETE FROM kvio_track WHERE id >= %lld;"
 		 "DELETE FROM process WHERE upid >= %lld; DELETE FROM thread WHERE id > 0; DELETE FROM metadata;"
 		 "DELETE FROM kvio_file; DELETE FROM kvio_stats; DELETE FROM kvio_warning; DELETE FROM kvio_sum;%s",
-		 (long long)from, (long long)from, (long long)from, (long long)(L->obase < 0 ? INT64_MAX : L->obase),
-		 (long long)(L->oupid < 0 ? INT64_MAX : L->oupid), all ? " DELETE FROM flow;" : "");
+		 (long long)from, (long long)from, (long long)from, (long long)(L->ibase < 0 ? INT64_MAX : L->ibase),
+		 (long long)L->oupid, all ? " DELETE FROM flow;" : "");
 	return db_exec(db, sql, "writing the database") == SQLITE_OK ? 0 : 2;
 }
 
 static void ids_swap(struct dbw *w, struct idsave *v)
 {
-	struct idsave t = {w->next_id, w->next_track, w->next_upid, w->next_flow};
+	struct idsave t = {w->next_id, w->next_track, w->next_upid, w->next_flow, w->track_end};
 	w->next_id = v->id;
 	w->next_track = v->track;
 	w->next_upid = v->upid;
 	w->next_flow = v->flow;
+	w->track_end = v->track_end;
 	*v = t;
 }
 
-/* The objects whose commands are all written (file order), once each, on
- * the interim lanes (tracks from the real ones' next id: the group "objects",
- * then lane k at nb + 1 + k; the slices of earlier commits follow a move). */
-static void interim_objects(struct live *L)
+/* Pass 1 of interim_objects: R's objects whose commands are all written
+ * (file order) from objs_out to R->upto, their lanes in R->lane. */
+static void ready_objects(struct larm *R)
 {
-	struct dbw *w = &L->w;
-	int64_t done = stream_done_ts(L->s), nb = L->obase;
-	char sql[256];
-	L->moved = 0;
-	if (nb < w->next_track) { /* more lanes than the room left: after them, with 32 ids of room again */
-		nb = w->next_track + 32;
-		if (L->obase >= 0 && L->objs_out) {
-			snprintf(sql, sizeof sql, "UPDATE kvio_slice SET track_id = track_id + %lld WHERE id >= %lld AND"
-				 " id < %lld AND track_id >= %lld", (long long)(nb - L->obase), (long long)TMP_OBJ,
-				 (long long)TMP_INFO, (long long)L->obase);
-			if (w->rc == SQLITE_OK)
-				w->rc = db_exec(w->db, sql, "writing the database");
-			L->moved = 1;
-		}
-	}
-	L->obase = nb;
-	L->oupid = w->next_upid;
-	struct idsave v = {TMP_OBJ, nb, w->next_upid, L->tmp_flow};
-	ids_swap(w, &v);
-	for (; L->arm.base_set && L->objs_out < L->arm.objs.n; L->objs_out++) {
-		struct obj ob = VEC_AT(&L->arm.objs, struct obj, L->objs_out);
-		if (ob.end >= done || (ob.n_cmds && ob.last_ts >= done))
+	int64_t done = stream_done_ts(R->s);
+	R->lane.n = 0;
+	for (R->upto = R->objs_out; R->arm.base_set && R->upto < R->arm.objs.n; R->upto++) {
+		struct obj *ob = &VEC_AT(&R->arm.objs, struct obj, R->upto);
+		if (ob->end >= done || (ob->n_cmds && ob->last_ts >= done))
 			break;
-		L->anomalies += (uint64_t)obj_span(&ob, L->arm.base_ns);
-		L->store_spans += ob.is_span && ob.is_store;
-		int64_t id = TMP_OBJ + (int64_t)L->objs_out;
+		R->anomalies += (uint64_t)obj_span(ob, R->arm.base_ns);
+		R->store_spans += ob->is_span && ob->is_store;
+		*(uint32_t *)vec_push(&R->lane, sizeof(uint32_t)) = ob->is_span ? lanes_add(&R->olanes, ob->b, ob->e) : 0;
+	}
+}
+
+/* Pass 2: R's ready objects written, once each, on its interim lanes (the
+ * group "objects" at R->obase, lane k at obase + 1 + k), and its lane tracks. */
+static void write_ready(struct live *L, struct larm *R)
+{
+	struct dbw *w = &R->w;
+	struct idsave v = {L->tmp_obj, R->obase, L->oupid, L->tmp_flow, 0};
+	ids_swap(w, &v);
+	for (; R->objs_out < R->upto; R->objs_out++) {
+		struct obj ob = VEC_AT(&R->arm.objs, struct obj, R->objs_out);
+		int64_t id = L->tmp_obj++, flow = ((int64_t)R->ai << 40) | (int64_t)R->objs_out;
+		uint32_t lane = VEC_AT(&R->lane, uint32_t, R->lane.n - (R->upto - R->objs_out));
 		if (!ob.is_span) {
 			char name[512];
 			snprintf(name, sizeof name, "%s (no device cmds)", ob.op);
-			dbw_slice_id(w, id, ob.e, 0, L->t.meta_trk, name);
+			dbw_slice_id(w, id, ob.e, 0, R->t.meta_trk, name);
 			dbw_arg_i(w, id, "trace_id", (int64_t)ob.trace_id);
 			dbw_arg_b(w, id, "no_device_cmds", 1);
 			continue;
 		}
-		write_object_slice(w, &ob, nb + 1 + lanes_add(&L->olanes, ob.b, ob.e), id);
+		write_object_slice(w, &ob, R->obase + 1 + lane, id);
 		if (ob.n_cmds && ob.first_id >= 0)
-			dbw_flow(w, id, ob.first_id, (int64_t)L->objs_out);
+			dbw_flow(w, id, ob.first_id, flow);
 		if (ob.n_cmds && ob.first_id >= 0 && ob.last_id >= 0 && ob.first_id != ob.last_id)
-			dbw_flow(w, ob.first_id, ob.last_id, (int64_t)L->objs_out);
+			dbw_flow(w, ob.first_id, ob.last_id, flow);
 	}
 	char name[64];
-	if (L->olanes.n) {
-		int64_t grp = dbw_track(w, "objects", L->t.lm_proc, L->t.lm_upid, NULL, 10, 0);
-		for (size_t l = 0; l < L->olanes.n; l++) {
+	if (R->olanes.n) {
+		int64_t grp = dbw_track(w, "objects", R->t.lm_proc, R->t.lm_upid, NULL, 10, 0);
+		for (size_t l = 0; l < R->olanes.n; l++) {
 			snprintf(name, sizeof name, "objects.%03zu", l);
-			dbw_track(w, name, grp, L->t.lm_upid, NULL, (int)l, 0);
+			dbw_track(w, name, grp, R->t.lm_upid, NULL, (int)l, 0);
 		}
 	}
 	L->tmp_flow = w->next_flow;
-	ids_swap(w, &v); /* the real ones back; v: the interim ones, for the serving tracks */
+	ids_swap(w, &v); /* the real ones back; v: the interim ones, for the next arm and the serving tracks */
 	L->snext = v;
+}
+
+/* The objects whose commands are all written, every arm's, appended; their
+ * lanes after the real tracks (OBJ_GAP ids of room), arm after arm: when the
+ * real tracks or an arm's lanes grow into them, the lanes move (the slices of
+ * earlier commits with them, the last arm's first: each moves up past the
+ * ones before it). */
+static void interim_objects(struct live *L)
+{
+	struct dbw *last = &L->arm[L->n - 1].w;
+	int64_t nb[LIVE_ARMS], b;
+	char sql[320];
+	L->moved = 0;
+	if (L->ibase < last->next_track)
+		L->ibase = last->next_track + OBJ_GAP;
+	b = L->ibase;
+	for (int k = 0; k < L->n; k++) {
+		ready_objects(&L->arm[k]);
+		nb[k] = b;
+		b += L->arm[k].olanes.n ? 1 + (int64_t)L->arm[k].olanes.n : 0;
+	}
+	for (int k = L->n - 1; k >= 0; k--) {
+		struct larm *R = &L->arm[k];
+		if (R->obase >= 0 && R->onl && nb[k] != R->obase && last->rc == SQLITE_OK) {
+			snprintf(sql, sizeof sql, "UPDATE kvio_slice SET track_id = track_id + %lld WHERE id >= %lld AND"
+				 " id < %lld AND track_id > %lld AND track_id <= %lld", (long long)(nb[k] - R->obase),
+				 (long long)TMP_OBJ, (long long)TMP_INFO, (long long)R->obase,
+				 (long long)(R->obase + (int64_t)R->onl));
+			last->rc = db_exec(last->db, sql, "writing the database");
+			L->moved = 1;
+		}
+		R->obase = nb[k];
+		R->onl = R->olanes.n;
+	}
+	for (int k = 0; k < L->n; k++)
+		write_ready(L, &L->arm[k]);
+	L->snext.track = b;
+	L->snext.id = TMP_INFO;
 }
 
 static void vec_copy(struct vec *to, const struct vec *from, size_t sz)
@@ -328,13 +414,13 @@ static void vec_copy(struct vec *to, const struct vec *from, size_t sz)
 	to->n = from->n;
 }
 
-/* The small tables of an interim commit, from a copy of the arm finished as
- * a one-shot's would be now but for the objects, which are the interim
- * commits' (capture info, serving spans, threads, stats). */
-static void interim_small(struct live *L)
+/* The small tables of an interim commit for arm R, from a copy of the arm
+ * finished as a one-shot's would be now but for the objects, which are the
+ * interim commits' (capture info, serving spans, threads from *utid, stats). */
+static void interim_small(struct live *L, struct larm *R, int64_t *utid)
 {
-	struct dbw *w = &L->w;
-	struct arm c = L->arm;
+	struct dbw *w = &R->w;
+	struct arm c = R->arm;
 	memset(&c.strs, 0, sizeof c.strs);
 	memset(&c.warnings, 0, sizeof c.warnings);
 	memset(&c.first_obj, 0, sizeof c.first_obj);
@@ -342,22 +428,22 @@ static void interim_small(struct live *L)
 	memset(&c.key_tid, 0, sizeof c.key_tid);
 	c.serving = (struct vec){0};
 	c.offx = NULL;
-	c.clock_anomalies = L->anomalies;
-	c.nlanes_obj = (int)L->olanes.n;
-	vec_copy(&c.serving, &L->arm.serving, sizeof(struct serving));
-	for (size_t i = 0; i < L->arm.warnings.n; i++)
-		*(const char **)vec_push(&c.warnings, sizeof(char *)) = VEC_AT(&L->arm.warnings, const char *, i);
-	arm_finish_interim(&c, &L->a->o, L->store_spans);
+	c.clock_anomalies = R->anomalies;
+	c.nlanes_obj = (int)R->olanes.n;
+	vec_copy(&c.serving, &R->arm.serving, sizeof(struct serving));
+	for (size_t i = 0; i < R->arm.warnings.n; i++)
+		*(const char **)vec_push(&c.warnings, sizeof(char *)) = VEC_AT(&R->arm.warnings, const char *, i);
+	arm_finish_interim(&c, &L->a->o, R->store_spans);
 	struct idsave v = L->snext;
-	v.id = TMP_INFO;
 	ids_swap(w, &v);
-	write_capture_info(w, &c, &L->a->o, &L->t);
-	write_serving(w, &c, &L->t);
+	write_capture_info(w, &c, &L->a->o, &R->t);
+	write_serving(w, &c, &R->t);
 	ids_swap(w, &v);
-	w->next_utid = 1;
+	L->snext = v;
+	w->next_utid = *utid;
 	write_threads(w, &c);
+	*utid = w->next_utid;
 	write_stats(w, &c, &L->a->o);
-	write_options_meta(w, &L->a->o);
 	vec_free(&c.serving);
 	vec_free(&c.warnings);
 	arena_free(&c.strs);
@@ -365,7 +451,7 @@ static void interim_small(struct live *L)
 
 /* The first five unusable lines of each file and the count of the rest (said
  * once, at the stop). */
-static void say_bad(struct live *L)
+static void say_bad(struct larm *L)
 {
 	for (int k = 0; k < 3; k++) {
 		struct lfile *f = &L->in[k];
@@ -385,120 +471,255 @@ static void say_bad(struct live *L)
 /* Each input's first bytes as a one-shot ingest checks them (a file that is not JSONL). */
 static int sniff(struct live *L)
 {
-	for (int k = 0; k < 3; k++) {
-		struct input in;
-		if (!L->in[k].path)
-			continue;
-		if (input_open(&in, L->in[k].path))
-			return 2;
-		input_close(&in);
-	}
+	for (int a = 0; a < L->n; a++)
+		for (int k = 0; k < 3; k++) {
+			struct input in;
+			if (!L->arm[a].in[k].path)
+				continue;
+			if (input_open(&in, L->arm[a].in[k].path))
+				return 2;
+			input_close(&in);
+		}
 	return 0;
 }
 
-/* The stop: the stream's end, the checks, the end of a one-shot ingest. */
+/* An arm's writer and stream freed (its rows stay). */
+static void larm_drop_writer(struct larm *R)
+{
+	stream_free(R->s);
+	R->s = NULL;
+	dbw_detach(&R->w);
+	db_sums_free(R->w.sums);
+	R->w.sums = NULL;
+	if (R->w.cb) {
+		free(R->w.cb->blob);
+		free(R->w.cb->keys);
+		vec_free(&R->w.cb->kv);
+		free(R->w.cb);
+		R->w.cb = NULL;
+	}
+	if (R->w.spare) {
+		free(R->w.spare->blob);
+		free(R->w.spare);
+		R->w.spare = NULL;
+	}
+	for (size_t i = 0; i < R->w.names.n; i++)
+		free(VEC_AT(&R->w.names, char *, i));
+	vec_free(&R->w.names);
+	vec_free(&R->w.used);
+}
+
+/* At the stop: the later arms' rows gone (they are written again after the
+ * first arm's end), the names kept those of the first arm (in its order). */
+static int drop_later_arms(struct live *L)
+{
+	struct dbw *w = &L->arm[0].w;
+	char sql[640];
+	if (L->n < 2)
+		return 0;
+	for (int k = 1; k < L->n; k++)
+		larm_drop_writer(&L->arm[k]);
+	snprintf(sql, sizeof sql,
+		 "DELETE FROM kvio_cmd_chunk WHERE id >= %lld; DELETE FROM kvio_cmd_range WHERE id >= %lld;"
+		 "DELETE FROM kvio_cmd_kv WHERE id >= %lld; DELETE FROM kvio_track WHERE id >= %lld;"
+		 "DELETE FROM process WHERE upid >= 3; DELETE FROM kvio_cmd_name WHERE id >= %lld;",
+		 (long long)1 << ARM_IDS, (long long)1 << ARM_IDS, (long long)1 << ARM_KV, (long long)w->track_end,
+		 (long long)w->nused);
+	for (size_t i = w->nused; i < w->names.n; i++)
+		free(VEC_AT(&w->names, char *, i));
+	w->names.n = w->nused;
+	w->track_end = 0;
+	return db_exec(w->db, sql, "writing the database") == SQLITE_OK ? 0 : 2;
+}
+
+/* The stop: the first arm's stream's end, the checks, the end of a one-shot
+ * ingest, the later arms as a one-shot writes them. */
 static int live_final(struct live *L)
 {
-	struct arm *a = &L->arm;
+	struct larm *R = &L->arm[0];
+	struct arm *a = &R->arm;
 	const struct ingest_opts *o = &L->a->o;
-	stream_end(L->s);
+	stream_end(R->s);
 	arm_follow_done(a);
-	const char *why = L->broken ? L->broken : stream_follow_check(L->s, L->sem_min);
+	const char *why = L->broken ? L->broken : stream_follow_check(R->s, R->sem_min);
+	if (!why && R->w.names_unordered)
+		why = "a command name of the first arm came after another arm's (its ids would not be a one-shot's)";
 	if (why) {
 		L->broken = why;
 		return LIVE_REBUILD;
 	}
-	say_bad(L);
+	if (drop_later_arms(L))
+		return 2;
+	say_bad(R);
 	arm_finish(a, o);
 	if (a->swapped) {
 		kvio_err("%s and %s look swapped: --sem takes LMCache's trace, --ebpf the monitor's (nothing written)",
 			 a->sem_f.path, a->ebpf_f.path);
 		return 2;
 	}
-	write_arm_end(&L->w, a, o, &L->t);
-	write_threads(&L->w, a);
-	write_stats(&L->w, a, o);
-	write_options_meta(&L->w, o);
-	stream_free(L->s);
-	L->s = NULL;
+	write_arm_end(&R->w, a, o, &R->t);
+	R->w.next_utid = 1; /* the interim commits' threads are gone */
+	write_threads(&R->w, a);
+	write_stats(&R->w, a, o);
+	stream_free(R->s);
+	R->s = NULL;
+	L->done = xcalloc((size_t)L->n, sizeof *L->done);
+	int status = 0;
+	double t0 = now_s();
+	for (int k = 1; k < L->n && !status && R->w.rc == SQLITE_OK; k++) {
+		status = ingest_arm(L->a, k, &R->w, &L->done[k], t0);
+		L->ncmds += L->done[k].emitted_cmds;
+	}
+	if (status)
+		R->w.rc = status == 2 ? SQLITE_ERROR : R->w.rc;
+	write_options_meta(&R->w, o);
 	L->begun = 0; /* dbw_end below finalizes the writer, with the sums of every row */
-	db_sums_free(L->w.sums);
-	L->w.sums = NULL;
-	return dbw_end(&L->w, 1) == SQLITE_OK ? 0 : 2;
+	db_sums_free(R->w.sums);
+	R->w.sums = NULL;
+	int rc = dbw_end(&R->w, L->n);
+	return status ? status : rc == SQLITE_OK ? 0 : 2;
 }
 
 /* dbw's frozen(): below which key a table's rows stay as they are (db/valid.h). */
 static int64_t frozen(void *ctx, const char *table)
 {
 	struct live *L = ctx;
-	int64_t objs = TMP_OBJ + (int64_t)L->objs_out;
+	struct dbw *w = &L->arm[0].w;
 	if (!strcmp(table, "kvio_slice") || !strcmp(table, "kvio_arg"))
-		return L->moved ? TMP_OBJ : objs;
+		return L->moved ? TMP_OBJ : L->tmp_obj;
 	if (!strcmp(table, "kvio_obj"))
-		return objs;
+		return L->tmp_obj;
 	if (!strcmp(table, "flow"))
 		return L->tmp_flow;
-	if (!strcmp(table, "kvio_cmd_kv"))
-		return L->w.next_kv;
+	if (!strcmp(table, "kvio_cmd_kv")) /* (a later arm's rows above: read at each commit) */
+		return w->next_kv;
 	if (!strcmp(table, "kvio_cmd_range"))
-		return L->w.partial_id >= 0 ? L->w.partial_id : L->w.next_id;
+		return w->partial_id >= 0 ? w->partial_id : w->next_id;
 	return INT64_MIN;
 }
 
-int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long limit[3], int final)
+/* The first commit: each arm's writer (the first arm's ids from 1, a later
+ * arm's in its ranges: the file's top), its tracks and its stream. */
+static int live_begin(struct live *L, sqlite3 *db, const int (*fd)[3])
 {
-	struct dbw *w = &L->w;
+	for (int k = 0; k < L->n; k++) {
+		struct larm *R = &L->arm[k];
+		struct dbw *w = &R->w;
+		for (int j = 0; j < 3; j++)
+			R->in[j].fd = R->in[j].path ? fd[k][j] : -1;
+		if ((k ? dbw_begin_more(w, db, &L->arm[0].w) : dbw_begin(w, db)) != SQLITE_OK)
+			return 2;
+		w->in_place = 1; /* a commit uses the connection between chunks: no writer thread */
+		if (k) {
+			w->next_id = (int64_t)k << ARM_IDS;
+			w->next_kv = (int64_t)k << ARM_KV;
+			w->next_upid = 1 + 2 * (int64_t)k;
+			w->next_track = 1 + (int64_t)k * L->room;
+		}
+		if (k + 1 < L->n)
+			w->track_end = 1 + (int64_t)(k + 1) * L->room;
+		write_arm_begin(w, &R->arm, k, &L->a->o, &R->t);
+		R->s = stream_open(&R->arm, w, &R->t, &L->a->o, 1);
+	}
+	struct dbw *w = &L->arm[0].w;
+	w->sums = db_sums_new();
+	w->frozen = frozen;
+	w->frozen_ctx = L;
+	L->begun = 1;
+	return 0;
+}
+
+/* Each arm's new lines read (the device file's in blocks, into the stream). */
+static void read_arms(struct live *L, const long long (*limit)[3], int final)
+{
+	for (int k = 0; k < L->n && !L->broken; k++) {
+		struct larm *R = &L->arm[k];
+		struct dbw *w = &R->w;
+		R->cmds0 = R->arm.emitted_cmds;
+		if (final && k)
+			continue; /* the stop writes it again from its files */
+		if (R->in[0].fd < 0)
+			stream_sem_seen(R->s, INT64_MAX); /* no semantic file: the base waits for nothing */
+		text_piece(L, R, &R->in[0], limit[k][0], final);
+		text_piece(L, R, &R->in[2], limit[k][2], final);
+		stream_sem_seen(R->s, R->sem_end);
+		/* device blocks wait for the semantic file's first line (its kvio_meta
+		 * header is the arm's, as in a one-shot ingest, which reads it first) */
+		if (R->in[0].fd < 0 || R->in[0].pos > 0 || final)
+			while (!L->broken && w->rc == SQLITE_OK && dev_block(L, R, limit[k][1], final) > 0)
+				;
+		if (k + 1 < L->n && w->track_end && w->next_track > w->track_end)
+			L->broken = "an arm's tracks outgrew the room the follow gave them";
+	}
+}
+
+/* 0 when no arm's writer has an error but a track refused past its room
+ * (said in L->broken: the commit is rebuilt), else 2. */
+static int writers_ok(struct live *L)
+{
+	for (int k = 0; k < L->n; k++) {
+		int rc = L->arm[k].w.rc;
+		if (rc != SQLITE_OK && !(rc == SQLITE_FULL && L->broken))
+			return 2;
+	}
+	return 0;
+}
+
+/* An interim commit's end: the partial chunks, the objects, the small tables, COMMIT. */
+static int live_interim(struct live *L)
+{
+	int64_t utid = 1;
+	for (int k = 0; k < L->n; k++)
+		dbw_flush_partial(&L->arm[k].w);
+	interim_objects(L);
+	for (int k = 0; k < L->n; k++)
+		interim_small(L, &L->arm[k], &utid);
+	write_options_meta(&L->arm[0].w, &L->a->o);
+	if (writers_ok(L))
+		return 2;
+	double t2 = now_s();
+	int rc = dbw_commit(&L->arm[0].w, L->n);
+	L->t_interim = t2 - L->t_interim;
+	L->t_sums = now_s() - t2;
+	return rc == SQLITE_OK ? 0 : 2;
+}
+
+int live_commit(struct live *L, sqlite3 *db, const int (*fd)[3], const long long (*limit)[3], int final)
+{
 	L->a->o.follow_final = final;
 	if (L->broken)
 		return LIVE_REBUILD;
 	if ((!L->begun || final) && sniff(L))
 		return 2;
+	int status = 0;
 	if (!L->begun) {
-		for (int k = 0; k < 3; k++)
-			L->in[k].fd = L->in[k].path ? fd[k] : -1;
-		if (dbw_begin(w, db) != SQLITE_OK)
-			return 2;
-		w->in_place = 1; /* a commit uses the connection between chunks: no writer thread */
-		w->sums = db_sums_new();
-		w->frozen = frozen;
-		w->frozen_ctx = L;
-		write_arm_begin(w, &L->arm, 0, &L->a->o, &L->t);
-		L->s = stream_open(&L->arm, w, &L->t, &L->a->o, 1);
-		L->begun = 1;
+		status = live_begin(L, db, fd);
 	} else {
+		struct dbw *w = &L->arm[0].w;
 		w->rc = db_exec(db, "BEGIN IMMEDIATE", "writing the database");
-		dbw_drop_partial(w);
+		for (int k = 0; k < L->n; k++)
+			dbw_drop_partial(&L->arm[k].w);
 		if (w->rc == SQLITE_OK && drop_interim(L, db, final)) /* before the stream's tracks (ids after the real ones) */
 			w->rc = SQLITE_ERROR;
 	}
-	L->cmds0 = L->arm.emitted_cmds;
 	double t0 = now_s();
-	if (L->in[0].fd < 0)
-		stream_sem_seen(L->s, INT64_MAX); /* no semantic file: the base waits for nothing */
-	text_piece(L, &L->in[0], limit[0], final);
-	text_piece(L, &L->in[2], limit[2], final);
-	stream_sem_seen(L->s, L->sem_end);
-	/* device blocks wait for the semantic file's first line (its kvio_meta
-	 * header is the arm's, as in a one-shot ingest, which reads it first) */
-	if (L->in[0].fd < 0 || L->in[0].pos > 0 || final)
-		while (!L->broken && w->rc == SQLITE_OK && dev_block(L, limit[1], final) > 0)
-			;
-	int status = w->rc == SQLITE_OK ? 0 : 2;
-	double t1 = now_s(), t2 = t1, t3 = t1;
-	if (!status && final)
-		status = live_final(L);
-	else if (!status && !L->broken) {
-		dbw_flush_partial(w);
-		interim_objects(L);
-		interim_small(L);
-		t2 = now_s();
-		status = dbw_commit(w, 1) == SQLITE_OK ? 0 : 2;
-		t3 = now_s();
-	}
+	if (!status && !writers_ok(L))
+		read_arms(L, limit, final);
+	L->ncmds = 0;
+	for (int k = 0; k < L->n; k++)
+		L->ncmds += L->arm[k].arm.emitted_cmds - L->arm[k].cmds0;
+	double t1 = now_s();
 	L->t_read = t1 - t0;
-	L->t_interim = t2 - t1;
-	L->t_sums = t3 - t2;
-	if (!status && L->broken)
+	L->t_interim = t1;
+	L->t_sums = 0;
+	status = status ? status : writers_ok(L);
+	if (!status && final && !L->broken)
+		status = live_final(L);
+	else if (!status && !L->broken)
+		status = live_interim(L);
+	if (final || L->broken)
+		L->t_interim = now_s() - t1;
+	if ((!status || status == 2) && L->broken)
 		status = LIVE_REBUILD;
 	if (status && !sqlite3_get_autocommit(db))
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -507,7 +728,10 @@ int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long li
 
 int live_holds(const struct live *L)
 {
-	return L->arm.emitted_cmds > 0 || L->objs_out > 0;
+	for (int k = 0; k < L->n; k++)
+		if (L->arm[k].arm.emitted_cmds > 0 || L->arm[k].objs_out > 0)
+			return 1;
+	return 0;
 }
 
 const char *live_why(const struct live *L)
@@ -520,21 +744,29 @@ void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, double t[3
 	t[0] = L->t_read;
 	t[1] = L->t_interim;
 	t[2] = L->t_sums;
-	*cmds = L->arm.emitted_cmds - L->cmds0;
-	*objs = L->objs_out;
+	*cmds = L->ncmds;
+	*objs = 0;
+	for (int k = 0; k < L->n; k++)
+		*objs += L->arm[k].objs_out;
 }
 
 int live_attach(struct live *L, sqlite3 *db)
 {
-	dbw_detach(&L->w);
-	return db && L->begun && dbw_attach(&L->w, db) != SQLITE_OK ? 2 : 0;
+	int rc = 0;
+	for (int k = 0; k < L->n; k++) {
+		dbw_detach(&L->arm[k].w);
+		if (db && L->begun && dbw_attach(&L->arm[k].w, db) != SQLITE_OK)
+			rc = 2;
+	}
+	return rc;
 }
 
 struct arm *live_take_arm(struct live *L)
 {
-	struct arm *a = xmalloc(sizeof *a);
-	*a = L->arm;
-	memset(&L->arm, 0, sizeof L->arm);
+	struct arm *a = L->done ? L->done : xcalloc((size_t)L->n, sizeof *a);
+	a[0] = L->arm[0].arm;
+	memset(&L->arm[0].arm, 0, sizeof L->arm[0].arm);
+	L->done = NULL;
 	return a;
 }
 
@@ -542,28 +774,31 @@ void live_free(struct live *L)
 {
 	if (!L)
 		return;
-	stream_free(L->s);
-	if (L->begun) {
-		dbw_detach(&L->w);
-		db_sums_free(L->w.sums);
-		free(L->w.cb->blob);
-		free(L->w.cb);
-		for (size_t i = 0; i < L->w.names.n; i++)
-			free(VEC_AT(&L->w.names, char *, i));
-		vec_free(&L->w.names);
+	for (int k = 0; k < L->n; k++) {
+		struct larm *R = &L->arm[k];
+		if (L->begun || k)
+			larm_drop_writer(R);
+		else
+			stream_free(R->s);
+		for (int r = 0; r < NROLES; r++) {
+			vec_free(&R->t.role_lane[r]);
+			lanes_free(&R->t.lanes[r]);
+		}
+		vec_free(&R->t.ms);
+		for (int j = 0; j < 3; j++) {
+			free(R->in[j].buf);
+			jl_free(&R->in[j].r.j);
+			free(R->in[j].r.sc.buf);
+		}
+		arm_free(&R->part);
+		arm_free(&R->arm);
+		lanes_free(&R->olanes);
+		vec_free(&R->lane);
 	}
-	for (int r = 0; r < NROLES; r++) {
-		vec_free(&L->t.role_lane[r]);
-		lanes_free(&L->t.lanes[r]);
+	if (L->done) {
+		struct ingest_args one = *L->a;
+		ingest_free(&one, L->done);
 	}
-	vec_free(&L->t.ms);
-	for (int k = 0; k < 3; k++) {
-		free(L->in[k].buf);
-		jl_free(&L->in[k].r.j);
-		free(L->in[k].r.sc.buf);
-	}
-	arm_free(&L->part);
-	arm_free(&L->arm);
-	lanes_free(&L->olanes);
+	free(L->arm);
 	free(L);
 }

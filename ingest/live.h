@@ -7,26 +7,28 @@
 #define LIVE_REBUILD 3 /* live_commit: what was written is not what a one-shot writes: rebuild (rolled back) */
 
 struct live;
-/* Whether a's ingest can be followed incrementally: one arm with a device
- * file, the user_data join, no window (else each commit rebuilds);
+/* Whether a's ingest can be followed incrementally: up to 8 arms, each with a
+ * device file, the user_data join, no window (else each commit rebuilds);
  * KVIO_FOLLOW_REBUILD=1 says no (to measure, to compare). */
 int live_wanted(const struct ingest_args *a);
 struct live *live_new(struct ingest_args *a);
 /* One commit into db (the first: a database made by db_create, in WAL mode):
- * fd[k] reads the arm's sem, ebpf, serving file (-1 none), limit[k] the bytes
- * it holds in complete lines (final: at the stop, its end). 0, 2 after a
- * message, or LIVE_REBUILD (nothing of this commit written; live_why says why;
- * every later commit says LIVE_REBUILD too). */
-int live_commit(struct live *L, sqlite3 *db, const int fd[3], const long long limit[3], int final);
+ * fd[i][k] reads arm i's sem, ebpf, serving file (-1 none), limit[i][k] the
+ * bytes it holds in complete lines (final: at the stop, its end; the arms
+ * after the first are then read again as a one-shot reads them: their
+ * input_limit set). 0, 2 after a message, or LIVE_REBUILD (nothing of this
+ * commit written; live_why says why; every later commit says LIVE_REBUILD too). */
+int live_commit(struct live *L, sqlite3 *db, const int (*fd)[3], const long long (*limit)[3], int final);
 /* Whether what is written holds a command or an object. */
 int live_holds(const struct live *L);
 const char *live_why(const struct live *L);
-/* The last commit's commands written, the objects written so far, and its
+/* The last commit's commands written (the stop's: the later arms' too), the
+ * objects written so far (every arm's), and its
  * seconds: reading (the stream's writes in), the interim rows, the sums and COMMIT (KVIO_TIMING). */
 void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, double t[3]);
 /* The writer moved to another connection of the same database (0 or 2). */
 int live_attach(struct live *L, sqlite3 *db);
-/* After the final commit: the arm (for ingest_summary; ingest_free frees it). */
+/* After the final commit: the arms (for ingest_summary; ingest_free frees them). */
 struct arm *live_take_arm(struct live *L);
 void live_free(struct live *L);
 
