@@ -204,6 +204,18 @@ static inline __attribute__((always_inline)) const struct chunk_view *cur_view(s
 	return c->v;
 }
 
+/* The name column's value of name id id: its text, NULL without a kvio_cmd_name row. */
+static inline struct key col_key_name(const struct store *s, uint16_t id)
+{
+	struct key k = {.t = SQLITE_NULL};
+	if (id < s->d.nnames && s->d.names[id]) {
+		k.t = SQLITE_TEXT;
+		k.s = s->d.names[id]; /* kept until store_free */
+		k.len = (int)strlen(k.s);
+	}
+	return k;
+}
+
 /* Column col of row i of chunk v (ids from first), a chunk column (not
  * key_hex, key_len, value_len: kv_value reads those): the one definition of
  * each column's value, for SQL (col_value) and for batches (kvio_ops.h). */
@@ -216,14 +228,7 @@ static inline __attribute__((always_inline)) struct key col_key(const struct sto
 	case C_TS: k.i = v->ts[i]; break;
 	case C_DUR: k.i = v->dur[i]; break;
 	case C_TRACK: k.i = v->track[i]; break;
-	case C_NAME:
-		if (v->name[i] < s->d.nnames && s->d.names[v->name[i]]) {
-			k.t = SQLITE_TEXT;
-			k.s = s->d.names[v->name[i]]; /* kept until store_free */
-			k.len = (int)strlen(k.s);
-		} else
-			k.t = SQLITE_NULL;
-		break;
+	case C_NAME: k = col_key_name(s, v->name[i]); break;
 	case C_SLBA:
 		if (v->flags[i] & CHF_SLBA)
 			k.i = v->slba[i];

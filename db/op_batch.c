@@ -99,6 +99,21 @@ static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 
+#define IS_NAMES 64 /* kvio_is(name, x) on a batch is looked up by name id when the ids are this few */
+
+/* kvio_is(name, eq) for every name id of s's commands (nnames < IS_NAMES; ids
+ * past nnames have a NULL name, as the last slot says), into tab[IS_NAMES]; tab. */
+static uint8_t *is_by_name(const struct store *s, const struct key *eq, uint8_t *tab)
+{
+	struct key null = {.t = SQLITE_NULL};
+	tab[IS_NAMES - 1] = (uint8_t)key_is(&null, eq);
+	for (size_t id = 0; id < s->d.nnames; id++) {
+		struct key nm = col_key_name(s, (uint16_t)id);
+		tab[id] = (uint8_t)key_is(&nm, eq);
+	}
+	return tab;
+}
+
 /* Step the aggregate of ctx: f once with argv's values, or, when arguments are
  * columns of a kvio_cmd batch (batch = 1), once per row of the batch, those
  * arguments that row's values (col_key: the values SQL reads) and the others
@@ -153,9 +168,19 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 		n = c->nsel - c->psel;
 	}
 	int64_t first = s->d.first[c->k];
+	uint8_t *is_name[ROW_MAXARG] = {0}, tab[ROW_MAXARG][IS_NAMES];
+	for (int m = 0; m < nb; m++)
+		if (bc[m]->is && bc[m]->col == C_NAME && s->d.nnames < IS_NAMES)
+			is_name[m] = is_by_name(s, &bc[m]->eq, tab[m]);
 	for (uint32_t r = 0; r < n; r++) {
+		uint32_t i = rows[r];
 		for (int m = 0; m < nb; m++) {
-			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);
+			if (is_name[m]) { /* kvio_is(name, x): by the row's name id */
+				k[at[m]] = (struct key){.t = SQLITE_INTEGER, .i = v->name[i] < s->d.nnames ? is_name[m][v->name[i]]
+												 : is_name[m][IS_NAMES - 1]};
+				continue;
+			}
+			k[at[m]] = col_key(s, v, first, i, bc[m]->col);
 			if (bc[m]->is)
 				k[at[m]] = (struct key){.t = SQLITE_INTEGER, .i = key_is(&k[at[m]], &bc[m]->eq)};
 		}
