@@ -178,6 +178,10 @@ struct cmd_cur {
 	struct prow *perm;
 	size_t nperm, pperm;
 	int sorted;
+	/* agg_rows: a batch's integer columns read column by column, then handed out row by row */
+	int64_t *bval;
+	uint8_t *btype;
+	size_t bcap;
 };
 
 struct prow {
