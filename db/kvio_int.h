@@ -57,6 +57,8 @@ struct store {
 	uint8_t *ord;        /* per chunk, at this data version: 0 not known yet, 1 its rows in (upid, ts)
 			      * order, 2 not (store_chunk_order) */
 	int64_t *ord_key;    /* per chunk: its first row's upid and ts, its last row's (4 values) */
+	int64_t *ord_ts;     /* store_chunk_order's scratch: a chunk's ts and track columns */
+	uint32_t *ord_track;
 	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: damage, said in why) */
 	char *why;           /* the last damage found (sqlite3_malloc'd), for the error message */
 	int kv_ok;           /* the KV rows were checked (kv_value) at data version kv_ver */
