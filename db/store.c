@@ -241,11 +241,12 @@ struct store *store_new(sqlite3 *db, const char *schema)
 }
 
 /* Chunk k's ts and track columns (*n rows) for its order: the cached chunk's
- * when it is in the cache, else those two columns alone read into the
- * store's scratch (a quarter of the chunk's bytes; unchecked, which the order
- * may be: the scan that relies on it reads the same bytes whole, checked, in
- * the same transaction); a chunk whose columns cannot be read so is read whole
- * (store_chunk says its damage). SQLITE_OK or the read's failure. */
+ * when it is in the cache; a chunk this process has not checked yet is read
+ * whole and checked (store_chunk: once, before the scans, which two
+ * connections scanning side by side would otherwise both do); else those two
+ * columns alone, read into the store's scratch (a quarter of the chunk's
+ * bytes, checked already); a chunk whose columns cannot be read so is read
+ * whole (store_chunk says its damage). SQLITE_OK or the read's failure. */
 static int order_cols(struct store *s, size_t k, const int64_t **ts, const uint32_t **track, uint32_t *n)
 {
 	for (int i = 0; i < NCACHE; i++)
@@ -255,6 +256,8 @@ static int order_cols(struct store *s, size_t k, const int64_t **ts, const uint3
 			*n = s->cache[i].v.n;
 			return SQLITE_OK;
 		}
+	if (!__atomic_load_n(&s->checked[k], __ATOMIC_ACQUIRE) && !db_unchecked())
+		goto whole; /* its first read in this process checks it, once: here, before the scans */
 	if (!s->ord_ts && (!(s->ord_ts = sqlite3_malloc64((size_t)CHUNK_ROWS * 8)) ||
 			   !(s->ord_track = sqlite3_malloc64((size_t)CHUNK_ROWS * 4))))
 		return SQLITE_NOMEM;
@@ -264,6 +267,7 @@ static int order_cols(struct store *s, size_t k, const int64_t **ts, const uint3
 		*n = s->d.n[k];
 		return SQLITE_OK;
 	}
+whole:;
 	const struct chunk_view *v = store_chunk(s, k);
 	if (!v)
 		return s->chunk_rc == SQLITE_OK ? SQLITE_CORRUPT : s->chunk_rc;
