@@ -2,25 +2,25 @@
  * kvio-report, kvio-export, kvio2perfetto, installed as links) or on the first
  * argument (`kvio ingest ...`). */
 #include "cmd.h"
+#include "pcache.h"
 #include "../lib/outfile.h"
 #include "../lib/util.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static const struct builtin {
 	const char *name; /* as installed */
 	const char *sub;  /* as `kvio SUB` */
 	int (*fn)(int, char **);
 	const char *what;
-	int pages; /* SQLite pages in the huge-page cache (page_cache_init); 0: none */
+	int pages; /* SQLite pages in the huge-page cache (pcache.c); 0: none (kvio2perfetto: its own) */
 } builtins[] = {
 	{"kvio-ingest", "ingest", cmd_ingest, "load kvio JSONL captures into a trace.db", 0},
 	{"kvio-report", "report", cmd_report, "the metrics report over a trace.db (text or --json)", 512},
 	{"kvio-export", "export", cmd_export, "write a trace.db as a Perfetto .pftrace", 512},
-	{"kvio2perfetto", "2perfetto", cmd_kvio2perfetto, "ingest + export in one step", 512},
+	{"kvio2perfetto", "2perfetto", cmd_kvio2perfetto, "ingest + export in one step", 0},
 	{"kvio-check", "check", cmd_check, "check a trace.db: every checksum, chunk and invariant", 0},
 };
 #define NBUILTIN (sizeof builtins / sizeof builtins[0])
@@ -47,29 +47,6 @@ static int finish(int rc)
 	return rc;
 }
 
-/* SQLite's page cache (64 KiB pages) in one region of huge pages where the
- * kernel allows them (madvise), for the commands whose connections read a
- * whole database into their caches (a report's two: 256 pages each): a trap
- * per 2 MiB, not per 4 KiB (page faults were a fifth of a small report's
- * time on a VM). SQLite touches every slot at start (34 MB of RSS for 512),
- * so the ingest, whose cache is 4 MiB, goes without. More pages than it
- * holds come from malloc, as without it. */
-static void page_cache_init(int pages)
-{
-	int hdr = 0;
-	if (pages <= 0 || sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr) != SQLITE_OK || hdr <= 0)
-		return;
-	size_t sz = (65536 + (size_t)hdr + 63) & ~(size_t)63, n = (size_t)pages, len = sz * n;
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p, len, MADV_HUGEPAGE);
-#endif
-	if (sqlite3_config(SQLITE_CONFIG_PAGECACHE, p, (int)sz, (int)n) != SQLITE_OK)
-		munmap(p, len);
-}
-
 int main(int argc, char **argv)
 {
 	/* no global memory statistics: they take a process-wide mutex on every
@@ -82,7 +59,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NBUILTIN; i++)
 		if (!strcmp(base, builtins[i].name)) {
 			kvio_prog = builtins[i].name;
-			page_cache_init(builtins[i].pages);
+			pcache_init(builtins[i].pages);
 			return finish(builtins[i].fn(argc, argv));
 		}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -92,7 +69,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NBUILTIN; i++)
 		if (!strcmp(argv[1], builtins[i].sub) || !strcmp(argv[1], builtins[i].name)) {
 			kvio_prog = builtins[i].name;
-			page_cache_init(builtins[i].pages);
+			pcache_init(builtins[i].pages);
 			return finish(builtins[i].fn(argc - 1, argv + 1));
 		}
 	kvio_err("unknown command '%s'", argv[1]);

@@ -4,6 +4,15 @@
  * pass, and the step to the next wanted row (cur_settle). */
 #include "kvio_int.h"
 
+/* Whether upid u is one of the pool's (win_pool's list). */
+static inline int pool_has(const struct cmd_cur *c, int64_t u)
+{
+	for (size_t k = 0; k < c->npool; k++)
+		if (c->pool_upid[k] == u)
+			return 1;
+	return 0;
+}
+
 /* Whether row i of chunk v is wanted: inside the window (ts <= win_hi,
  * ts + dur >= win_lo) and through every pushed-down filter (the trace_id
  * window among them, an untagged command never in it). */
@@ -29,14 +38,8 @@ static inline __attribute__((always_inline)) int cur_wanted(const struct cmd_cur
 		if (c->upid < 0 || u < 0 || u != c->upid_want)
 			return 0;
 	}
-	if (c->pool && !v->trace_id[i]) {
-		int64_t u = store_upid(s, v->track[i]);
-		size_t k = 0;
-		while (k < c->npool && c->pool_upid[k] != u)
-			k++;
-		if (k == c->npool)
-			return 0;
-	}
+	if (c->pool && !v->trace_id[i] && !pool_has(c, store_upid(s, v->track[i])))
+		return 0;
 	return 1;
 }
 
@@ -62,6 +65,52 @@ int cur_ordered(struct cmd_cur *c, struct store *s)
 	return 1;
 }
 
+/* SEL_KEEP(cond): keep the rows of sel[0..m) for which cond (on row i) holds,
+ * in place, without a branch a row. */
+#define SEL_KEEP(cond)                                  \
+	do {                                            \
+		uint32_t k_ = 0;                        \
+		for (uint32_t j_ = 0; j_ < m; j_++) {   \
+			uint32_t i = sel[j_];           \
+			sel[k_] = i;                    \
+			k_ += (cond) ? 1 : 0;           \
+		}                                       \
+		m = k_;                                 \
+	} while (0)
+
+/* The rows i0 .. n - 1 of chunk v that cur_wanted keeps, into sel (room for
+ * n - i0): one pass per filter the cursor has, each a tight loop over the rows
+ * still kept (the filters in one test a row cost a branch each). Their count. */
+static uint32_t select_rows(const struct cmd_cur *c, const struct store *s, const struct chunk_view *v,
+			    uint32_t i0, uint32_t n, uint32_t *sel)
+{
+	uint32_t m = 0;
+	for (uint32_t i = i0; i < n; i++)
+		sel[m++] = i;
+	const int64_t w0 = c->w[0], w1 = c->w[1], tlo = c->tid_lo, thi = c->tid_hi, want = c->upid_want;
+	const int tagged = c->tagged > 0, real = c->real;
+	if (c->wset[1])
+		SEL_KEEP(v->ts[i] <= w1);
+	if (c->wset[0])
+		SEL_KEEP(v->ts[i] + v->dur[i] >= w0);
+	if (c->tagged)
+		SEL_KEEP((v->trace_id[i] != 0) == tagged);
+	if (c->tid_range)
+		SEL_KEEP(v->trace_id[i] && (int64_t)v->trace_id[i] >= tlo && (int64_t)v->trace_id[i] <= thi);
+	if (c->real >= 0)
+		SEL_KEEP(((v->flags[i] & CHF_REAL) != 0) == real);
+	if (c->role)
+		SEL_KEEP((v->flags[i] & c->role_flag) != 0);
+	if (c->names)
+		SEL_KEEP(v->name[i] < c->nnames && c->names[v->name[i]]);
+	if (c->upid)
+		SEL_KEEP(c->upid > 0 && store_upid(s, v->track[i]) == want && want >= 0);
+	if (c->pool)
+		SEL_KEEP(v->trace_id[i] || pool_has(c, store_upid(s, v->track[i])));
+	return m;
+}
+#undef SEL_KEEP
+
 /* The wanted rows of chunk k from row i0 on (ids up to hi) into c->sel; 0, -1
  * when the chunk cannot be read (vt_column then says so), 1 when there is no
  * memory for the selection (the caller checks row by row). */
@@ -82,13 +131,7 @@ static int cur_select(struct cmd_cur *c, struct store *s, uint32_t i0)
 		c->sel = p;
 		c->selcap = n;
 	}
-	/* the filter as a local copy: stores into sel cannot alias it, so its fields stay in registers */
-	const struct cmd_cur f = *c;
-	uint32_t *sel = c->sel, m = 0;
-	for (uint32_t i = i0; i < n; i++)
-		if (cur_wanted(&f, s, v, i))
-			sel[m++] = i;
-	c->nsel = m;
+	c->nsel = select_rows(c, s, v, i0, n, c->sel);
 	c->psel = 0;
 	c->selk = c->k;
 	c->selfrom = i0;

@@ -247,6 +247,8 @@ static int vt_close(sqlite3_vtab_cursor *cur)
 	cur_filters_free((struct cmd_cur *)cur);
 	sqlite3_free(((struct cmd_cur *)cur)->sel);
 	sqlite3_free(((struct cmd_cur *)cur)->perm);
+	sqlite3_free(((struct cmd_cur *)cur)->bval);
+	sqlite3_free(((struct cmd_cur *)cur)->btype);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }

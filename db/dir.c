@@ -281,6 +281,21 @@ int chunk_read(sqlite3 *db, const char *schema, const struct dbdir *d, size_t k,
 	return SQLITE_OK;
 }
 
+int chunk_order_cols(sqlite3 *db, const char *schema, const struct dbdir *d, size_t k, int64_t *ts, uint32_t *track)
+{
+	uint32_t n = d->n[k];
+	sqlite3_blob *b = NULL;
+	int rc = sqlite3_blob_open(db, schema, "kvio_cmd_chunk", "data", d->first[k], 0, &b);
+	if (rc == SQLITE_OK && (size_t)sqlite3_blob_bytes(b) != chunk_size(n))
+		rc = SQLITE_CORRUPT; /* not a chunk of n commands: the whole read says why */
+	if (rc == SQLITE_OK) /* the layout of chunk_encode: ts, dur, slba (8 bytes each), then track */
+		rc = sqlite3_blob_read(b, ts, (int)(8 * n), CHUNK_HDR);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_blob_read(b, track, (int)(4 * n), (int)(CHUNK_HDR + 3 * chunk_al8((size_t)8 * n)));
+	sqlite3_blob_close(b);
+	return rc;
+}
+
 int dir_load(sqlite3 *db, const char *qschema, struct dbdir *d, char **why)
 {
 	memset(d, 0, sizeof *d);

@@ -53,6 +53,11 @@ int dir_load(sqlite3 *db, const char *qschema, struct dbdir *d, char **why);
  * (chunk_check) when check, else only its header. SQLITE_OK; SQLITE_CORRUPT
  * with why; else the read's code (an interrupt, NOMEM). */
 struct chunk_view;
+/* chunk_order_cols: chunk k's ts and track columns alone (its first n = d->n[k]
+ * of each), read from its row without the rest: bytes not checked (a scan that
+ * trusts what they decide reads and checks the whole chunk). SQLITE_OK, or
+ * another code (the caller then reads the chunk whole). */
+int chunk_order_cols(sqlite3 *db, const char *schema, const struct dbdir *d, size_t k, int64_t *ts, uint32_t *track);
 int chunk_read(sqlite3 *db, const char *schema, const struct dbdir *d, size_t k, int check, void **buf,
 	       size_t *cap, struct chunk_view *v, char *why, size_t whylen);
 /* Free what dir_load allocated; names too unless keep_names (the caller took them). */

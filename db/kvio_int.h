@@ -57,6 +57,8 @@ struct store {
 	uint8_t *ord;        /* per chunk, at this data version: 0 not known yet, 1 its rows in (upid, ts)
 			      * order, 2 not (store_chunk_order) */
 	int64_t *ord_key;    /* per chunk: its first row's upid and ts, its last row's (4 values) */
+	int64_t *ord_ts;     /* store_chunk_order's scratch: a chunk's ts and track columns */
+	uint32_t *ord_track;
 	int chunk_rc;        /* why the last store_chunk returned NULL (SQLITE_CORRUPT: damage, said in why) */
 	char *why;           /* the last damage found (sqlite3_malloc'd), for the error message */
 	int kv_ok;           /* the KV rows were checked (kv_value) at data version kv_ver */
@@ -178,6 +180,10 @@ struct cmd_cur {
 	struct prow *perm;
 	size_t nperm, pperm;
 	int sorted;
+	/* agg_rows: a batch's integer columns read column by column, then handed out row by row */
+	int64_t *bval;
+	uint8_t *btype;
+	size_t bcap;
 };
 
 struct prow {
@@ -204,6 +210,18 @@ static inline __attribute__((always_inline)) const struct chunk_view *cur_view(s
 	return c->v;
 }
 
+/* The name column's value of name id id: its text, NULL without a kvio_cmd_name row. */
+static inline struct key col_key_name(const struct store *s, uint16_t id)
+{
+	struct key k = {.t = SQLITE_NULL};
+	if (id < s->d.nnames && s->d.names[id]) {
+		k.t = SQLITE_TEXT;
+		k.s = s->d.names[id]; /* kept until store_free */
+		k.len = (int)strlen(k.s);
+	}
+	return k;
+}
+
 /* Column col of row i of chunk v (ids from first), a chunk column (not
  * key_hex, key_len, value_len: kv_value reads those): the one definition of
  * each column's value, for SQL (col_value) and for batches (kvio_ops.h). */
@@ -216,14 +234,7 @@ static inline __attribute__((always_inline)) struct key col_key(const struct sto
 	case C_TS: k.i = v->ts[i]; break;
 	case C_DUR: k.i = v->dur[i]; break;
 	case C_TRACK: k.i = v->track[i]; break;
-	case C_NAME:
-		if (v->name[i] < s->d.nnames && s->d.names[v->name[i]]) {
-			k.t = SQLITE_TEXT;
-			k.s = s->d.names[v->name[i]]; /* kept until store_free */
-			k.len = (int)strlen(k.s);
-		} else
-			k.t = SQLITE_NULL;
-		break;
+	case C_NAME: k = col_key_name(s, v->name[i]); break;
 	case C_SLBA:
 		if (v->flags[i] & CHF_SLBA)
 			k.i = v->slba[i];

@@ -99,6 +99,93 @@ static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 
+#define IS_NAMES 64 /* kvio_is(name, x) on a batch is looked up by name id when the ids are this few */
+
+/* kvio_is(name, eq) for every name id of s's commands (nnames < IS_NAMES; ids
+ * past nnames have a NULL name, as the last slot says), into tab[IS_NAMES]. */
+static void is_by_name(const struct store *s, const struct key *eq, uint8_t *tab)
+{
+	struct key null = {.t = SQLITE_NULL};
+	tab[IS_NAMES - 1] = (uint8_t)key_is(&null, eq);
+	for (size_t id = 0; id < s->d.nnames; id++) {
+		struct key nm = col_key_name(s, (uint16_t)id);
+		tab[id] = (uint8_t)key_is(&nm, eq);
+	}
+}
+
+/* Column col of the n rows of chunk v (ids from first) into val and type (a
+ * real's bits in val), as col_key gives them: each column's switch once, not
+ * once a row. */
+static void column_fill(const struct store *s, const struct chunk_view *v, int64_t first, const uint32_t *rows,
+			uint32_t n, int col, int64_t *val, uint8_t *type)
+{
+#define FILL(expr)                                   \
+	for (uint32_t r = 0; r < n; r++) {           \
+		uint32_t i = rows[r];                \
+		val[r] = (expr);                     \
+		type[r] = SQLITE_INTEGER;            \
+	}                                            \
+	return
+	switch (col) {
+	case C_ID: FILL(first + i);
+	case C_TS: FILL(v->ts[i]);
+	case C_DUR: FILL(v->dur[i]);
+	case C_TRACK: FILL(v->track[i]);
+	case C_DATA_LEN: FILL(v->data_len[i]);
+	case C_REAL: FILL((v->flags[i] & CHF_REAL) != 0);
+	case C_TAGGED: FILL(v->trace_id[i] != 0);
+	default: break;
+	}
+#undef FILL
+	for (uint32_t r = 0; r < n; r++) { /* the others (NULLs, a real): as col_key says */
+		struct key k = col_key(s, v, first, rows[r], col);
+		type[r] = (uint8_t)k.t;
+		if (k.t == SQLITE_FLOAT)
+			memcpy(&val[r], &k.d, sizeof k.d);
+		else
+			val[r] = k.i;
+	}
+}
+
+/* The batch's columns bc[0..nb) for its n rows into c->bval and c->btype,
+ * column by column (kvio_is(name, x) by name id), when every one is a number:
+ * 1; 0 (a text column, a kvio_is of another, no memory): row by row instead. */
+static int batch_columns(struct cmd_cur *c, const struct store *s, const struct chunk_view *v, int64_t first,
+			 const uint32_t *rows, uint32_t n, int nb, const struct bcol *const *bc)
+{
+	for (int m = 0; m < nb; m++) {
+		int col = bc[m]->col;
+		if (bc[m]->is ? col != C_NAME || s->d.nnames >= IS_NAMES : col == C_NAME || col == C_ROLE)
+			return 0;
+	}
+	size_t need = (size_t)nb * n;
+	if (c->bcap < need) {
+		int64_t *bv = sqlite3_realloc64(c->bval, need * sizeof *bv);
+		uint8_t *bt = bv ? sqlite3_realloc64(c->btype, need) : NULL;
+		if (bv)
+			c->bval = bv;
+		if (!bt)
+			return 0;
+		c->btype = bt;
+		c->bcap = need;
+	}
+	for (int m = 0; m < nb; m++) {
+		int64_t *val = c->bval + (size_t)m * n;
+		uint8_t *type = c->btype + (size_t)m * n, tab[IS_NAMES];
+		if (!bc[m]->is) {
+			column_fill(s, v, first, rows, n, bc[m]->col, val, type);
+			continue;
+		}
+		is_by_name(s, &bc[m]->eq, tab);
+		for (uint32_t r = 0; r < n; r++) {
+			uint16_t id = v->name[rows[r]];
+			val[r] = tab[id < s->d.nnames ? id : IS_NAMES - 1];
+			type[r] = SQLITE_INTEGER;
+		}
+	}
+	return 1;
+}
+
 /* Step the aggregate of ctx: f once with argv's values, or, when arguments are
  * columns of a kvio_cmd batch (batch = 1), once per row of the batch, those
  * arguments that row's values (col_key: the values SQL reads) and the others
@@ -153,6 +240,24 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 		n = c->nsel - c->psel;
 	}
 	int64_t first = s->d.first[c->k];
+	if (n > 1 && batch_columns(c, s, v, first, rows, n, nb, bc)) {
+		for (int m = 0; m < nb; m++)
+			k[at[m]] = (struct key){.t = SQLITE_NULL};
+		const int64_t *bv = c->bval;
+		const uint8_t *bt = c->btype;
+		for (uint32_t r = 0; r < n; r++) {
+			for (int m = 0; m < nb; m++) {
+				struct key *x = &k[at[m]];
+				x->t = bt[(size_t)m * n + r];
+				x->i = bv[(size_t)m * n + r];
+				if (__builtin_expect(x->t == SQLITE_FLOAT, 0))
+					memcpy(&x->d, &x->i, sizeof x->d);
+			}
+			if (f(ctx, a, argc, k) != SQLITE_OK)
+				return;
+		}
+		return;
+	}
 	for (uint32_t r = 0; r < n; r++) {
 		for (int m = 0; m < nb; m++) {
 			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);

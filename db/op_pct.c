@@ -272,8 +272,11 @@ struct seq {
 	struct vrun run;     /* runs with spans: the current run (its start, end, tag) */
 };
 
+#define SEQ_DM 1024 /* kvio_gaps_gather: recent sequences by their integer keys (rows of many interleave) */
+
 struct seqagg {
 	struct gtab seqs;     /* struct seq by (k, seq) or (k) */
+	struct seq *dm[SEQ_DM]; /* gaps: a direct-mapped cache of seqs' groups keyed by two integers */
 	struct vset *set;     /* the output */
 	int64_t min_n, max_gap;
 	int spans;            /* kvio_runs_gather's five-argument form: the runs are kept */
@@ -428,11 +431,54 @@ static void runs_final(sqlite3_context *ctx)
 	seqagg_final(ctx, runs_flush);
 }
 
-/* Add gap to s's groups: its output group, and its own (each = 1). SQLITE_OK or NOMEM. */
+/* Add gap to s's group: its own (each = 1; gaps_flush adds the own groups'
+ * values to their output groups at the end), else its output group.
+ * SQLITE_OK or NOMEM. */
 static int gap_add(struct seq *s, int64_t gap)
 {
-	int rc = vgroup_add(s->out, 1, gap, 0);
-	return rc == SQLITE_OK && s->own ? vgroup_add(s->own, 1, gap, 0) : rc;
+	return vgroup_add(s->own ? s->own : s->out, 1, gap, 0);
+}
+
+/* Add g's values (integers: gaps) to p, its output group. SQLITE_OK or NOMEM. */
+static int vgroup_add_all(struct vgroup *p, const struct vgroup *g)
+{
+	if (g->mode > p->mode && vgroup_widen(p, g->mode) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	if (p->cap - p->n < g->n) { /* room for them, doubling */
+		size_t cap = p->cap ? p->cap : 16;
+		while (cap - p->n < g->n)
+			cap *= 2;
+		void *nv = sqlite3_realloc64(p->v, cap * vm_size(p->mode));
+		if (!nv)
+			return SQLITE_NOMEM;
+		p->v = nv;
+		p->cap = cap;
+	}
+	if (p->mode == g->mode) {
+		memcpy((char *)p->v + p->n * vm_size(p->mode), g->v, g->n * vm_size(g->mode));
+		p->n += g->n;
+		return SQLITE_OK;
+	}
+	for (size_t i = 0; i < g->n; i++) /* p wider: an int32 group into an int64 one */
+		if (vgroup_add(p, 1, ((int32_t *)g->v)[i], 0) != SQLITE_OK)
+			return SQLITE_NOMEM;
+	return SQLITE_OK;
+}
+
+/* With each = 1, every counted sequence's gaps into its output group: they
+ * were kept once, in the sequence's own group (half the memory and the
+ * stores of keeping each twice). SQLITE_OK or NOMEM. */
+static int gaps_flush(struct seqagg *q)
+{
+	if (!q->each)
+		return SQLITE_OK;
+	const struct gtab *own = &q->set->each->t;
+	for (size_t i = 0; i < own->nlist; i++) {
+		const struct vgroup *g = (const struct vgroup *)own->list[i];
+		if (g->n && vgroup_add_all(g->pool, g) != SQLITE_OK)
+			return SQLITE_NOMEM;
+	}
+	return SQLITE_OK;
 }
 
 /* Sequence s (keys k) now counts: a member of its output group, and with each
@@ -447,6 +493,21 @@ static int seq_counts(struct seqagg *q, struct seq *s, const struct key *k)
 	s->own->pool = s->out;
 	s->own->members = 1;
 	return SQLITE_OK;
+}
+
+/* The sequence (k[0], k[1]) of q (gtab_get), through q's direct-mapped cache
+ * when both are integers: the commands of many objects interleave, more than
+ * the table's few recent groups. NULL when out of memory. */
+static struct seq *seq_find(struct seqagg *q, const struct key *k)
+{
+	if (k[0].t != SQLITE_INTEGER || k[1].t != SQLITE_INTEGER)
+		return (struct seq *)gtab_get(&q->seqs, k);
+	uint64_t h = ((uint64_t)k[0].i * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)k[1].i * 0xc2b2ae3d27d4eb4fULL);
+	struct seq **e = &q->dm[(h >> 32) & (SEQ_DM - 1)];
+	if (*e && (*e)->h.k[0].t == SQLITE_INTEGER && (*e)->h.k[0].i == k[0].i && (*e)->h.k[1].t == SQLITE_INTEGER &&
+	    (*e)->h.k[1].i == k[1].i)
+		return *e;
+	return *e = (struct seq *)gtab_get(&q->seqs, k);
 }
 
 /* kvio_gaps_gather(k, seq, t, cls, min_n [, each]): within each sequence (k,
@@ -476,7 +537,7 @@ static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 		q->each = 1;
 	}
 	int64_t t = k[2].i;
-	struct seq *s = (struct seq *)gtab_get(&q->seqs, k);
+	struct seq *s = seq_find(q, k);
 	if (!s || (!s->out && !(s->out = seqagg_out(q, &k[0], &k[3])))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
 		return SQLITE_NOMEM;
@@ -522,7 +583,7 @@ static void gaps_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static void gaps_final(sqlite3_context *ctx)
 {
-	seqagg_final(ctx, NULL);
+	seqagg_final(ctx, gaps_flush);
 }
 
 

@@ -50,8 +50,12 @@ static void store_drop(struct store *s)
 	s->checked = NULL;
 	sqlite3_free(s->ord);
 	sqlite3_free(s->ord_key);
+	sqlite3_free(s->ord_ts);
+	sqlite3_free(s->ord_track);
 	s->ord = NULL;
 	s->ord_key = NULL;
+	s->ord_ts = NULL;
+	s->ord_track = NULL;
 	s->order_known = 0;
 	s->loaded = 0;
 }
@@ -236,6 +240,43 @@ struct store *store_new(sqlite3 *db, const char *schema)
 	return s;
 }
 
+/* Chunk k's ts and track columns (*n rows) for its order: the cached chunk's
+ * when it is in the cache; a chunk this process has not checked yet is read
+ * whole and checked (store_chunk: once, before the scans, which two
+ * connections scanning side by side would otherwise both do); else those two
+ * columns alone, read into the store's scratch (a quarter of the chunk's
+ * bytes, checked already); a chunk whose columns cannot be read so is read
+ * whole (store_chunk says its damage). SQLITE_OK or the read's failure. */
+static int order_cols(struct store *s, size_t k, const int64_t **ts, const uint32_t **track, uint32_t *n)
+{
+	for (int i = 0; i < NCACHE; i++)
+		if (s->cache[i].id == s->d.first[k]) {
+			*ts = s->cache[i].v.ts;
+			*track = s->cache[i].v.track;
+			*n = s->cache[i].v.n;
+			return SQLITE_OK;
+		}
+	if (!__atomic_load_n(&s->checked[k], __ATOMIC_ACQUIRE) && !db_unchecked())
+		goto whole; /* its first read in this process checks it, once: here, before the scans */
+	if (!s->ord_ts && (!(s->ord_ts = sqlite3_malloc64((size_t)CHUNK_ROWS * 8)) ||
+			   !(s->ord_track = sqlite3_malloc64((size_t)CHUNK_ROWS * 4))))
+		return SQLITE_NOMEM;
+	if (chunk_order_cols(s->db, s->schema, &s->d, k, s->ord_ts, s->ord_track) == SQLITE_OK) {
+		*ts = s->ord_ts;
+		*track = s->ord_track;
+		*n = s->d.n[k];
+		return SQLITE_OK;
+	}
+whole:;
+	const struct chunk_view *v = store_chunk(s, k);
+	if (!v)
+		return s->chunk_rc == SQLITE_OK ? SQLITE_CORRUPT : s->chunk_rc;
+	*ts = v->ts;
+	*track = v->track;
+	*n = v->n;
+	return SQLITE_OK;
+}
+
 /* Chunk k's own order (kvio_int.h), read once per data version. */
 int store_chunk_order(struct store *s, size_t k, const int64_t **key)
 {
@@ -259,13 +300,15 @@ int store_chunk_order(struct store *s, size_t k, const int64_t **key)
 	*key = &s->ord_key[4 * k];
 	if (s->ord[k])
 		return s->ord[k] == 1;
-	const struct chunk_view *v = store_chunk(s, k);
-	if (!v)
+	const int64_t *ts;
+	const uint32_t *track;
+	uint32_t n;
+	if (order_cols(s, k, &ts, &track, &n) != SQLITE_OK)
 		return -1; /* not kept: an interrupted read is no property of the chunk */
 	int64_t pu = INT64_MIN, pt = INT64_MIN, *kk = &s->ord_key[4 * k];
 	int ok = 1;
-	for (uint32_t i = 0; ok && i < v->n; i++) {
-		int64_t u = store_upid(s, v->track[i]), t = v->ts[i];
+	for (uint32_t i = 0; ok && i < n; i++) {
+		int64_t u = store_upid(s, track[i]), t = ts[i];
 		if (i == 0)
 			kk[0] = u, kk[1] = t;
 		ok = !(u < pu || (u == pu && t < pt));
