@@ -376,7 +376,12 @@ void dbw_flush_chunk(struct dbw *w)
 {
 	dbw_sync(w);
 	struct chunkbuf *cb = w->cb;
-	if (!cb->n || w->rc != SQLITE_OK)
+	if (cb->n && w->rc != SQLITE_OK) { /* the ingest fails: the rows go (the chunk must not grow past its size) */
+		cb->n = 0;
+		cb->nkeys = 0;
+		cb->kv.n = 0;
+	}
+	if (!cb->n)
 		return;
 	if (!w->started && !w->quit && !w->in_place) {
 		w->wrc = SQLITE_OK;

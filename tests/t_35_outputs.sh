@@ -131,6 +131,20 @@ if mount -t tmpfs -o size=64k tmpfs "$M" 2>/dev/null; then
 else
 	echo "skip - full disk: cannot mount a tmpfs here"
 fi
+# A file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored: write() fails with EFBIG)
+# met while the command chunks stream, not at COMMIT: before the fix the
+# chunk being filled grew past its rows after SQLite's error (a heap
+# overflow: SIGSEGV or abort, the temp file left). 4000 and 8000 blocks of 512
+# bytes (dash's unit) fall inside the ~10 MB database's stream.
+for lim in 4000 8000; do
+	( trap '' XFSZ; ulimit -f $lim; exec "$BUILD/kvio-ingest" -q -o "$O/fz.db" --sem "$G.s" --ebpf "$G.e" ) \
+		2>"$T/fz.err"
+	rc=$?
+	eq "file-size limit $lim blocks, kvio-ingest: exit 2, one line naming the output, no db, no temp file" \
+		"2|1|kvio-ingest: writing $O/fz.db: |absent|0" \
+		"$rc|$(wc -l < "$T/fz.err")|$(sed 's/^\(kvio-ingest: writing [^:]*: \).*/\1/' "$T/fz.err")|$([ -e "$O/fz.db" ] && echo present || echo absent)|$(leftovers "$O")"
+	rm -f "$O"/fz.db* # (what a failing run left: the checks below count temp files)
+done
 
 # ---- signals ---------------------------------------------------------------
 # Each writer is caught mid-run: kvio-export and kvio-report stop themselves
