@@ -16,8 +16,11 @@
  * and id + n never overflows. */
 #define DIR_MAX_ID ((int64_t)1 << 53)
 /* Track ids run from 1 up; folding a role's single lane deletes its group
- * track, at most 4 per arm and 64 arms: ids above rows + DIR_TRACK_HOLES are damage. */
-#define DIR_TRACK_HOLES 256
+ * track (at most 4 per arm and 64 arms), and kvio-ingest --follow --merge
+ * gives each arm but the last a room of track ids while it follows
+ * (ingest/live.c): ids above rows + DIR_TRACK_HOLES are damage (the arrays
+ * by track id stay within the rows + 4096 entries). */
+#define DIR_TRACK_HOLES 4096
 
 /* A chunk's extent (kvio_cmd_range): a window that misses it skips the chunk unread. */
 struct extent {
