@@ -223,6 +223,28 @@ eq "incremental: the final report = the one-shot's" "$(rj "$G/none.db")" "$(rj "
 "$BUILD/kvio-export" "$G/n.db" -o "$G/n.pftrace" > /dev/null 2>&1
 ok "incremental: the exported .pftrace = the one-shot's, byte for byte" cmp "$G/none.pftrace" "$G/n.pftrace"
 
+# completions arriving late: every 400th command's completion 0.6 s later
+# (lat_ns + 0.6 s, written where its time falls: ~40% of the file later, at
+# the end for the last ones). Those commands wait in the stream across
+# commits; the polls stay consistent; the stop equals the one-shot.
+/usr/bin/python3 tests/late_cmp.py "$G/en.jsonl" "$G/el.jsonl" 400 600000000
+NSLOW=$(grep -c '"lat_ns":60[0-9]\{7\},' "$G/el.jsonl")
+: > "$G/ls.jsonl"; : > "$G/le.jsonl"
+KVIO_TIMING=1 "$ING" -q -o "$G/l.db" --sem "$G/ls.jsonl" --ebpf "$G/le.jsonl" --follow --interval 100 --idle 1 \
+	2> "$G/l.err" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 10 8 0.3 "$G/s.jsonl" "$G/ls.jsonl" "$G/el.jsonl" "$G/le.jsonl" &
+WP=$!
+poll "$G/l.db" $FP "$G/lpolls"
+wait $FP; rc=$?
+wait $WP
+"$ING" -q -o "$G/lone.db" --sem "$G/ls.jsonl" --ebpf "$G/le.jsonl"
+eq "late completions: exit 0, every poll ok, none rebuilt, $((NCMD / 400)) slow commands" \
+	"0 ok 0 $((NCMD / 400))" "$rc $(polls_ok "$G/lpolls") $(grep -c 'rebuil' "$G/l.err") $NSLOW"
+eq "late completions: the final report = the one-shot's (its max write or read latency >= 600 ms)" \
+	"$(rj "$G/lone.db") yes" \
+	"$(rj "$G/l.db") $(jq '[.capture.lat_write.max // 0, .capture.lat_read.max // 0] | max >= 600000000' "$G/l.db.rj" 2>/dev/null | sed 's/true/yes/')"
+
 # --merge follows incrementally too: each arm's stream lives across commits;
 # the later arms' interim rows sit in id ranges of their own and are written
 # again at the stop (their ids follow the first arm's whole). Arm b is the
