@@ -433,18 +433,19 @@ ratio "ingest time 4M / 1M" '$I4/$I1' "<=" 4.4
 echo "---- follow"
 FN=30; FP_=1.0; [ "${BENCH_QUICK:-0}" = 1 ] && FN=3 && FP_=0.2
 rm -f "$O/fs4.jsonl" "$O/fe4.jsonl"; : > "$O/fs4.jsonl"; : > "$O/fe4.jsonl"
-FWP=""
+FWP=""; FK4=""; FOK4=""
 if ! failing follow4; then
 	feed $FN $FP_ "$O/s$S4.jsonl" "$O/fs4.jsonl" "$O/e$S4.jsonl" "$O/fe4.jsonl" &
 	FWP=$!
 fi
 if cpu1 follow4 FC4 env KVIO_TIMING=1 "$B/kvio-ingest" -q -o "$O/tf4.db" --sem "$O/fs4.jsonl" \
 	--ebpf "$O/fe4.jsonl" --follow --idle 10; then
+	FK4=$TK
 	grep 'timing: follow commit [0-9]*  *[0-9.]*s' "$O/err.out" | sed 's/.*commit [0-9]* \([0-9.]*\)s.*/\1/' \
 		> "$O/follow4.commits"
 fi
 [ -n "$FWP" ] && wait "$FWP"
-cpu1 follow4o FO4 "$B/kvio-ingest" -q -o "$O/tf4o.db" --sem "$O/fs4.jsonl" --ebpf "$O/fe4.jsonl"
+cpu1 follow4o FO4 "$B/kvio-ingest" -q -o "$O/tf4o.db" --sem "$O/fs4.jsonl" --ebpf "$O/fe4.jsonl" && FOK4=$TK
 FQF=""; FQL=""
 if [ -n "$FC4" ]; then
 	val FQF follow4q awk 'NR == FNR { n++; next } FNR <= (n >= 4 ? int(n / 4) : 1) { s += $1; k++ }
@@ -456,9 +457,12 @@ else
 fi
 echo "kvio-ingest --follow 4M in $FN steps: ${FC4:-?}s CPU, one-shot ${FO4:-?}s CPU;" \
 	"$(wc -l < "$O/follow4.commits" 2>/dev/null || echo ?) intermediate commits, first quarter ${FQF:-?}s," \
-	"last quarter ${FQL:-?}s each"
+	"last quarter ${FQL:-?}s each; peak RSS ${FK4:-?}KB (one-shot ${FOK4:-?}KB)"
 ratio "follow CPU 4M in 1 s steps / one-shot ingest CPU" '$FC4/$FO4' "<=" 1.5
 ratio "follow commit time, last quarter / first quarter (4M)" '$FQL/$FQF' "<=" 1.5
+# the follower's memory: the stream's horizons and the objects' records, as a
+# one-shot's (whose own 4M / 1M is the ingest line above)
+ratio "follow peak RSS / one-shot ingest peak RSS (4M)" '$FK4/$FOK4' "<=" 1.0
 
 echo "---- report"
 best report1 RP1 PK1 "$B/kvio-report" "$O/t1.db" --json
