@@ -54,6 +54,7 @@
  * processes each commit anew after the real ones (track ids are dense: dir.c) */
 #define TMP_OBJ ((int64_t)1 << 50)
 #define TMP_INFO ((int64_t)1 << 51)
+#define TMP_CTR ((int64_t)1 << 52) /* the interim rate counters' points (appended; livectr.c) */
 #define ARM_IDS 46       /* arm k >= 1: its commands' ids from k << ARM_IDS (below TMP_OBJ) */
 #define ARM_KV 28        /* its KV rows' ids from k << ARM_KV (a chunk's kv_id is a u32) */
 #define LIVE_ARMS 8
@@ -98,6 +99,7 @@ struct larm {
 	size_t store_spans; /* of the interim objects: store spans, clock anomalies */
 	uint64_t anomalies;
 	uint64_t cmds0;     /* commands written before this commit */
+	struct lctr ctr;    /* its interim rate counters and overview */
 };
 
 struct live {
@@ -108,7 +110,8 @@ struct live {
 	int begun;
 	int64_t ibase;      /* the interim tracks' first id (-1 none) */
 	int64_t oupid;      /* the interim processes' first upid */
-	int64_t tmp_obj, tmp_flow; /* the next interim object id and flow row */
+	int64_t tmp_obj, tmp_flow; /* the next interim object (or overview run) id and flow row */
+	int64_t tmp_ctr;    /* the next interim counter point's id */
 	int moved;          /* this commit moved interim objects (the objects' sums read again) */
 	int64_t room;       /* tracks per arm but the last */
 	uint64_t ncmds;     /* the last commit's commands written */
@@ -165,6 +168,7 @@ struct live *live_new(struct ingest_args *a)
 	L->oupid = 1 + 2 * (int64_t)L->n;
 	L->tmp_obj = TMP_OBJ;
 	L->tmp_flow = 1;
+	L->tmp_ctr = TMP_CTR;
 	/* (KVIO_FOLLOW_TRACK_ROOM: a smaller room, for tests/t_22_follow.sh's outgrown room) */
 	L->room = L->n > 1 ? env_i64("KVIO_FOLLOW_TRACK_ROOM", TRACK_ROOM, 16) / (L->n - 1) : 0;
 	if (L->room * (L->n - 1) > TRACK_ROOM)
@@ -302,7 +306,7 @@ static int drop_interim(struct live *L, sqlite3 *db, int all)
 		 "DELETE FROM process WHERE upid >= %lld; DELETE FROM thread WHERE id > 0; DELETE FROM metadata;"
 		 "DELETE FROM kvio_file; DELETE FROM kvio_stats; DELETE FROM kvio_warning; DELETE FROM kvio_sum;%s",
 		 (long long)from, (long long)from, (long long)from, (long long)(L->ibase < 0 ? INT64_MAX : L->ibase),
-		 (long long)L->oupid, all ? " DELETE FROM flow;" : "");
+		 (long long)L->oupid, all ? " DELETE FROM flow; DELETE FROM kvio_counter;" : "");
 	return db_exec(db, sql, "writing the database") == SQLITE_OK ? 0 : 2;
 }
 
@@ -596,6 +600,8 @@ static int64_t frozen(void *ctx, const char *table)
 		return L->tmp_obj;
 	if (!strcmp(table, "flow"))
 		return L->tmp_flow;
+	if (!strcmp(table, "kvio_counter")) /* (the interim points only: the real ones come at the stop) */
+		return L->tmp_ctr;
 	if (!strcmp(table, "kvio_cmd_kv")) /* (a later arm's rows above: read at each commit) */
 		return w->next_kv;
 	if (!strcmp(table, "kvio_cmd_range"))
@@ -677,8 +683,13 @@ static int live_interim(struct live *L)
 	for (int k = 0; k < L->n; k++)
 		dbw_flush_partial(&L->arm[k].w);
 	interim_objects(L);
-	for (int k = 0; k < L->n; k++)
-		interim_small(L, &L->arm[k], &utid);
+	for (int k = 0; k < L->n; k++) {
+		struct larm *R = &L->arm[k];
+		int64_t done = stream_done_ts(R->s);
+		interim_small(L, R, &utid);
+		if (R->arm.base_set && done != INT64_MIN && done != INT64_MAX)
+			lctr_commit(&R->ctr, &R->w, &R->t, done - R->arm.base_ns, &L->tmp_ctr, &L->tmp_obj, &L->snext.id);
+	}
 	write_options_meta(&L->arm[0].w, &L->a->o);
 	if (writers_ok(L))
 		return 2;
@@ -790,6 +801,7 @@ void live_free(struct live *L)
 			lanes_free(&R->t.lanes[r]);
 		}
 		vec_free(&R->t.ms);
+		lctr_free(&R->ctr);
 		for (int j = 0; j < 3; j++) {
 			free(R->in[j].buf);
 			jl_free(&R->in[j].r.j);

@@ -32,4 +32,32 @@ int live_attach(struct live *L, sqlite3 *db);
 struct arm *live_take_arm(struct live *L);
 void live_free(struct live *L);
 
+/* livectr.c: an arm's interim rate counters and overview, appended commit
+ * by commit (what write_arm_end derives at the stop from arm_out.ms). */
+struct dbw;
+struct arm_out;
+struct lrate {               /* one rate counter */
+	struct vec pend;     /* struct bucket: not final yet, by key */
+	int64_t last;        /* the last bucket written (open) */
+	int open, zeroed;    /* a bucket written; its run's 0 written */
+};
+struct lrun {                /* the overview's run of 100 ms buckets being gathered */
+	int64_t k0, k1, n, bytes;
+	int open;
+};
+struct lctr {
+	size_t ms_out;       /* arm_out.ms entries taken (the last one: took_n, took_bytes of it) */
+	int64_t took_n, took_bytes;
+	struct lrate rate[2]; /* cmds/ms, MB/s */
+	struct vec ov;       /* the overview's buckets not final yet */
+	struct lrun run;
+	struct vec tmp;
+};
+/* The points and slices of the buckets final at done (rebased ns: every
+ * command before it written): counter ids from *ctr_id, ended runs' slice
+ * ids from *slice_id, the growing run's from *info_id (each advanced). */
+void lctr_commit(struct lctr *c, struct dbw *w, const struct arm_out *t, int64_t done, int64_t *ctr_id,
+		 int64_t *slice_id, int64_t *info_id);
+void lctr_free(struct lctr *c);
+
 #endif

@@ -98,13 +98,23 @@ static void rate_counter(struct dbw *w, const struct kvio_window *win, const str
 	free(b);
 }
 
-/* IO activity overview: one slice per run of consecutive 100 ms buckets
+void write_overview_run(struct dbw *w, int64_t t0, int64_t t1, int64_t n, int64_t bytes, int64_t track)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%.1f GB", bytes / 1e9);
+	int64_t id = dbw_slice(w, t0, t1 - t0, track, name);
+	dbw_arg_i(w, id, "cmds", n);
+	dbw_arg_i(w, id, "bytes", bytes);
+	dbw_arg_d(w, id, "gbps", bytes / ((t1 - t0) / 1e9) / 1e9);
+}
+
+/* IO activity overview: one slice per run of consecutive OVERVIEW_MS buckets
  * (those overlapping the time window). */
 static void overview(struct dbw *w, const struct kvio_window *win, const struct vec *ms, int64_t track)
 {
-	const int64_t B = 100000000;
+	const int64_t B = OVERVIEW_MS * 1000000;
 	size_t nb;
-	struct bucket *b = bucketize(ms, 100, &nb);
+	struct bucket *b = bucketize(ms, OVERVIEW_MS, &nb);
 	for (size_t i = 0; i < nb;) {
 		size_t j = i;
 		int64_t n = 0, bytes = 0;
@@ -114,16 +124,8 @@ static void overview(struct dbw *w, const struct kvio_window *win, const struct 
 			j++;
 		}
 		int64_t t0 = b[i].k * B, t1 = (b[j - 1].k + 1) * B;
-		if (!window_span(win, t0, t1 - t0)) {
-			i = j;
-			continue;
-		}
-		char name[64];
-		snprintf(name, sizeof name, "%.1f GB", bytes / 1e9);
-		int64_t id = dbw_slice(w, t0, t1 - t0, track, name);
-		dbw_arg_i(w, id, "cmds", n);
-		dbw_arg_i(w, id, "bytes", bytes);
-		dbw_arg_d(w, id, "gbps", bytes / ((t1 - t0) / 1e9) / 1e9);
+		if (window_span(win, t0, t1 - t0))
+			write_overview_run(w, t0, t1, n, bytes, track);
 		i = j;
 	}
 	free(b);
@@ -503,8 +505,8 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 	write_objects(w, a, o, t);
 	if (t->ms.n)
 		overview(w, &o->win, &t->ms, t->nv_root);
-	rate_counter(w, &o->win, &t->ms, t->ctr_cmds, 1, 0);
-	rate_counter(w, &o->win, &t->ms, t->ctr_mbs, 10, 1e-4);
+	rate_counter(w, &o->win, &t->ms, t->ctr_cmds, CTR_CMDS_MS, 0);
+	rate_counter(w, &o->win, &t->ms, t->ctr_mbs, CTR_MBS_MS, CTR_MBS_SCALE);
 	for (int r = 0; r < NROLES; r++) {
 		vec_free(&t->role_lane[r]);
 		lanes_free(&t->lanes[r]);

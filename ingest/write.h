@@ -41,6 +41,15 @@ void write_threads(struct dbw *w, const struct arm *a);
 void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int64_t id);
 void write_capture_info(struct dbw *w, const struct arm *a, const struct ingest_opts *o, const struct arm_out *t);
 void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t);
+/* The rate counters' buckets (cmds/ms: commands per 1 ms; MB/s: bytes per
+ * 10 ms x 1e-4) and the IO-activity overview's (a slice per run of
+ * consecutive 100 ms buckets with a command), and one such run's slice
+ * [t0, t1) with its args (live.c's interim commits write them too). */
+#define CTR_CMDS_MS 1
+#define CTR_MBS_MS 10
+#define CTR_MBS_SCALE 1e-4
+#define OVERVIEW_MS 100
+void write_overview_run(struct dbw *w, int64_t t0, int64_t t1, int64_t n, int64_t bytes, int64_t track);
 /* The options that shaped the database (join, window, counters) as metadata rows. */
 void write_options_meta(struct dbw *w, const struct ingest_opts *o);
 void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o);

@@ -245,6 +245,42 @@ eq "late completions: the final report = the one-shot's (its max write or read l
 	"$(rj "$G/lone.db") yes" \
 	"$(rj "$G/l.db") $(jq '[.capture.lat_write.max // 0, .capture.lat_read.max // 0] | max >= 600000000' "$G/l.db.rj" 2>/dev/null | sed 's/true/yes/')"
 
+# the rate counters and the IO-activity overview while following: a commit
+# writes the points of the buckets every command before whose end is written,
+# so an interim database's cmds/ms and MB/s points are the final's up to its
+# last point, value for value; its overview slices are the final's but the
+# last, which may still grow (same start, shorter or equal). The interim
+# database: the follower killed (-9) once it has made 3 commits.
+: > "$G/cs.jsonl"; : > "$G/ce.jsonl"
+"$ING" -q -o "$G/c.db" --sem "$G/cs.jsonl" --ebpf "$G/ce.jsonl" --follow --interval 100 2>/dev/null &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 11 10 0.3 "$G/s.jsonl" "$G/cs.jsonl" "$G/en.jsonl" "$G/ce.jsonl" &
+WP=$!
+commits() { # (sqlite3 makes a file it opens that is not there: -readonly does not)
+	c=$(sqlite3 -readonly "$1" "select int_value from metadata where name = 'kvio_follow_commit'" 2>/dev/null)
+	echo "${c:-0}"
+}
+while [ "$(commits "$G/c.db")" -lt 3 ] && kill -0 $FP 2>/dev/null; do
+	sleep 0.05
+done
+kill -9 $FP; wait $FP 2>/dev/null
+wait $WP
+"$ING" -q -o "$G/cone.db" --sem "$G/cs.jsonl" --ebpf "$G/ce.jsonl"
+cq="select t.name, c.ts, c.value from kvio_counter c join kvio_track t on t.id = c.track_id
+    where t.name in ('cmds/ms', 'MB/s') order by 1, 2"
+oq="select ts, dur, name from kvio_slice where track_id = (select id from kvio_track where name = 'IO activity') order by ts"
+sqlite3 "$G/c.db" "$cq" > "$G/c.ctr"; sqlite3 "$G/cone.db" "$cq" > "$G/cone.ctr"
+sqlite3 "$G/c.db" "$oq" > "$G/c.ov"; sqlite3 "$G/cone.db" "$oq" > "$G/cone.ov"
+eq "interim counters: commit >= 3 and not final, points on both tracks, = the final's up to the last of each" \
+	"yes yes" "$([ "$(meta "$G/c.db" kvio_follow_final)" = 0 ] && echo yes) $(awk -F'|' '
+	NR == FNR { last[$1] = $2; n[$1]++; a[NR] = $0; m = NR; next }
+	($1 in last) && $2 + 0 <= last[$1] + 0 { k++; if ($0 != a[k]) bad = 1 }
+	END { print (!bad && k == m && n["cmds/ms"] > 0 && n["MB/s"] > 0) ? "yes" : "no" }' "$G/c.ctr" "$G/cone.ctr")"
+eq "interim overview: its slices are the final's, the last one's end at most the final's" "yes" \
+	"$(awk -F'|' 'NR == FNR { a[NR] = $0; ts[NR] = $1; d[NR] = $2; m = NR; next }
+	FNR <= m { if (FNR < m && $0 != a[FNR]) bad = 1; if (FNR == m && ($1 != ts[m] || $2 + 0 < d[m] + 0)) bad = 1; k++ }
+	END { print (!bad && m > 0 && k == m) ? "yes" : "no" }' "$G/c.ov" "$G/cone.ov")"
+
 # --merge follows incrementally too: each arm's stream lives across commits;
 # the later arms' interim rows sit in id ranges of their own and are written
 # again at the stop (their ids follow the first arm's whole). Arm b is the

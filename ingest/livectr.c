@@ -1,0 +1,150 @@
+/* livectr.c — kvio-ingest --follow's interim rate counters and IO-activity
+ * overview (live.c calls them at each interim commit).
+ *
+ * A one-shot ingest derives cmds/ms, MB/s and the overview at its end from
+ * the commands' time buckets (write.c). While following, a bucket is final
+ * once every command before its end is written: its end at or before the
+ * stream's done time (stream_done_ts, rebased). Each commit takes the buckets
+ * the stream added since the last (arm_out.ms, in write order), keeps those
+ * not final yet, and appends the points and slices of the final ones, once:
+ *  - a rate counter's point per bucket, and its 0 after a run of buckets as
+ *    soon as the bucket after the run is final and empty (the points a
+ *    one-shot writes, in its order);
+ *  - an overview slice per run of consecutive 100 ms buckets once the run has
+ *    ended; the run still growing is a slice of the commit's own (an id of the
+ *    TMP_INFO range: written again by the next commit).
+ * The stop deletes them all and writes the one-shot's (write_arm_end). */
+#include "live.h"
+#include "write.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* The final buckets of one width go out in key order. */
+static void pend_add(struct vec *p, int64_t k, int64_t n, int64_t bytes)
+{
+	struct bucket *b = p->v;
+	size_t i = p->n;
+	while (i && b[i - 1].k > k) /* (the stream writes in time order: rarely more than one step) */
+		i--;
+	if (i && b[i - 1].k == k) {
+		b[i - 1].n += n;
+		b[i - 1].bytes += bytes;
+		return;
+	}
+	vec_push(p, sizeof *b);
+	b = p->v;
+	memmove(&b[i + 1], &b[i], (p->n - 1 - i) * sizeof *b);
+	b[i] = (struct bucket){k, n, bytes};
+}
+
+/* The buckets of p below limit handed to the caller (*n of them, p keeps the rest). */
+static struct bucket *pend_take(struct vec *p, int64_t limit, size_t *n, struct vec *out)
+{
+	struct bucket *b = p->v;
+	size_t m = 0;
+	while (m < p->n && b[m].k < limit)
+		m++;
+	out->n = 0;
+	vec_reserve(out, m ? m : 1, sizeof *b);
+	memcpy(out->v, b, m * sizeof *b);
+	out->n = m;
+	memmove(b, b + m, (p->n - m) * sizeof *b);
+	p->n -= m;
+	*n = m;
+	return out->v;
+}
+
+static void rate_points(struct lrate *r, struct dbw *w, int64_t track, int64_t width_ms, double scale,
+			int64_t limit, struct vec *tmp)
+{
+	size_t n;
+	const struct bucket *b = pend_take(&r->pend, limit, &n, tmp);
+	int64_t width = width_ms * 1000000;
+	for (size_t i = 0; i < n; i++) {
+		if (r->open && b[i].k > r->last + 1 && !r->zeroed)
+			dbw_counter(w, (r->last + 1) * width, track, 0);
+		dbw_counter(w, b[i].k * width, track, scale > 0 ? b[i].bytes * scale : (double)b[i].n);
+		r->last = b[i].k;
+		r->open = 1;
+		r->zeroed = 0;
+	}
+	if (r->open && !r->zeroed && r->last + 1 < limit) { /* the bucket after the run: final, empty */
+		dbw_counter(w, (r->last + 1) * width, track, 0);
+		r->zeroed = 1;
+	}
+}
+
+/* The overview's ended runs (ids from *slice_id) and the growing one (from *info_id). */
+static void overview_runs(struct lctr *c, struct dbw *w, int64_t track, int64_t limit, int64_t *slice_id,
+			  int64_t *info_id)
+{
+	const int64_t B = OVERVIEW_MS * 1000000;
+	struct lrun *u = &c->run;
+	size_t n;
+	const struct bucket *b = pend_take(&c->ov, limit, &n, &c->tmp);
+	int64_t save = w->next_id;
+	w->next_id = *slice_id;
+	for (size_t i = 0; i <= n; i++) {
+		int ended = u->open && (i < n ? b[i].k != u->k1 + 1 : u->k1 + 1 < limit);
+		if (ended) {
+			write_overview_run(w, u->k0 * B, (u->k1 + 1) * B, u->n, u->bytes, track);
+			u->open = 0;
+		}
+		if (i == n)
+			break;
+		if (!u->open)
+			*u = (struct lrun){b[i].k, b[i].k - 1, 0, 0, 1};
+		u->k1 = b[i].k;
+		u->n += b[i].n;
+		u->bytes += b[i].bytes;
+	}
+	*slice_id = w->next_id;
+	if (u->open) {
+		w->next_id = *info_id;
+		write_overview_run(w, u->k0 * B, (u->k1 + 1) * B, u->n, u->bytes, track);
+		*info_id = w->next_id;
+	}
+	w->next_id = save;
+}
+
+void lctr_commit(struct lctr *c, struct dbw *w, const struct arm_out *t, int64_t done, int64_t *ctr_id,
+		 int64_t *slice_id, int64_t *info_id)
+{
+	/* the buckets added since the last commit; the last one taken may have
+	 * grown since (the stream adds to its last bucket): what it added */
+	const struct bucket *ms = t->ms.v;
+	for (size_t i = c->ms_out; i < t->ms.n; i++) {
+		int64_t dn = ms[i].n, db = ms[i].bytes;
+		if (i == c->ms_out) {
+			dn -= c->took_n;
+			db -= c->took_bytes;
+		}
+		if (!dn && !db)
+			continue;
+		pend_add(&c->rate[0].pend, floor_div(ms[i].k, CTR_CMDS_MS), dn, db);
+		pend_add(&c->rate[1].pend, floor_div(ms[i].k, CTR_MBS_MS), dn, db);
+		pend_add(&c->ov, floor_div(ms[i].k, OVERVIEW_MS), dn, db);
+	}
+	if (t->ms.n) {
+		c->ms_out = t->ms.n - 1;
+		c->took_n = ms[c->ms_out].n;
+		c->took_bytes = ms[c->ms_out].bytes;
+	}
+	int64_t save = w->next_counter;
+	w->next_counter = *ctr_id;
+	rate_points(&c->rate[0], w, t->ctr_cmds, CTR_CMDS_MS, 0, floor_div(done, CTR_CMDS_MS * 1000000), &c->tmp);
+	rate_points(&c->rate[1], w, t->ctr_mbs, CTR_MBS_MS, CTR_MBS_SCALE, floor_div(done, CTR_MBS_MS * 1000000),
+		    &c->tmp);
+	*ctr_id = w->next_counter;
+	w->next_counter = save;
+	overview_runs(c, w, t->nv_root, floor_div(done, OVERVIEW_MS * 1000000), slice_id, info_id);
+}
+
+void lctr_free(struct lctr *c)
+{
+	vec_free(&c->rate[0].pend);
+	vec_free(&c->rate[1].pend);
+	vec_free(&c->ov);
+	vec_free(&c->tmp);
+	memset(c, 0, sizeof *c);
+}
