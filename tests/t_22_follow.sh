@@ -209,19 +209,26 @@ FP=$!
 wait $FP; rc=$?
 "$ING" -q -o "$G/none.db" --sem "$G/ns.jsonl" --ebpf "$G/ne.jsonl"
 written() { grep 'timing: follow commit' "$1" | sed -n 's/.*incremental: \([0-9]*\) commands written, \([0-9]*\) objects.*/\1 \2/p'; }
-eq "incremental: exit 0, >= 5 commits, every one incremental (none rebuilt)" "0 yes 0" \
-	"$rc $([ "$(written "$G/n.err" | wc -l)" -ge 5 ] && echo yes) $(grep -c 'rebuil' "$G/n.err")"
+# incremental_ok NAME ERR TOTAL ONE FOLLOWED: the follow whose KVIO_TIMING
+# lines are in ERR made >= 5 commits, none rebuilt, no interim one wrote more
+# than a quarter of the TOTAL commands (a rebuild writes all so far), objects
+# only appended (some before the stop); FOLLOWED's report and .pftrace = ONE's
+incremental_ok() {
+	grep -v '(final)' "$2" | grep 'timing: follow commit' > "$2.int"
+	eq "$1: exit 0, >= 5 commits, every one incremental (none rebuilt)" "0 yes 0" \
+		"$rc $([ "$(written "$2" | wc -l)" -ge 5 ] && echo yes) $(grep -c 'rebuil' "$2")"
+	eq "$1: no interim commit wrote more than a quarter of the $3 commands" "yes" \
+		"$(written "$2.int" | awk -v n="$3" '$1 > n / 4 { bad = 1 } END { print bad ? "no" : "yes" }')"
+	eq "$1: objects appended, never taken back (their count never goes down), some before the stop" "yes" \
+		"$(written "$2.int" | awk '$2 < last { bad = 1 } { last = $2 } END { print (!bad && last > 0) ? "yes" : "no" }')"
+	eq "$1: the final report = the one-shot's" "$(rj "$4")" "$(rj "$5")"
+	"$BUILD/kvio-export" "$4" -o "$4.pftrace" > /dev/null 2>&1
+	"$BUILD/kvio-export" "$5" -o "$5.pftrace" > /dev/null 2>&1
+	ok "$1: the exported .pftrace = the one-shot's, byte for byte" cmp "$4.pftrace" "$5.pftrace"
+}
+incremental_ok incremental "$G/n.err" "$NCMD" "$G/none.db" "$G/n.db"
 eq "incremental: the commits together wrote each of the file's $NCMD commands once" "$NCMD" \
 	"$(written "$G/n.err" | awk '{ s += $1 } END { print s }')"
-eq "incremental: no interim commit wrote more than a quarter of them (a rebuild writes all so far)" "yes" \
-	"$(grep -v '(final)' "$G/n.err" | grep 'timing: follow commit' > "$G/n.int"; written "$G/n.int" |
-	   awk -v n="$NCMD" '$1 > n / 4 { bad = 1 } END { print bad ? "no" : "yes" }')"
-eq "incremental: objects appended, never taken back (their count never goes down), some before the stop" "yes" \
-	"$(written "$G/n.int" | awk '$2 < last { bad = 1 } { last = $2 } END { print (!bad && last > 0) ? "yes" : "no" }')"
-eq "incremental: the final report = the one-shot's" "$(rj "$G/none.db")" "$(rj "$G/n.db")"
-"$BUILD/kvio-export" "$G/none.db" -o "$G/none.pftrace" > /dev/null 2>&1
-"$BUILD/kvio-export" "$G/n.db" -o "$G/n.pftrace" > /dev/null 2>&1
-ok "incremental: the exported .pftrace = the one-shot's, byte for byte" cmp "$G/none.pftrace" "$G/n.pftrace"
 
 # completions arriving late: every 400th command's completion 0.6 s later
 # (lat_ns + 0.6 s, written where its time falls: ~40% of the file later, at
@@ -294,17 +301,7 @@ FP=$!
 	"$G/s2.jsonl" "$G/nmb.s" "$G/e2n.jsonl" "$G/nmb.e"
 wait $FP; rc=$?
 "$ING" -q -o "$G/nmone.db" --merge "a=$G/nma.s,$G/nma.e" --merge "b=$G/nmb.s,$G/nmb.e"
-grep -v '(final)' "$G/nm.err" | grep 'timing: follow commit' > "$G/nm.int"
-eq "merge incremental: exit 0, >= 5 commits, none rebuilt" "0 yes 0" \
-	"$rc $([ "$(written "$G/nm.err" | wc -l)" -ge 5 ] && echo yes) $(grep -c 'rebuil' "$G/nm.err")"
-eq "merge incremental: no interim commit wrote more than a quarter of both arms' $((NCMD + NCMD2)) commands" "yes" \
-	"$(written "$G/nm.int" | awk -v n="$((NCMD + NCMD2))" '$1 > n / 4 { bad = 1 } END { print bad ? "no" : "yes" }')"
-eq "merge incremental: the interim commits wrote commands and objects, objects only appended" "yes" \
-	"$(written "$G/nm.int" | awk '$2 < last { bad = 1 } { last = $2; s += $1 } END { print (!bad && last > 0 && s > 0) ? "yes" : "no" }')"
-eq "merge incremental: the final report = the one-shot --merge's" "$(rj "$G/nmone.db")" "$(rj "$G/nm.db")"
-"$BUILD/kvio-export" "$G/nmone.db" -o "$G/nmone.pftrace" > /dev/null 2>&1
-"$BUILD/kvio-export" "$G/nm.db" -o "$G/nm.pftrace" > /dev/null 2>&1
-ok "merge incremental: the exported .pftrace = the one-shot's, byte for byte" cmp "$G/nmone.pftrace" "$G/nm.pftrace"
+incremental_ok "merge incremental" "$G/nm.err" "$((NCMD + NCMD2))" "$G/nmone.db" "$G/nm.db"
 eq "merge incremental: the database = the one-shot's (canon.sql)" \
 	"$(canon "$G/nmone.db" | md5sum)" "$(canon "$G/nm.db" | md5sum)"
 # the first arm's tracks have a room of ids while they follow (the next arm's
