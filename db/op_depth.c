@@ -63,23 +63,28 @@ static void heap_push(int64_t *h, size_t *n, int64_t v)
 	h[i] = v;
 }
 
+/* The least end out: the hole at the root goes down the smaller children to a
+ * leaf, and the last end rises from there (one comparison per level on the
+ * way down; the last end seldom rises far). */
 static int64_t heap_pop(int64_t *h, size_t *n)
 {
 	int64_t top = h[0], v = h[--*n];
-	size_t i = 0;
+	size_t m = *n, i = 0;
+	if (!m)
+		return top;
 	for (;;) {
 		size_t c = 2 * i + 1;
-		if (c >= *n)
+		if (c >= m)
 			break;
-		if (c + 1 < *n && h[c + 1] < h[c])
-			c++;
-		if (h[c] >= v)
-			break;
+		c += c + 1 < m && h[c + 1] < h[c];
 		h[i] = h[c];
 		i = c;
 	}
-	if (*n)
-		h[i] = v;
+	while (i && h[(i - 1) / 2] > v) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = v;
 	return top;
 }
 

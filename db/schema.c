@@ -113,3 +113,26 @@ sqlite3 *db_open_ro(const char *path)
 	}
 	return db;
 }
+
+char *db_snapshot_id(sqlite3 *db)
+{
+	static const char q[] =
+		"SELECT (SELECT group_concat(name || ':' || rows || ':' || xxh3, ',') FROM main.kvio_sum)"
+		" || '/' || (SELECT count(*) || ',' || coalesce(sum(n), 0) || ',' || coalesce(max(id), 0) || ','"
+		" || coalesce(max(end_max), 0) FROM main.kvio_cmd_range)"
+		" || '/' || (SELECT coalesce(max(id), 0) FROM main.kvio_slice)";
+	sqlite3_stmt *st;
+	char *id = NULL;
+	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
+		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
+		return NULL;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		id = sqlite3_mprintf("%s", t ? (const char *)t : "");
+	} else {
+		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return id;
+}

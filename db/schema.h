@@ -27,6 +27,12 @@ const char *db_name(sqlite3 *db);
 /* Why rc happened, in the system's words where there are some (a full disk:
  * strerror(ENOSPC); an I/O error: its errno), else SQLite's message. */
 const char *db_reason(sqlite3 *db, int rc);
+/* What identifies the data a connection's read transaction sees (kvio_sum's
+ * sums, the chunk directory's and the slices' extents): equal on two
+ * connections that read the same snapshot (kvio-report's, kvio-export's
+ * connections on a database kvio-ingest --follow writes). sqlite3_malloc'd,
+ * NULL after a one-line error. */
+char *db_snapshot_id(sqlite3 *db);
 
 /* extract_arg() and friends (kvio_ext.c), registered on db. */
 int kvio_register_functions(sqlite3 *db);

@@ -240,6 +240,12 @@ int cmd_export(int argc, char **argv)
 	if (outfile_open(&of, out, in, 1))
 		return 2;
 	sqlite3 *db = db_open_ro(dbpath);
+	/* one read transaction: one snapshot of a database another process may be
+	 * writing (kvio-ingest --follow); the findings' connections take the same */
+	if (db && db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK) {
+		sqlite3_close(db);
+		db = NULL;
+	}
 	if (!db) {
 		outfile_abort(&of);
 		return 2;

@@ -368,27 +368,67 @@ static void *findings_main(void *arg)
 }
 
 /* A connection of f's on db's file, checked as db was (its process's memo:
- * no news). 0, or -1 after a one-line error. */
-static int findings_open(sqlite3 *db, struct fconn *c)
+ * no news), in a read transaction: its snapshot must be db's (snap), which
+ * differs when kvio-ingest --follow committed between the two. 0, 1 (another
+ * snapshot: c closed), or -1 after a one-line error. */
+static int findings_open(sqlite3 *db, struct fconn *c, const char *snap)
 {
-	char *why = NULL;
+	char *why = NULL, *id = NULL;
 	if (!(c->db = db_open_input(sqlite3_db_filename(db, "main"))))
+		return -1;
+	if (db_exec(c->db, "BEGIN", "starting a read transaction") != SQLITE_OK)
 		return -1;
 	if (db_valid(c->db, "main", &why) != SQLITE_OK) { /* the file was checked by db's open */
 		say_once("%s: %s", db_name(db), why ? why : "database changed while read");
 		sqlite3_free(why);
 		return -1;
 	}
-	return 0;
+	if (!(id = db_snapshot_id(c->db)))
+		return -1;
+	int moved = strcmp(id, snap) != 0;
+	sqlite3_free(id);
+	if (moved) {
+		sqlite3_close(c->db);
+		c->db = NULL;
+	}
+	return moved;
+}
+
+/* f's two connections on db's snapshot: when a commit came between, db's read
+ * transaction starts again on the newest one (nothing is read from db before
+ * this), up to 8 times. 0, or -1 after a one-line error. */
+static int findings_open_both(sqlite3 *db, struct findings *f)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		char *snap = db_snapshot_id(db);
+		if (!snap)
+			return -1;
+		int a = findings_open(db, &f->c, snap), b = a ? a : findings_open(db, &f->h, snap);
+		sqlite3_free(snap);
+		if (a < 0 || b < 0)
+			return -1;
+		if (!a && !b)
+			return 0;
+		if (f->c.db) {
+			sqlite3_close(f->c.db);
+			f->c.db = NULL;
+		}
+		if (db_exec(db, "COMMIT; BEGIN", "starting a read transaction") != SQLITE_OK)
+			return -1;
+	}
+	say_once("%s: the database kept changing under the reader (8 commits while its connections opened)",
+		 db_name(db));
+	return -1;
 }
 
 /* Start computing db's findings (f zeroed): unless the database holds some
  * already, a second connection on its file runs the SQL on a thread. 0, or
  * -1 after a one-line error (none when the first read of db failed). */
-int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo)
+/* Whether db holds findings already (an import's), and the track uuids'
+ * start for f's. 0, or -1 (SQLite's error, said by the caller's next read). */
+static int findings_tracks_of(sqlite3 *db, struct findings *f)
 {
 	sqlite3_stmt *st;
-	f->eo = eo;
 	if (sqlite3_prepare_v2(db, "SELECT (SELECT 1 FROM kvio_track WHERE name = '" FINDINGS_GROUP "'),"
 			       " (SELECT max(id) FROM kvio_track)", -1, &st, NULL) != SQLITE_OK)
 		return -1;
@@ -396,13 +436,20 @@ int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo
 		f->imported = sqlite3_column_int(st, 0);
 		f->next_uuid = (uint64_t)sqlite3_column_int64(st, 1) + 1;
 	}
-	if (sqlite3_finalize(st) != SQLITE_OK)
+	return sqlite3_finalize(st) != SQLITE_OK ? -1 : 0;
+}
+
+int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo)
+{
+	f->eo = eo;
+	if (findings_tracks_of(db, f))
 		return -1;
 	if (f->imported)
 		return 0;
 	f->g[0].name = "kvio_qd";
 	f->g[1].name = "kvio_batch";
-	if (findings_open(db, &f->c) || findings_open(db, &f->h))
+	/* (db's snapshot may start again there: its tracks read again) */
+	if (findings_open_both(db, f) || findings_tracks_of(db, f))
 		return -1;
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);

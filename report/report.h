@@ -47,10 +47,6 @@ struct report_opts {
 /* Run every statement of sql/<name>; the rows of the last one that returns
  * rows land in out. Returns 0, or -1 after a one-line error. */
 int run_sql(sqlite3 *db, const char *name, const struct report_opts *o, struct rows *out);
-/* What identifies the data a connection's read transaction sees (kvio_sum's
- * sums, the chunk directory's and the slices' extents): equal on two
- * connections that read the same snapshot. sqlite3_malloc'd, NULL on error. */
-char *snapshot_id(sqlite3 *db);
 /* Set up a connection for the analyses and run prelude.sql on it. 0 or -1. */
 int prepare_conn(sqlite3 *db, const struct report_opts *o);
 /* A new report of the process (a --watch refresh): its first failure is said

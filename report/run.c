@@ -323,27 +323,6 @@ int prepare_conn(sqlite3 *db, const struct report_opts *o)
 	return rc ? -1 : 0;
 }
 
-char *snapshot_id(sqlite3 *db)
-{
-	static const char q[] =
-		"SELECT (SELECT group_concat(name || ':' || rows || ':' || xxh3, ',') FROM main.kvio_sum)"
-		" || '/' || (SELECT count(*) || ',' || coalesce(sum(n), 0) || ',' || coalesce(max(id), 0) || ','"
-		" || coalesce(max(end_max), 0) FROM main.kvio_cmd_range)"
-		" || '/' || (SELECT coalesce(max(id), 0) FROM main.kvio_slice)";
-	sqlite3_stmt *st;
-	char *id = NULL;
-	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
-		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
-		return NULL;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW)
-		id = sqlite3_mprintf("%s", nz(sqlite3_column_text(st, 0)));
-	else
-		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	return id;
-}
-
 /* ---- the pool ------------------------------------------------------------ */
 
 /* Files that share TEMP tables (prelude.sql's shared gathers, filled once per
@@ -418,7 +397,7 @@ static void *work(void *arg)
 	}
 	/* its own read transaction: one snapshot for all its files (a database being
 	 * written, kvio-ingest --follow, moves on between statements otherwise) */
-	if (!w->db && (db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK || !(w->snap = snapshot_id(db)))) {
+	if (!w->db && (db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK || !(w->snap = db_snapshot_id(db)))) {
 		w->rc = -1;
 		goto out;
 	}
