@@ -475,18 +475,23 @@ static void say_bad(struct larm *L)
 	}
 }
 
-/* Each input's first bytes as a one-shot ingest checks them (a file that is not JSONL). */
+/* Each input's first bytes as a one-shot ingest checks them (a file that is
+ * not JSONL), by the path follow.c gives it now (a file removed or replaced
+ * under the follower: its own inode, /proc/self/fd/N). */
 static int sniff(struct live *L)
 {
-	for (int a = 0; a < L->n; a++)
+	for (int a = 0; a < L->n; a++) {
+		const struct arm_spec *sp = &L->a->arms[a];
+		const char *paths[3] = {sp->sem, sp->ebpf, sp->serving};
 		for (int k = 0; k < 3; k++) {
 			struct input in;
-			if (!L->arm[a].in[k].path)
+			if (!paths[k])
 				continue;
-			if (input_open(&in, L->arm[a].in[k].path))
+			if (input_open(&in, paths[k]))
 				return 2;
 			input_close(&in);
 		}
+	}
 	return 0;
 }
 

@@ -191,6 +191,19 @@ head -c 4000000 "$G/en.jsonl" | "$ING" -q -o "$G/rone.db" --sem "$G/s.jsonl" --e
 eq "replaced: a one-line warning, exit 0, the old file's commands only (no mix with the new file's)" \
 	"0 1 $("$BUILD/kvio-report" --json "$G/rone.db" | jq .capture.commands.n)" \
 	"$rc $(grep -c 'replaced under the follower' "$G/r.err") $("$BUILD/kvio-report" --json "$G/r.db" | jq .capture.commands.n)"
+# removed (not replaced): the same, its bytes read through the follower's own
+# descriptor at the stop (before: the stop opened the path, "cannot open",
+# exit 2 and the database left at its last interim commit)
+head -c 4000000 "$G/en.jsonl" > "$G/de.jsonl"
+"$ING" -q -o "$G/dr.db" --sem "$G/s.jsonl" --ebpf "$G/de.jsonl" --follow --interval 50 --idle 1 2> "$G/dr.err" &
+FP=$!
+while [ ! -f "$G/dr.db" ]; do sleep 0.05; done
+sleep 0.2
+rm "$G/de.jsonl"
+wait $FP; rc=$?
+eq "removed: a one-line warning, exit 0, final, the file's commands (= the one-shot of its bytes)" \
+	"0 1 1 $("$BUILD/kvio-report" --json "$G/rone.db" | jq .capture.commands.n)" \
+	"$rc $(grep -c 'removed under the follower' "$G/dr.err") $(meta "$G/dr.db" kvio_follow_final) $("$BUILD/kvio-report" --json "$G/dr.db" | jq .capture.commands.n)"
 "$ING" -q -o "$G/g.db" --sem "$G/s.jsonl" --ebpf "$G/en.jsonl" --follow --interval 50 &
 FP=$!
 while [ ! -f "$G/g.db" ]; do sleep 0.05; done
