@@ -658,8 +658,12 @@ int ingest_follow(struct ingest_args *a, const char *path)
 	sigaction(SIGTERM, &sa, NULL);
 	if (look_all(&F) < 0)
 		return finish(&F, 2, in, nin);
-	if (live_wanted(a))
+	const char *why = live_unwanted(a);
+	if (!why)
 		F.live = live_new(a);
+	else if (!a->quiet || getenv("KVIO_TIMING"))
+		kvio_err("--follow: %s: the database is rebuilt from the files at each commit (a commit costs the "
+			 "capture so far)", why);
 	int status = first_commit(&F, in, nin, 0);
 	if (status > 0)
 		return finish(&F, status, in, nin);

@@ -121,13 +121,20 @@ struct live {
 	const char *broken;
 };
 
-int live_wanted(const struct ingest_args *a)
+const char *live_unwanted(const struct ingest_args *a)
 {
-	int ok = a->narms >= 1 && a->narms <= LIVE_ARMS && a->o.join == JOIN_COOKIE && !a->o.win.has_time &&
-		 !a->o.win.has_tid && !env_i64("KVIO_FOLLOW_REBUILD", 0, 0);
-	for (int i = 0; ok && i < a->narms; i++)
-		ok = a->arms[i].ebpf != NULL;
-	return ok;
+	if (a->narms > LIVE_ARMS)
+		return "more than 8 arms";
+	if (a->o.join != JOIN_COOKIE)
+		return a->o.join == JOIN_KEY ? "--join-by-key" : "--join-by-offset";
+	if (a->o.win.has_time || a->o.win.has_tid)
+		return a->o.win.has_time ? "--time-range" : "--trace-id";
+	for (int i = 0; i < a->narms; i++)
+		if (!a->arms[i].ebpf)
+			return "an arm without a device file";
+	if (env_i64("KVIO_FOLLOW_REBUILD", 0, 0))
+		return "KVIO_FOLLOW_REBUILD=1";
+	return NULL;
 }
 
 static void larm_init(struct live *L, struct larm *R, int ai)

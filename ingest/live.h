@@ -7,10 +7,10 @@
 #define LIVE_REBUILD 3 /* live_commit: what was written is not what a one-shot writes: rebuild (rolled back) */
 
 struct live;
-/* Whether a's ingest can be followed incrementally: up to 8 arms, each with a
- * device file, the user_data join, no window (else each commit rebuilds);
- * KVIO_FOLLOW_REBUILD=1 says no (to measure, to compare). */
-int live_wanted(const struct ingest_args *a);
+/* Why a's ingest cannot be followed incrementally (each commit then rebuilds),
+ * or NULL: it can (up to 8 arms, each with a device file, the user_data join,
+ * no window; KVIO_FOLLOW_REBUILD=1 says no: to measure, to compare). */
+const char *live_unwanted(const struct ingest_args *a);
 struct live *live_new(struct ingest_args *a);
 /* One commit into db (the first: a database made by db_create, in WAL mode):
  * fd[i][k] reads arm i's sem, ebpf, serving file (-1 none), limit[i][k] the

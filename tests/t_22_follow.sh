@@ -266,6 +266,21 @@ wait $WP
 eq "export while following: >= 20 exports, every one exit 0" "yes 0" "$([ $xn -ge 20 ] && echo yes) $xf"
 [ $xf = 0 ] || head -2 "$G/x.fail"
 
+# a follow that cannot commit incrementally says so once, at the start (before:
+# nothing said, each commit re-reading the capture so far): an arm without a
+# device file, --join-by-key, --time-range; its final report = the one-shot's
+for case in nodev key window; do
+	opt=""; ev="--ebpf $G/e.jsonl"; want="an arm without a device file"
+	[ $case = nodev ] && ev=""
+	[ $case = key ] && opt=--join-by-key && want=--join-by-key
+	[ $case = window ] && opt="--time-range 0.2,0.9" && want=--time-range
+	rm -f "$G/w.db" "$G/wone.db"
+	"$ING" -o "$G/w.db" --sem "$G/s.jsonl" $ev $opt --follow --idle 1 > /dev/null 2> "$G/w.err"; rc=$?
+	"$ING" -q -o "$G/wone.db" --sem "$G/s.jsonl" $ev $opt 2>/dev/null
+	eq "rebuilding ($case): exit 0, said once, the final report = the one-shot's" "0 1 $(rj "$G/wone.db")" \
+		"$rc $(grep -c -- "^kvio-ingest: --follow: $want: the database is rebuilt from the files at each commit" "$G/w.err") $(rj "$G/w.db")"
+done
+
 # completions arriving late: every 400th command's completion 0.6 s later
 # (lat_ns + 0.6 s, written where its time falls: ~40% of the file later, at
 # the end for the last ones). Those commands wait in the stream across
