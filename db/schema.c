@@ -114,7 +114,7 @@ sqlite3 *db_open_ro(const char *path)
 	return db;
 }
 
-char *db_snapshot_id(sqlite3 *db)
+char *db_snapshot_id(sqlite3 *db, int say)
 {
 	static const char q[] =
 		"SELECT (SELECT group_concat(name || ':' || rows || ':' || xxh3, ',') FROM main.kvio_sum)"
@@ -124,13 +124,14 @@ char *db_snapshot_id(sqlite3 *db)
 	sqlite3_stmt *st;
 	char *id = NULL;
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
-		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
+		if (say)
+			kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
 		return NULL;
 	}
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		const unsigned char *t = sqlite3_column_text(st, 0);
 		id = sqlite3_mprintf("%s", t ? (const char *)t : "");
-	} else {
+	} else if (say) {
 		kvio_err("%s: %s", db_name(db), sqlite3_errmsg(db));
 	}
 	sqlite3_finalize(st);

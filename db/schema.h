@@ -31,8 +31,8 @@ const char *db_reason(sqlite3 *db, int rc);
  * sums, the chunk directory's and the slices' extents): equal on two
  * connections that read the same snapshot (kvio-report's, kvio-export's
  * connections on a database kvio-ingest --follow writes). sqlite3_malloc'd,
- * NULL after a one-line error. */
-char *db_snapshot_id(sqlite3 *db);
+ * NULL on an error (said in one line when say). */
+char *db_snapshot_id(sqlite3 *db, int say);
 
 /* extract_arg() and friends (kvio_ext.c), registered on db. */
 int kvio_register_functions(sqlite3 *db);

@@ -383,8 +383,10 @@ static int findings_open(sqlite3 *db, struct fconn *c, const char *snap)
 		sqlite3_free(why);
 		return -1;
 	}
-	if (!(id = db_snapshot_id(c->db)))
+	if (!(id = db_snapshot_id(c->db, 0))) { /* (db read the same first: its reader says what failed) */
+		say_once("%s: %s", db_name(db), sqlite3_errmsg(c->db));
 		return -1;
+	}
 	int moved = strcmp(id, snap) != 0;
 	sqlite3_free(id);
 	if (moved) {
@@ -400,8 +402,8 @@ static int findings_open(sqlite3 *db, struct fconn *c, const char *snap)
 static int findings_open_both(sqlite3 *db, struct findings *f)
 {
 	for (int tries = 0; tries < 8; tries++) {
-		char *snap = db_snapshot_id(db);
-		if (!snap)
+		char *snap = db_snapshot_id(db, 0);
+		if (!snap) /* (the export's reads of db say what failed: its first read of db is this) */
 			return -1;
 		int a = findings_open(db, &f->c, snap), b = a ? a : findings_open(db, &f->h, snap);
 		sqlite3_free(snap);

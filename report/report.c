@@ -878,7 +878,7 @@ static int report_db1(struct args *g)
 	memset(res, 0, sizeof res);
 	struct runner rn = {0};
 	struct rows r = {0};
-	if (!status && !g->rows_of && !(rn.snap = db_snapshot_id(db)))
+	if (!status && !g->rows_of && !(rn.snap = db_snapshot_id(db, 1)))
 		status = 2;
 	if (!status && !g->rows_of)
 		analyses_start(&rn, g->dbpath, &g->o, queue, g->html_file ? hq : NULL, nq, res);

@@ -397,7 +397,7 @@ static void *work(void *arg)
 	}
 	/* its own read transaction: one snapshot for all its files (a database being
 	 * written, kvio-ingest --follow, moves on between statements otherwise) */
-	if (!w->db && (db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK || !(w->snap = db_snapshot_id(db)))) {
+	if (!w->db && (db_exec(db, "BEGIN", "starting a read transaction") != SQLITE_OK || !(w->snap = db_snapshot_id(db, 1)))) {
 		w->rc = -1;
 		goto out;
 	}
