@@ -296,6 +296,10 @@ void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
 			snprintf(line + w, sizeof line - w, " | join %s", jk);
 		say(L, "%s", line);
 		text_window(L, s, j);
+		const struct cell *fc = col(s, j, "follow_commit"), *ff = col(s, j, "follow_final");
+		if (fc && fc->t == SQLITE_INTEGER && ff && ff->t == SQLITE_INTEGER && ff->i == 0)
+			say(L, "  live    : kvio-ingest --follow's commit %lld, not its last: the capture so far (a little "
+			       "behind the files)", (long long)fc->i);
 		const struct cell *p = col(s, j, "completion_probe");
 		if (p && p->t == SQLITE_INTEGER && p->i == 0)
 			say(L, "  WARNING: the device file has no nvme_cmp line (no completion probe): latency and queue "

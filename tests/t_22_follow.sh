@@ -334,6 +334,8 @@ eq "interim counters: commit >= 3 and not final, points on both tracks, = the fi
 	NR == FNR { last[$1] = $2; n[$1]++; a[NR] = $0; m = NR; next }
 	($1 in last) && $2 + 0 <= last[$1] + 0 { k++; if ($0 != a[k]) bad = 1 }
 	END { print (!bad && k == m && n["cmds/ms"] > 0 && n["MB/s"] > 0) ? "yes" : "no" }' "$G/c.ctr" "$G/cone.ctr")"
+eq "interim text report: one 'live' line naming the commit; none once final" "1 0" \
+	"$("$BUILD/kvio-report" "$G/c.db" 2>/dev/null | grep -c "^  live    : kvio-ingest --follow's commit $(commits "$G/c.db"), not its last") $("$BUILD/kvio-report" "$G/l.db" 2>/dev/null | grep -c '^  live    :')"
 eq "interim overview: its slices are the final's, the last one's end at most the final's" "yes" \
 	"$(awk -F'|' 'NR == FNR { a[NR] = $0; ts[NR] = $1; d[NR] = $2; m = NR; next }
 	FNR <= m { if (FNR < m && $0 != a[FNR]) bad = 1; if (FNR == m && ($1 != ts[m] || $2 + 0 < d[m] + 0)) bad = 1; k++ }
