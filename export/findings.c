@@ -383,7 +383,7 @@ static int findings_open(sqlite3 *db, struct fconn *c, const char *snap)
 		sqlite3_free(why);
 		return -1;
 	}
-	if (!(id = db_snapshot_id(c->db, 0))) { /* (db read the same first: its reader says what failed) */
+	if (!(id = db_snapshot_id(c->db, 0))) { /* (said once: the export's own reads may say it too) */
 		say_once("%s: %s", db_name(db), sqlite3_errmsg(c->db));
 		return -1;
 	}
@@ -423,9 +423,6 @@ static int findings_open_both(sqlite3 *db, struct findings *f)
 	return -1;
 }
 
-/* Start computing db's findings (f zeroed): unless the database holds some
- * already, a second connection on its file runs the SQL on a thread. 0, or
- * -1 after a one-line error (none when the first read of db failed). */
 /* Whether db holds findings already (an import's), and the track uuids'
  * start for f's. 0, or -1 (SQLite's error, said by the caller's next read). */
 static int findings_tracks_of(sqlite3 *db, struct findings *f)
@@ -441,6 +438,9 @@ static int findings_tracks_of(sqlite3 *db, struct findings *f)
 	return sqlite3_finalize(st) != SQLITE_OK ? -1 : 0;
 }
 
+/* Start computing db's findings (f zeroed): unless the database holds some
+ * already, a second connection on its file runs the SQL on a thread. 0, or
+ * -1 after a one-line error (none when the first read of db failed). */
 int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo)
 {
 	f->eo = eo;

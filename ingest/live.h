@@ -51,7 +51,6 @@ struct lctr {
 	struct lrate rate[2]; /* cmds/ms, MB/s */
 	struct vec ov;       /* the overview's buckets not final yet */
 	struct lrun run;
-	struct vec tmp;
 };
 /* The points and slices of the buckets final at done (rebased ns: every
  * command before it written): counter ids from *ctr_id, ended runs' slice

@@ -37,28 +37,29 @@ static void pend_add(struct vec *p, int64_t k, int64_t n, int64_t bytes)
 	b[i] = (struct bucket){k, n, bytes};
 }
 
-/* The buckets of p below limit handed to the caller (*n of them, p keeps the rest). */
-static struct bucket *pend_take(struct vec *p, int64_t limit, size_t *n, struct vec *out)
+/* How many of p's first buckets are below limit (final: the caller writes
+ * them, then pend_drop takes them out). */
+static size_t pend_final(const struct vec *p, int64_t limit)
 {
-	struct bucket *b = p->v;
+	const struct bucket *b = p->v;
 	size_t m = 0;
 	while (m < p->n && b[m].k < limit)
 		m++;
-	out->n = 0;
-	vec_reserve(out, m ? m : 1, sizeof *b);
-	memcpy(out->v, b, m * sizeof *b);
-	out->n = m;
+	return m;
+}
+
+static void pend_drop(struct vec *p, size_t m)
+{
+	struct bucket *b = p->v;
 	memmove(b, b + m, (p->n - m) * sizeof *b);
 	p->n -= m;
-	*n = m;
-	return out->v;
 }
 
 static void rate_points(struct lrate *r, struct dbw *w, int64_t track, int64_t width_ms, double scale,
-			int64_t limit, struct vec *tmp)
+			int64_t limit)
 {
-	size_t n;
-	const struct bucket *b = pend_take(&r->pend, limit, &n, tmp);
+	size_t n = pend_final(&r->pend, limit);
+	const struct bucket *b = r->pend.v;
 	int64_t width = width_ms * 1000000;
 	for (size_t i = 0; i < n; i++) {
 		if (r->open && b[i].k > r->last + 1 && !r->zeroed)
@@ -72,6 +73,7 @@ static void rate_points(struct lrate *r, struct dbw *w, int64_t track, int64_t w
 		dbw_counter(w, (r->last + 1) * width, track, 0);
 		r->zeroed = 1;
 	}
+	pend_drop(&r->pend, n);
 }
 
 /* The overview's ended runs (ids from *slice_id) and the growing one (from *info_id). */
@@ -80,8 +82,8 @@ static void overview_runs(struct lctr *c, struct dbw *w, int64_t track, int64_t 
 {
 	const int64_t B = OVERVIEW_MS * 1000000;
 	struct lrun *u = &c->run;
-	size_t n;
-	const struct bucket *b = pend_take(&c->ov, limit, &n, &c->tmp);
+	size_t n = pend_final(&c->ov, limit);
+	const struct bucket *b = c->ov.v;
 	int64_t save = w->next_id;
 	w->next_id = *slice_id;
 	for (size_t i = 0; i <= n; i++) {
@@ -98,6 +100,7 @@ static void overview_runs(struct lctr *c, struct dbw *w, int64_t track, int64_t 
 		u->n += b[i].n;
 		u->bytes += b[i].bytes;
 	}
+	pend_drop(&c->ov, n);
 	*slice_id = w->next_id;
 	if (u->open) {
 		w->next_id = *info_id;
@@ -132,9 +135,8 @@ void lctr_commit(struct lctr *c, struct dbw *w, const struct arm_out *t, int64_t
 	}
 	int64_t save = w->next_counter;
 	w->next_counter = *ctr_id;
-	rate_points(&c->rate[0], w, t->ctr_cmds, CTR_CMDS_MS, 0, floor_div(done, CTR_CMDS_MS * 1000000), &c->tmp);
-	rate_points(&c->rate[1], w, t->ctr_mbs, CTR_MBS_MS, CTR_MBS_SCALE, floor_div(done, CTR_MBS_MS * 1000000),
-		    &c->tmp);
+	rate_points(&c->rate[0], w, t->ctr_cmds, CTR_CMDS_MS, 0, floor_div(done, CTR_CMDS_MS * 1000000));
+	rate_points(&c->rate[1], w, t->ctr_mbs, CTR_MBS_MS, CTR_MBS_SCALE, floor_div(done, CTR_MBS_MS * 1000000));
 	*ctr_id = w->next_counter;
 	w->next_counter = save;
 	overview_runs(c, w, t->nv_root, floor_div(done, OVERVIEW_MS * 1000000), slice_id, info_id);
@@ -145,6 +147,5 @@ void lctr_free(struct lctr *c)
 	vec_free(&c->rate[0].pend);
 	vec_free(&c->rate[1].pend);
 	vec_free(&c->ov);
-	vec_free(&c->tmp);
 	memset(c, 0, sizeof *c);
 }
