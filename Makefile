@@ -24,7 +24,7 @@ INGEST_SRC := ingest/jsonl.c ingest/input.c ingest/records.c ingest/arm.c ingest
               ingest/offset.c ingest/ingest.c ingest/follow.c ingest/live.c ingest/livectr.c ingest/entry.c
 REPORT_SRC := report/report.c report/label.c report/run.c report/multi.c report/metric.c report/compare.c report/compare_out.c report/compare_html.c report/stats.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c report/watch.c
 EXPORT_SRC := export/export.c export/pfwrite.c export/window.c export/slices.c export/cmds.c export/findings.c
-CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c cmd/check.c cmd/pcache.c
+CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c cmd/check.c cmd/pcache.c cmd/hugemem.c
 SQL_FILES  := $(sort $(wildcard sql/*.sql))
 HDRS       := $(wildcard lib/*.h db/*.h ingest/*.h report/*.h export/*.h cmd/*.h)
 KVIO_SRC   := $(CMD_SRC) $(LIB_SRC) $(DB_SRC) $(INGEST_SRC) $(REPORT_SRC) $(EXPORT_SRC)

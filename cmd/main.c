@@ -2,6 +2,7 @@
  * kvio-report, kvio-export, kvio2perfetto, installed as links) or on the first
  * argument (`kvio ingest ...`). */
 #include "cmd.h"
+#include "hugemem.h"
 #include "pcache.h"
 #include "../lib/outfile.h"
 #include "../lib/util.h"
@@ -49,6 +50,7 @@ static int finish(int rc)
 
 int main(int argc, char **argv)
 {
+	hugemem_reexec(argv); /* returns where it does not start over */
 	/* no global memory statistics: they take a process-wide mutex on every
 	 * allocation, which serializes the report's two connections */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

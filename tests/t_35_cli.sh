@@ -244,3 +244,48 @@ for c in "kvio-report $T/c.db --json $T/twice1.json --json $T/twice2.json" "kvio
 	eq "${c%% *}: an option given twice: exit 2, one line naming it, nothing written" "2 1 0" \
 		"$? $(grep -c 'given twice' "$T/twice.err") $(ls "$T"/twice1.* "$T"/twice2.* 2>/dev/null | wc -l)"
 done
+
+# malloc's heaps on huge pages (cmd/hugemem.c): where the kernel gives them on request, every
+# command runs with glibc's huge-page tunables, seen in the running process's environment
+# (a kvio-ingest blocked opening a FIFO as --ebpf), not with KVIO_HUGEMEM=0 or a
+# GLIBC_TUNABLES of the user's own; the faults it takes on a 200k-line ingest are read from
+# the kernel's count (getrusage), the output is the same bytes either way
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+case $thp in *"[always]"* | *"[madvise]"*) thp=on ;; *) thp=off ;; esac
+hm_env() { # ENV-ASSIGNMENTS...: the GLIBC_TUNABLES a kvio-ingest runs with ("-" none)
+	rm -f "$T/hm.fifo" "$T/hm.db"; mkfifo "$T/hm.fifo"
+	env "$@" "$BUILD/kvio-ingest" -q -o "$T/hm.db" --sem fixtures/tiny/sem.jsonl --ebpf "$T/hm.fifo" 2>/dev/null &
+	hp=$!; got=-
+	for _ in $(seq 50); do
+		[ "$(readlink /proc/$hp/exe 2>/dev/null)" = "$(readlink -f "$BUILD/kvio")" ] && break; sleep 0.1
+	done
+	sleep 0.2
+	got=$(tr '\0' '\n' < /proc/$hp/environ 2>/dev/null | sed -n 's/^GLIBC_TUNABLES=//p')
+	cat fixtures/tiny/ebpf.jsonl > "$T/hm.fifo"; wait $hp
+	echo "${got:--}"
+}
+if [ $thp = on ]; then
+	# (glibc rewrites the variable once parsed: the first tunable is what /proc shows)
+	eq "huge pages: a command runs with glibc's huge-page malloc tunables" glibc.malloc.hugetlb=1 \
+		"$(hm_env X=1 | cut -d: -f1)"
+else
+	ok "huge pages: THP is 'never' here, nothing to ask for (skipped)"
+fi
+eq "huge pages: KVIO_HUGEMEM=0 leaves malloc as it is" - "$(hm_env KVIO_HUGEMEM=0)"
+eq "huge pages: the user's own GLIBC_TUNABLES wins" glibc.malloc.check=0 "$(hm_env GLIBC_TUNABLES=glibc.malloc.check=0)"
+"$BUILD/kvio-gen" --sem "$T/hm.s" --ebpf "$T/hm.e" --lines 200000 --mode batched --seed 7 2>/dev/null
+hm_faults() { # ENV: minor faults of a kvio-ingest of the 200k capture, and its database's dump's sum
+	rm -f "$T/hm2.db"
+	python3 -c 'import os, sys
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], dict(os.environ, **dict([sys.argv[2].split("=")])))
+_, st, ru = os.wait4(pid, 0)
+print(ru.ru_minflt if st == 0 else 0)' /usr/bin/env "$1" "$BUILD/kvio-ingest" -q -o "$T/hm2.db" \
+		--sem "$T/hm.s" --ebpf "$T/hm.e" 2>/dev/null
+	sqlite3 "$T/hm2.db" .dump | md5sum | cut -c1-32
+}
+set -- $(hm_faults KVIO_HUGEMEM=0) $(hm_faults X=1)
+eq "huge pages: the 200k ingest's database is the same either way (sqlite3 .dump)" "$2" "$4"
+if [ $thp = on ]; then
+	eq "huge pages: the 200k ingest takes under half the page faults ($3 with, $1 without)" yes \
+		"$([ "${3:-0}" -gt 0 ] && [ $(( ${3:-0} * 2 )) -lt "${1:-0}" ] && echo yes || echo no)"
+fi
