@@ -142,7 +142,7 @@ static int mval_cmp(const void *x, const void *y)
 }
 
 /* Sort g's values ascending, in place (a scratch of one more copy: 4 bytes a
- * value while they fit in 32 bits). SQLITE_OK or NOMEM. */
+ * value while they fit in 32 bits). */
 #define SMALL_SORT 64 /* groups this small: insertion sort (a radix pass costs its 257 counters and a scratch) */
 #define INSERTION_SORT(T, a, n)                                                \
 	for (size_t i_ = 1; i_ < (n); i_++) {                                   \
@@ -153,44 +153,39 @@ static int mval_cmp(const void *x, const void *y)
 		(a)[j_] = x_;                                                   \
 	}
 
-static int vgroup_sort(struct vgroup *g)
+/* (tmp: room for g->n 64-bit values, the radix sort's scratch, shared by
+ * the groups of a set: one allocation, not one per group) */
+static void vgroup_sort(struct vgroup *g, void *tmp)
 {
 	if (g->n < 2)
-		return SQLITE_OK;
+		return;
 	if (g->mode == VM_I32 && g->n <= SMALL_SORT) {
 		INSERTION_SORT(int32_t, (int32_t *)g->v, g->n);
-		return SQLITE_OK;
+		return;
 	}
 	if (g->mode == VM_I64 && g->n <= SMALL_SORT) {
 		INSERTION_SORT(int64_t, (int64_t *)g->v, g->n);
-		return SQLITE_OK;
+		return;
 	}
 	if (g->mode == VM_MIXED) {
 		qsort(g->v, g->n, sizeof(struct mval), mval_cmp);
-		return SQLITE_OK;
+		return;
 	}
 	if (g->mode == VM_I32) { /* sign flipped: unsigned order = signed order */
-		uint32_t *a = g->v, *tmp = sqlite3_malloc64(g->n * sizeof *tmp);
-		if (!tmp)
-			return SQLITE_NOMEM;
+		uint32_t *a = g->v;
 		for (size_t i = 0; i < g->n; i++)
 			a[i] ^= 0x80000000u;
 		radix_u32(a, tmp, g->n);
 		for (size_t i = 0; i < g->n; i++)
 			a[i] ^= 0x80000000u;
-		sqlite3_free(tmp);
-		return SQLITE_OK;
+		return;
 	}
-	uint64_t *a = g->v, *tmp = sqlite3_malloc64(g->n * sizeof *tmp);
-	if (!tmp)
-		return SQLITE_NOMEM;
+	uint64_t *a = g->v;
 	for (size_t i = 0; i < g->n; i++)
 		a[i] ^= 0x8000000000000000ULL;
 	radix_u64(a, tmp, g->n);
 	for (size_t i = 0; i < g->n; i++)
 		a[i] ^= 0x8000000000000000ULL;
-	sqlite3_free(tmp);
-	return SQLITE_OK;
 }
 
 /* Sort the groups by key and each group's values. SQLITE_OK or NOMEM. */
@@ -199,9 +194,17 @@ int vset_prepare(struct vset *s)
 	if (s->sorted)
 		return SQLITE_OK;
 	gtab_sort(&s->t);
+	size_t most = 1;
+	for (size_t i = 0; i < s->t.nlist; i++) {
+		const struct vgroup *g = (const struct vgroup *)s->t.list[i];
+		most = g->n > most ? g->n : most;
+	}
+	void *tmp = sqlite3_malloc64(most * sizeof(uint64_t));
+	if (!tmp)
+		return SQLITE_NOMEM;
 	for (size_t i = 0; i < s->t.nlist; i++)
-		if (vgroup_sort((struct vgroup *)s->t.list[i]) != SQLITE_OK)
-			return SQLITE_NOMEM;
+		vgroup_sort((struct vgroup *)s->t.list[i], tmp);
+	sqlite3_free(tmp);
 	if (s->each && vset_prepare(s->each) != SQLITE_OK)
 		return SQLITE_NOMEM;
 	s->sorted = 1;
@@ -444,7 +447,7 @@ static int vgroup_add_all(struct vgroup *p, const struct vgroup *g)
 {
 	if (g->mode > p->mode && vgroup_widen(p, g->mode) != SQLITE_OK)
 		return SQLITE_NOMEM;
-	if (p->cap - p->n < g->n) { /* room for them, doubling */
+	if (p->cap - p->n < g->n) { /* room for them, doubling (gaps_flush reserved it: never here) */
 		size_t cap = p->cap ? p->cap : 16;
 		while (cap - p->n < g->n)
 			cap *= 2;
@@ -465,6 +468,52 @@ static int vgroup_add_all(struct vgroup *p, const struct vgroup *g)
 	return SQLITE_OK;
 }
 
+/* Room in each output group of q's set for every gap its sequences hold, at
+ * their widest mode, in one allocation: grown by doubling, a class of 2M gaps
+ * was copied ~20 times over (and its pages touched twice). SQLITE_OK or NOMEM. */
+static int gaps_reserve(struct seqagg *q)
+{
+	const struct gtab *own = &q->set->each->t, *out = &q->set->t;
+	size_t *need = sqlite3_malloc64((out->nlist ? out->nlist : 1) * sizeof *need);
+	int *mode = sqlite3_malloc64((out->nlist ? out->nlist : 1) * sizeof *mode), rc = SQLITE_OK;
+	if (!need || !mode) {
+		sqlite3_free(need);
+		sqlite3_free(mode);
+		return SQLITE_NOMEM;
+	}
+	for (size_t k = 0; k < out->nlist; k++) {
+		need[k] = ((const struct vgroup *)out->list[k])->n;
+		mode[k] = ((const struct vgroup *)out->list[k])->mode;
+	}
+	for (size_t i = 0, k = 0; i < own->nlist; i++) { /* (the pools are few: a class per label) */
+		const struct vgroup *g = (const struct vgroup *)own->list[i];
+		if (!g->n)
+			continue;
+		if (k >= out->nlist || (const struct vgroup *)out->list[k] != g->pool)
+			for (k = 0; k < out->nlist && (const struct vgroup *)out->list[k] != g->pool; k++)
+				;
+		if (k == out->nlist)
+			continue; /* (not one of the set's: vgroup_add_all grows it) */
+		need[k] += g->n;
+		mode[k] = g->mode > mode[k] ? g->mode : mode[k];
+	}
+	for (size_t k = 0; rc == SQLITE_OK && k < out->nlist; k++) {
+		struct vgroup *p = (struct vgroup *)out->list[k];
+		if (mode[k] > p->mode)
+			rc = vgroup_widen(p, mode[k]);
+		if (rc == SQLITE_OK && need[k] > p->cap) {
+			void *nv = sqlite3_realloc64(p->v, need[k] * vm_size(p->mode));
+			if (!nv)
+				rc = SQLITE_NOMEM;
+			else
+				p->v = nv, p->cap = need[k];
+		}
+	}
+	sqlite3_free(need);
+	sqlite3_free(mode);
+	return rc;
+}
+
 /* With each = 1, every counted sequence's gaps into its output group: they
  * were kept once, in the sequence's own group (half the memory and the
  * stores of keeping each twice). SQLITE_OK or NOMEM. */
@@ -473,6 +522,8 @@ static int gaps_flush(struct seqagg *q)
 	if (!q->each)
 		return SQLITE_OK;
 	const struct gtab *own = &q->set->each->t;
+	if (gaps_reserve(q) != SQLITE_OK)
+		return SQLITE_NOMEM;
 	for (size_t i = 0; i < own->nlist; i++) {
 		const struct vgroup *g = (const struct vgroup *)own->list[i];
 		if (g->n && vgroup_add_all(g->pool, g) != SQLITE_OK)

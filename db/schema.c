@@ -54,8 +54,13 @@ int db_create(const char *path, sqlite3 **out)
 		     "setting up the database");
 	if (rc == SQLITE_OK)
 		rc = kvio_register_functions(db);
+	/* one transaction: each CREATE alone would write the header page and its root anew */
+	if (rc == SQLITE_OK)
+		rc = db_exec(db, "BEGIN", "creating the schema");
 	if (rc == SQLITE_OK)
 		rc = db_exec(db, kvio_schema_sql, "creating the schema");
+	if (rc == SQLITE_OK)
+		rc = db_exec(db, "COMMIT", "creating the schema");
 	if (rc != SQLITE_OK) {
 		sqlite3_close(db);
 		return rc;
