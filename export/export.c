@@ -55,6 +55,18 @@ static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, st
  * machine, two of its gathers on this thread: findings_help), then the
  * findings' tracks, the slices (objects with the findings' flows), the
  * findings. 0, or 2 after the one line. */
+/* KVIO_TIMING: the export's step done, and when (s since the first). */
+static void export_mark(const char *step)
+{
+	static double t0;
+	if (!getenv("KVIO_TIMING"))
+		return;
+	double t = now_s();
+	if (!t0)
+		t0 = t;
+	kvio_err("timing: export: +%.3fs %s", t - t0, step);
+}
+
 static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl,
 			 struct findings *f, int fst)
 {
@@ -66,15 +78,20 @@ static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_op
 	else if (export_cmds(db, x, fl) || export_counters(db, x))
 		rc = -1 - findings_finish(db, f, 1); /* the commands failed: the findings are not waited for */
 	else {
+		export_mark("commands and counters");
 		findings_help(f); /* this thread's commands are written: it may compute two of the gathers */
+		export_mark("help");
 		if (findings_finish(db, f, 0))
 			return 2; /* said */
+		export_mark("findings waited for");
 		findings_tracks(x, f);
 		findings_flows(x, f, fl);
 		rc = export_slices(db, x, fl);
+		export_mark("objects");
 		if (!rc)
 			findings_slices(x, f);
 	}
+	export_mark("pieces");
 	if (rc) {
 		db_failed(db, "reading the database");
 		return 2;
@@ -110,8 +127,10 @@ int export_db(sqlite3 *db, struct outfile *of, const struct export_opts *eo, str
 	/* the findings' SQL starts first: it runs while the database is checked and the commands written */
 	struct findings f;
 	memset(&f, 0, sizeof f);
+	export_mark("start");
 	int fst = eo && eo->findings ? findings_start(db, &f, eo) : 0;
 	rc = export_prepare(db, &x, &keep, &fl);
+	export_mark("prepared");
 	if (rc)
 		findings_finish(db, &f, 1);
 	else { /* the sequence starts with cleared incremental state */

@@ -250,6 +250,7 @@ struct findings {
 	pthread_mutex_t mu;   /* help's, under mu; cv: it became HELP_DONE */
 	pthread_cond_t cv;
 	int help, inited;     /* inited: mu and cv */
+	int taken;            /* the findings' thread reached the helped gathers (help_take done) */
 	int stop;             /* set (atomic) when the export failed: the threads stop at their next statement */
 	int imported;         /* the database holds findings already (written as they are) */
 	int ncol;             /* arg columns, named col[] */

@@ -122,10 +122,28 @@ static const char *statement_head(sqlite3_stmt *st)
 	return q ? q : "";
 }
 
+static int help_take(struct findings *f);
+
+/* Whether st reads one of the gathers the export's thread may compute (its
+ * kvio_x_fill view): the findings' thread takes them on, or waits for them,
+ * only there (the statements before it run meanwhile). */
+static int reads_helped(const struct findings *f, sqlite3_stmt *st)
+{
+	const char *q = sqlite3_sql(st);
+	for (int i = 0; q && i < NHELP; i++) {
+		char fill[96];
+		snprintf(fill, sizeof fill, "%s_fill", f->g[i].name);
+		if (strstr(q, fill))
+			return 1;
+	}
+	return 0;
+}
+
 /* Run every statement of sql (named what in errors and timing lines) on c;
  * keep: the rows of its statements with columns (findings.sql has one) are
- * the findings. Stops before a statement once f->stop is set. 0, or -1 (kept
- * in c). */
+ * the findings, and the helped gathers are taken (help_take) before the
+ * first statement that reads one. Stops before a statement once f->stop is
+ * set. 0, or -1 (kept in c). */
 static int findings_exec(struct findings *f, struct fconn *c, const char *sql, const char *what, int keep)
 {
 	const char *tail = sql;
@@ -142,6 +160,13 @@ static int findings_exec(struct findings *f, struct fconn *c, const char *sql, c
 		}
 		if (!st)
 			continue; /* a comment or blank tail */
+		if (keep && !f->taken && reads_helped(f, st)) {
+			f->taken = 1;
+			if (help_take(f)) {
+				sqlite3_finalize(st);
+				return -1;
+			}
+		}
 		findings_bind(st, f->eo);
 		double t0 = now_s(), c0 = thread_cpu_s();
 		int rows = keep && sqlite3_column_count(st) > 0, s;
@@ -354,13 +379,14 @@ static const char findings_own[] =
 	"INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill;\n"
 	"INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_latency');\n";
 
-/* The thread: set the connection up, prelude.sql, its own gathers, the
- * helped ones, findings.sql, the parents. */
+/* The thread: set the connection up, prelude.sql, its own gathers,
+ * findings.sql (the helped gathers taken where it first reads one), the
+ * parents. */
 static void *findings_main(void *arg)
 {
 	struct findings *f = arg;
 	f->c.rc = findings_setup(&f->c) || findings_run(f, &f->c, "prelude.sql", 0) ||
-			  findings_exec(f, &f->c, findings_own, "sql/findings.sql", 0) || help_take(f) ||
+			  findings_exec(f, &f->c, findings_own, "sql/findings.sql", 0) ||
 			  findings_run(f, &f->c, "findings.sql", 1) || findings_parents(f) ? -1 : 0;
 	if (getenv("KVIO_TIMING"))
 		kvio_err("timing: findings: done, %.3fs of the thread's CPU", thread_cpu_s());
