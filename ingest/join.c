@@ -50,8 +50,12 @@ uint32_t lanes_add(struct lanes *l, int64_t beg, int64_t end)
 	}
 	size_t i = l->cap + lane;
 	l->mn[i] = end;
-	for (i /= 2; i >= 1; i /= 2)
-		l->mn[i] = l->mn[2 * i] < l->mn[2 * i + 1] ? l->mn[2 * i] : l->mn[2 * i + 1];
+	for (i /= 2; i >= 1; i /= 2) { /* up while a minimum changes: the ones above it cannot */
+		int64_t m = l->mn[2 * i] < l->mn[2 * i + 1] ? l->mn[2 * i] : l->mn[2 * i + 1];
+		if (l->mn[i] == m)
+			break;
+		l->mn[i] = m;
+	}
 	return (uint32_t)lane;
 }
 
