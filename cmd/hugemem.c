@@ -3,20 +3,22 @@
  * Every kvio command's memory is touched once, fresh from the kernel: a
  * one-shot ingest of 1M lines faults in ~10,700 pages of 4 KiB, a findings
  * export of 4M ~13,500. On the VMs kvio is benched on a fault costs ~12 us
- * (a third of the ingest's system time); a 2 MiB huge page costs one fault
- * for 512 pages. glibc asks for them when told by its tunables, which it
+ * (16,384 faults in 190-200 ms, a test program); a 2 MiB huge page costs one
+ * fault for 512 pages. glibc asks for them when told by its tunables, which it
  * reads once, at exec: glibc.malloc.hugetlb=1 (madvise(MADV_HUGEPAGE) on the
  * heaps as they grow and on mmap'd chunks), top_pad 32 MiB (heaps grow in
  * huge-page-sized steps, not page by page) and mmap_threshold 32 MiB (the
  * big vectors from the heap, not a fresh mapping each time). So main starts
  * over once, the same binary with the same argv, the tunables added.
  *
- * Measured by hand (bash time, best of 3, back to back; noisy machine): 1M
- * ingest 10,700 -> ~500 faults, 0.36 -> 0.27 s; kvio2perfetto 200k 0.28 ->
- * 0.20 s. After 3 s idle (a VM that returns free memory to the host faults a
- * huge page in at ~2 ms) the gain is smaller, 0.34 -> 0.33 s, never a loss.
- * Peak RSS grows by at most the top pad's huge pages touched (1M ingest 44
- * -> 55 MB).
+ * Measured by hand (bash time, best of 3, back to back, KVIO_HUGEMEM=0 against
+ * the default; noisy machine): 1M ingest 10,700 -> ~600 faults, 0.355 ->
+ * 0.298 s; a 20k-line ingest 98 -> 53 ms; kvio2perfetto 200k 0.22 -> 0.14 s.
+ * After 3 s idle (a VM that returns free memory to the host faults a huge
+ * page in at ~2 ms) the 1M ingest gains less, 0.34 -> 0.33 s. The costs: the
+ * second exec, ~6 ms (kvio --help 9.4 -> 15.4 ms), which a tiny input does
+ * not win back (the tiny fixture's ingest 39-45 ms either way); peak RSS
+ * grows in 2 MiB steps (1M ingest 44 -> 57 MB).
  *
  * Not done: with a GLIBC_TUNABLES of the user's own (theirs wins), with
  * KVIO_HUGEMEM=0, where THP is "never", or when /proc/self/exe is not there

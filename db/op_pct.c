@@ -153,8 +153,15 @@ static int mval_cmp(const void *x, const void *y)
 		(a)[j_] = x_;                                                   \
 	}
 
-/* (tmp: room for g->n 64-bit values, the radix sort's scratch, shared by
- * the groups of a set: one allocation, not one per group) */
+/* (tmp: the radix sort's scratch, radix_bytes(g) of room, shared by the
+ * groups of a set: one allocation, not one per group) */
+/* The scratch vgroup_sort wants for g: a copy of its values when they are
+ * radix sorted (integers, more than SMALL_SORT), else none. */
+static size_t radix_bytes(const struct vgroup *g)
+{
+	return g->mode == VM_MIXED || g->n <= SMALL_SORT ? 0 : g->n * vm_size(g->mode);
+}
+
 static void vgroup_sort(struct vgroup *g, void *tmp)
 {
 	if (g->n < 2)
@@ -194,13 +201,13 @@ int vset_prepare(struct vset *s)
 	if (s->sorted)
 		return SQLITE_OK;
 	gtab_sort(&s->t);
-	size_t most = 1;
+	size_t most = 0;
 	for (size_t i = 0; i < s->t.nlist; i++) {
-		const struct vgroup *g = (const struct vgroup *)s->t.list[i];
-		most = g->n > most ? g->n : most;
+		size_t b = radix_bytes((const struct vgroup *)s->t.list[i]);
+		most = b > most ? b : most;
 	}
-	void *tmp = sqlite3_malloc64(most * sizeof(uint64_t));
-	if (!tmp)
+	void *tmp = most ? sqlite3_malloc64(most) : NULL;
+	if (most && !tmp)
 		return SQLITE_NOMEM;
 	for (size_t i = 0; i < s->t.nlist; i++)
 		vgroup_sort((struct vgroup *)s->t.list[i], tmp);

@@ -49,12 +49,6 @@ static int export_prepare(sqlite3 *db, struct exporter *x, struct kept *keep, st
 	return 0;
 }
 
-/* The pieces in order: without findings the tracks, the slices, the commands,
- * the counters; with them (f started, fst its start's result), the tracks, the
- * commands and the counters while the findings' SQL runs (then, on an idle
- * machine, two of its gathers on this thread: findings_help), then the
- * findings' tracks, the slices (objects with the findings' flows), the
- * findings. 0, or 2 after the one line. */
 /* KVIO_TIMING: the export's step done, and when (s since the first). */
 static void export_mark(const char *step)
 {
@@ -67,6 +61,12 @@ static void export_mark(const char *step)
 	kvio_err("timing: export: +%.3fs %s", t - t0, step);
 }
 
+/* The pieces in order: without findings the tracks, the slices, the commands,
+ * the counters; with them (f started, fst its start's result), the tracks, the
+ * commands and the counters while the findings' SQL runs (then, on an idle
+ * machine, two of its gathers on this thread: findings_help), then the
+ * findings' tracks, the slices (objects with the findings' flows), the
+ * findings. 0, or 2 after the one line. */
 static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl,
 			 struct findings *f, int fst)
 {
