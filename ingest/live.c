@@ -54,7 +54,8 @@
  * processes each commit anew after the real ones (track ids are dense: dir.c) */
 #define TMP_OBJ ((int64_t)1 << 50)
 #define TMP_INFO ((int64_t)1 << 51)
-#define TMP_CTR ((int64_t)1 << 52) /* the interim rate counters' points (appended; livectr.c) */
+#define TMP_CTR ((int64_t)1 << 52) /* the interim counters' points (appended; livectr.c) */
+#define TMP_CTR_TAIL ((int64_t)3 << 51) /* objects in flight from the settled horizon on (each commit anew; ids < 2^53: db/check.c) */
 #define ARM_IDS 46       /* arm k >= 1: its commands' ids from k << ARM_IDS (below TMP_OBJ) */
 #define ARM_KV 28        /* its KV rows' ids from k << ARM_KV (a chunk's kv_id is a u32) */
 #define LIVE_ARMS 8
@@ -87,6 +88,9 @@ struct larm {
 	struct stream *s;
 	struct lfile in[3]; /* sem, ebpf, serving */
 	int dev_final;
+	long long dev_lim;  /* the device file's complete bytes when they last grew, at dev_since (s) */
+	double dev_since;
+	int quieted;        /* its quiet read done (until the file grows again) */
 	struct arm part;    /* a device block's records */
 	struct file_stats pfs;
 	int64_t sem_min, sem_end;
@@ -107,11 +111,13 @@ struct live {
 	int n;
 	struct larm *arm;   /* n arms; arm[0]'s writer owns the names, the sums, the metadata */
 	size_t bs;          /* device: the bytes of a block (KVIO_FOLLOW_BLOCK_BYTES) */
+	double quiet;       /* s without new device bytes that read the rest anyway (KVIO_FOLLOW_QUIET_MS) */
 	int begun;
 	int64_t ibase;      /* the interim tracks' first id (-1 none) */
 	int64_t oupid;      /* the interim processes' first upid */
 	int64_t tmp_obj, tmp_flow; /* the next interim object (or overview run) id and flow row */
 	int64_t tmp_ctr;    /* the next interim counter point's id */
+	int ctr_redo;       /* this commit wrote an objects-in-flight counter again (its sums read whole) */
 	int moved;          /* this commit moved interim objects (the objects' sums read again) */
 	int64_t room;       /* tracks per arm but the last */
 	uint64_t ncmds;     /* the last commit's commands written */
@@ -171,6 +177,9 @@ struct live *live_new(struct ingest_args *a)
 	/* smaller blocks than a one-shot's 4 MiB: a commit shows what came sooner
 	 * (what depends on the cut is checked at the stop) */
 	L->bs = (size_t)env_i64("KVIO_FOLLOW_BLOCK_BYTES", 1 << 20, 1);
+	/* a tracer quiet this long (a hung run) has nothing older to come: its
+	 * last block and the reorder pool go in (docs/formats.md) */
+	L->quiet = (double)env_i64("KVIO_FOLLOW_QUIET_MS", 2000, 1) / 1000.0;
 	L->ibase = -1;
 	L->oupid = 1 + 2 * (int64_t)L->n;
 	L->tmp_obj = TMP_OBJ;
@@ -270,13 +279,14 @@ static void dev_parse(struct larm *L, size_t n, int last)
  * holds in complete lines (limit). A shorter block waits for the next commit
  * (the reorder window is at least a block: what comes after a block older
  * than its earliest record is joined out of time order) but at the stop
- * (final: limit is the end, the last block takes an unterminated tail).
- * 1 when a block went, 0 when there is none, -1 broken (said in L->broken). */
-static int dev_block(struct live *L, struct larm *R, long long limit, int final)
+ * (final: limit is the end, the last block takes an unterminated tail) or
+ * when the file is quiet (its complete lines). 1 when a block went, 0 when
+ * there is none, -1 broken (said in L->broken). */
+static int dev_block(struct live *L, struct larm *R, long long limit, int final, int quiet)
 {
 	struct lfile *d = &R->in[1];
 	long long left = limit - d->pos;
-	if (R->dev_final || left <= 0 || (!final && left < (long long)L->bs)) {
+	if (R->dev_final || left <= 0 || (!final && !quiet && left < (long long)L->bs)) {
 		R->dev_final |= final;
 		return 0;
 	}
@@ -311,9 +321,10 @@ static int drop_interim(struct live *L, sqlite3 *db, int all)
 		 "DELETE FROM kvio_slice WHERE id >= %lld; DELETE FROM kvio_obj WHERE id >= %lld;"
 		 "DELETE FROM kvio_arg WHERE arg_set_id >= %lld; DELETE FROM kvio_track WHERE id >= %lld;"
 		 "DELETE FROM process WHERE upid >= %lld; DELETE FROM thread WHERE id > 0; DELETE FROM metadata;"
-		 "DELETE FROM kvio_file; DELETE FROM kvio_stats; DELETE FROM kvio_warning; DELETE FROM kvio_sum;%s",
+		 "DELETE FROM kvio_file; DELETE FROM kvio_stats; DELETE FROM kvio_warning; DELETE FROM kvio_sum;"
+		 "DELETE FROM kvio_counter WHERE id >= %lld;%s",
 		 (long long)from, (long long)from, (long long)from, (long long)(L->ibase < 0 ? INT64_MAX : L->ibase),
-		 (long long)L->oupid, all ? " DELETE FROM flow; DELETE FROM kvio_counter;" : "");
+		 (long long)L->oupid, (long long)(all ? INT64_MIN : TMP_CTR_TAIL), all ? " DELETE FROM flow;" : "");
 	return db_exec(db, sql, "writing the database") == SQLITE_OK ? 0 : 2;
 }
 
@@ -613,7 +624,7 @@ static int64_t frozen(void *ctx, const char *table)
 	if (!strcmp(table, "flow"))
 		return L->tmp_flow;
 	if (!strcmp(table, "kvio_counter")) /* (the interim points only: the real ones come at the stop) */
-		return L->tmp_ctr;
+		return L->ctr_redo ? TMP_CTR : L->tmp_ctr;
 	if (!strcmp(table, "kvio_cmd_kv")) /* (a later arm's rows above: read at each commit) */
 		return w->next_kv;
 	if (!strcmp(table, "kvio_cmd_range"))
@@ -668,9 +679,21 @@ static void read_arms(struct live *L, const long long (*limit)[3], int final)
 		stream_sem_seen(R->s, R->sem_end);
 		/* device blocks wait for the semantic file's first line (its kvio_meta
 		 * header is the arm's, as in a one-shot ingest, which reads it first) */
-		if (R->in[0].fd < 0 || R->in[0].pos > 0 || final)
-			while (!L->broken && w->rc == SQLITE_OK && dev_block(L, R, limit[k][1], final) > 0)
+		if (R->in[0].fd < 0 || R->in[0].pos > 0 || final) {
+			double now = now_s();
+			if (limit[k][1] != R->dev_lim || R->dev_since == 0) {
+				R->dev_lim = limit[k][1];
+				R->dev_since = now;
+				R->quieted = 0;
+			}
+			int quiet = !final && now - R->dev_since >= L->quiet;
+			while (!L->broken && w->rc == SQLITE_OK && dev_block(L, R, limit[k][1], final, quiet) > 0)
 				;
+			if (quiet && !L->broken && w->rc == SQLITE_OK) {
+				stream_quiet(R->s);
+				R->quieted = 1;
+			}
+		}
 		if (k + 1 < L->n && w->track_end && w->next_track > w->track_end)
 			L->broken = "an arm's tracks outgrew the room the follow gave them";
 	}
@@ -691,16 +714,18 @@ static int writers_ok(struct live *L)
 /* An interim commit's end: the partial chunks, the objects, the small tables, COMMIT. */
 static int live_interim(struct live *L)
 {
-	int64_t utid = 1;
+	int64_t utid = 1, tail = TMP_CTR_TAIL;
 	for (int k = 0; k < L->n; k++)
 		dbw_flush_partial(&L->arm[k].w);
 	interim_objects(L);
+	L->ctr_redo = 0;
 	for (int k = 0; k < L->n; k++) {
 		struct larm *R = &L->arm[k];
 		int64_t done = stream_done_ts(R->s);
 		interim_small(L, R, &utid);
 		if (R->arm.base_set && done != INT64_MIN && done != INT64_MAX)
 			lctr_commit(&R->ctr, &R->w, &R->t, done - R->arm.base_ns, &L->tmp_ctr, &L->tmp_obj, &L->snext.id);
+		L->ctr_redo |= lctr_objects(&R->ctr, &R->w, R->t.obj_ctr, R->arm.objs.v, R->objs_out, &L->tmp_ctr, &tail);
 	}
 	write_options_meta(&L->arm[0].w, &L->a->o);
 	if (writers_ok(L))
@@ -752,6 +777,17 @@ int live_commit(struct live *L, sqlite3 *db, const int (*fd)[3], const long long
 	if (status && !sqlite3_get_autocommit(db))
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return status;
+}
+
+int live_quiet_due(const struct live *L)
+{
+	double now = now_s();
+	for (int k = 0; k < L->n; k++) {
+		const struct larm *R = &L->arm[k];
+		if (!R->quieted && R->dev_since > 0 && now - R->dev_since >= L->quiet)
+			return 1;
+	}
+	return 0;
 }
 
 int live_holds(const struct live *L)

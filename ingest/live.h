@@ -19,6 +19,10 @@ struct live *live_new(struct ingest_args *a);
  * input_limit set). 0, 2 after a message, or LIVE_REBUILD (nothing of this
  * commit written; live_why says why; every later commit says LIVE_REBUILD too). */
 int live_commit(struct live *L, sqlite3 *db, const int (*fd)[3], const long long (*limit)[3], int final);
+/* Whether an arm's device file has been quiet for KVIO_FOLLOW_QUIET_MS
+ * (default 2000) without the commit that then reads its last block and its
+ * reorder pool (a commit is due though no bytes came). */
+int live_quiet_due(const struct live *L);
 /* Whether what is written holds a command or an object. */
 int live_holds(const struct live *L);
 const char *live_why(const struct live *L);
@@ -45,7 +49,17 @@ struct lrun {                /* the overview's run of 100 ms buckets being gathe
 	int64_t k0, k1, n, bytes;
 	int open;
 };
+struct lobj {                /* the objects-in-flight counter's steps (struct i64pair) */
+	struct vec ev;       /* taken, not written for good: at or after hz */
+	int64_t cur;         /* the count after the points written for good */
+	int64_t hz;          /* the settled horizon: newest end - 2 x longest span (never back) */
+	int64_t last;        /* the last point written for good (its ts; settled: one is) */
+	int64_t max_end, max_len;
+	size_t taken;        /* the arm's objects whose steps are in */
+	int settled;
+};
 struct lctr {
+	struct lobj obj;
 	size_t ms_out;       /* arm_out.ms entries taken (the last one: took_n, took_bytes of it) */
 	int64_t took_n, took_bytes;
 	struct lrate rate[2]; /* cmds/ms, MB/s */
@@ -57,6 +71,16 @@ struct lctr {
  * ids from *slice_id, the growing run's from *info_id (each advanced). */
 void lctr_commit(struct lctr *c, struct dbw *w, const struct arm_out *t, int64_t done, int64_t *ctr_id,
 		 int64_t *slice_id, int64_t *info_id);
+/* The objects-in-flight counter once objs[0..n) are written (while
+ * following, an object comes at its end, so a past moment's count can still
+ * grow): the points before the settled horizon appended once (ids from
+ * *ctr_id), the rest (ids from *tail_id) the commit's own. An object that
+ * began at or before a point written for good makes the counter written
+ * again from its first point (its rows deleted): 1, the counter table's sums
+ * to be read whole. */
+struct obj;
+int lctr_objects(struct lctr *c, struct dbw *w, int64_t track, const struct obj *objs, size_t n, int64_t *ctr_id,
+		 int64_t *tail_id);
 void lctr_free(struct lctr *c);
 
 #endif

@@ -13,9 +13,22 @@
  *  - an overview slice per run of consecutive 100 ms buckets once the run has
  *    ended; the run still growing is a slice of the commit's own (an id of the
  *    TMP_INFO range: written again by the next commit).
+ * The objects-in-flight counter (a point per step: +1 at an object's begin,
+ * -1 at its end) cannot wait for a final bucket: an object's record comes at
+ * its end, so a step can land before points already written. Its settle rule:
+ * the steps before the horizon H = (the newest end seen) - 2 x (the longest
+ * span seen) are written once; those from H on are the commit's own (an id
+ * of the TMP_CTR_TAIL range: written again by the next commit, with what came
+ * since). An object longer than twice every one before it, or far out of end
+ * order, can begin at or before a point written for good: that commit writes
+ * the whole counter again from the objects (rare; the counter's sums are read
+ * whole then). So the counter always agrees with the objects written, and its
+ * points before the earliest begin of an object not written yet are the
+ * final's.
  * The stop deletes them all and writes the one-shot's (write_arm_end). */
 #include "live.h"
 #include "write.h"
+#include "../db/schema.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,8 +155,70 @@ void lctr_commit(struct lctr *c, struct dbw *w, const struct arm_out *t, int64_t
 	overview_runs(c, w, t->nv_root, floor_div(done, OVERVIEW_MS * 1000000), slice_id, info_id);
 }
 
+/* objs[taken..n)'s steps into c->ev; 1 when one lands at or before the last
+ * point written for good. */
+static int obj_steps(struct lobj *c, const struct obj *objs, size_t n)
+{
+	int late = 0;
+	for (; c->taken < n; c->taken++) {
+		const struct obj *ob = &objs[c->taken];
+		if (!ob->is_span) /* (write_objects' rule: an incremental follow has no window, every span counts) */
+			continue;
+		late |= c->settled && ob->b <= c->last;
+		*(struct i64pair *)vec_push(&c->ev, sizeof(struct i64pair)) = (struct i64pair){ob->b, 1};
+		*(struct i64pair *)vec_push(&c->ev, sizeof(struct i64pair)) = (struct i64pair){ob->e, -1};
+		if (ob->e > c->max_end)
+			c->max_end = ob->e;
+		if (ob->e - ob->b > c->max_len)
+			c->max_len = ob->e - ob->b;
+	}
+	return late;
+}
+
+int lctr_objects(struct lctr *c, struct dbw *w, int64_t track, const struct obj *objs, size_t n, int64_t *ctr_id,
+		 int64_t *tail_id)
+{
+	struct lobj *o = &c->obj;
+	int redo = obj_steps(o, objs, n);
+	if (redo) { /* every step again, from the first object */
+		char sql[96];
+		snprintf(sql, sizeof sql, "DELETE FROM kvio_counter WHERE track_id = %lld", (long long)track);
+		if (w->rc == SQLITE_OK)
+			w->rc = db_exec(w->db, sql, "writing the database");
+		vec_free(&o->ev);
+		*o = (struct lobj){0};
+		obj_steps(o, objs, n);
+	}
+	struct i64pair *ev = o->ev.v;
+	qsort(ev, o->ev.n, sizeof *ev, i64pair_cmp);
+	if (o->ev.n && o->max_end - 2 * o->max_len > o->hz)
+		o->hz = o->max_end - 2 * o->max_len;
+	int64_t save = w->next_counter;
+	size_t m = 0;
+	w->next_counter = *ctr_id;
+	for (; m < o->ev.n && ev[m].ts < o->hz; m++) {
+		o->cur += ev[m].d;
+		dbw_counter(w, ev[m].ts, track, (double)o->cur);
+		o->last = ev[m].ts;
+		o->settled = 1;
+	}
+	*ctr_id = w->next_counter;
+	w->next_counter = *tail_id;
+	int64_t v = o->cur;
+	for (size_t i = m; i < o->ev.n; i++) {
+		v += ev[i].d;
+		dbw_counter(w, ev[i].ts, track, (double)v);
+	}
+	*tail_id = w->next_counter;
+	w->next_counter = save;
+	memmove(ev, ev + m, (o->ev.n - m) * sizeof *ev);
+	o->ev.n -= m;
+	return redo;
+}
+
 void lctr_free(struct lctr *c)
 {
+	vec_free(&c->obj.ev);
 	vec_free(&c->rate[0].pend);
 	vec_free(&c->rate[1].pend);
 	vec_free(&c->ov);

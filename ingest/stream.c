@@ -804,6 +804,22 @@ void stream_end(struct stream *s)
 	dbw_flush_chunk(s->w);
 }
 
+/* Quiet, every record stamped before now has come: the watermark past the
+ * pool's records and the latest op end logged (so the objects that ended
+ * after the device's last record are decided too). */
+void stream_quiet(struct stream *s)
+{
+	int64_t m = s->sem_end;
+	for (size_t i = 0; i < s->npool; i++)
+		if (s->pool[i].c.ts > m)
+			m = s->pool[i].c.ts;
+	if (m == INT64_MIN || m == INT64_MAX || m < s->wm)
+		return;
+	s->wm = m + 1;
+	process_pool(s);
+	drain(s);
+}
+
 void stream_free(struct stream *s)
 {
 	if (!s)

@@ -28,10 +28,7 @@ static void arg_jv(struct dbw *w, int64_t set, const char *key, const struct jv 
 
 /* ---- one arm ---- */
 
-struct i64pair {
-	int64_t ts, d;
-};
-static int pair_cmp(const void *x, const void *y)
+int i64pair_cmp(const void *x, const void *y)
 {
 	const struct i64pair *a = x, *b = y;
 	if (a->ts != b->ts)
@@ -488,7 +485,7 @@ static void write_objects(struct dbw *w, const struct arm *a, const struct inges
 		}
 	}
 	free(olane);
-	qsort(dl, nd, sizeof *dl, pair_cmp);
+	qsort(dl, nd, sizeof *dl, i64pair_cmp);
 	int64_t cur = 0;
 	for (size_t i = 0; i < nd; i++) {
 		cur += dl[i].d;

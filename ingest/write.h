@@ -50,6 +50,13 @@ void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t);
 #define CTR_MBS_SCALE 1e-4
 #define OVERVIEW_MS 100
 void write_overview_run(struct dbw *w, int64_t t0, int64_t t1, int64_t n, int64_t bytes, int64_t track);
+/* The objects-in-flight counter's steps: +1 at an object's begin, -1 at its
+ * end; a point per step in (ts, d) order (i64pair_cmp: an end before a begin
+ * at the same ts). live's interim commits write them too (livectr.c). */
+struct i64pair {
+	int64_t ts, d;
+};
+int i64pair_cmp(const void *x, const void *y);
 /* The options that shaped the database (join, window, counters) as metadata rows. */
 void write_options_meta(struct dbw *w, const struct ingest_opts *o);
 void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o);
@@ -64,6 +71,10 @@ struct stream;
 struct stream *stream_open(struct arm *a, struct dbw *w, struct arm_out *t, const struct ingest_opts *o, int follow);
 void stream_block(struct stream *s, struct arm *part);
 void stream_end(struct stream *s);
+/* --follow, the device file quiet: the records waiting in the reorder pool
+ * processed as if the file ended there (one older that comes later is out
+ * of time order: stream_follow_check), the commands that are ready written. */
+void stream_quiet(struct stream *s);
 void stream_free(struct stream *s);
 /* --follow: the latest op end of the semantic records read so far. */
 void stream_sem_seen(struct stream *s, int64_t end);
