@@ -663,6 +663,12 @@ static int live_begin(struct live *L, sqlite3 *db, const int (*fd)[3])
 	return 0;
 }
 
+/* R's device file has had no new complete lines for L->quiet s. */
+static int dev_quiet(const struct live *L, const struct larm *R, double now)
+{
+	return now - R->dev_since >= L->quiet;
+}
+
 /* Each arm's new lines read (the device file's in blocks, into the stream). */
 static void read_arms(struct live *L, const long long (*limit)[3], int final)
 {
@@ -686,7 +692,7 @@ static void read_arms(struct live *L, const long long (*limit)[3], int final)
 				R->dev_since = now;
 				R->quieted = 0;
 			}
-			int quiet = !final && now - R->dev_since >= L->quiet;
+			int quiet = !final && dev_quiet(L, R, now);
 			while (!L->broken && w->rc == SQLITE_OK && dev_block(L, R, limit[k][1], final, quiet) > 0)
 				;
 			if (quiet && !L->broken && w->rc == SQLITE_OK) {
@@ -784,7 +790,7 @@ int live_quiet_due(const struct live *L)
 	double now = now_s();
 	for (int k = 0; k < L->n; k++) {
 		const struct larm *R = &L->arm[k];
-		if (!R->quieted && R->dev_since > 0 && now - R->dev_since >= L->quiet)
+		if (!R->quieted && R->dev_since > 0 && dev_quiet(L, R, now))
 			return 1;
 	}
 	return 0;
