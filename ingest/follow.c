@@ -553,7 +553,8 @@ static int follow_loop(struct follow *F, const char *const *in, size_t nin)
 		for (int i = 0; i < F->nin; i++)
 			total += F->in[i].done;
 		double gap = F->last_cost > F->a->interval_ms / 1000.0 ? F->last_cost : F->a->interval_ms / 1000.0;
-		if ((total == F->committed && !(F->db && F->live && live_quiet_due(F->live))) || now - last_commit < gap)
+		if ((total == F->committed && !((F->db || F->tmpdb) && F->live && live_quiet_due(F->live))) ||
+		    now - last_commit < gap)
 			continue;
 		struct arm *arms = NULL;
 		int status;

@@ -89,7 +89,7 @@ struct larm {
 	struct lfile in[3]; /* sem, ebpf, serving */
 	int dev_final;
 	long long dev_lim;  /* the device file's complete bytes when they last grew, at dev_since (s) */
-	double dev_since;
+	double dev_since, dev_wall; /* (dev_wall: the same moment, Unix time) */
 	int quieted;        /* its quiet read done (until the file grows again) */
 	struct arm part;    /* a device block's records */
 	struct file_stats pfs;
@@ -439,6 +439,26 @@ static void vec_copy(struct vec *to, const struct vec *from, size_t sz)
 	to->n = from->n;
 }
 
+/* An interim commit's follow_* kvio_stats rows of arm R: what its stream
+ * holds that the database does not show yet (a command whose completion has
+ * not come holds the commands after it), and when its device file last grew. */
+static void write_waiting(struct larm *R)
+{
+	struct stream_wait v;
+	const char *l = R->arm.label;
+	stream_waiting(R->s, &v);
+	dbw_stat(&R->w, l, "follow_waiting_cmds", (int64_t)v.cmds);
+	dbw_stat(&R->w, l, "follow_pool_records", (int64_t)v.pool);
+	dbw_stat(&R->w, l, "follow_unpaired_cmds", (int64_t)v.unpaired);
+	dbw_stat(&R->w, l, "follow_unpaired_objects", (int64_t)v.objects);
+	if (v.unpaired) {
+		dbw_stat(&R->w, l, "follow_unpaired_age_ns", v.age_ns);
+		dbw_stat(&R->w, l, "follow_unpaired_oldest_tid", v.oldest_tid);
+	}
+	if (R->dev_wall > 0)
+		dbw_stat(&R->w, l, "follow_device_grew_ms", (int64_t)(R->dev_wall * 1e3));
+}
+
 /* The small tables of an interim commit for arm R, from a copy of the arm
  * finished as a one-shot's would be now but for the objects, which are the
  * interim commits' (capture info, serving spans, threads from *utid, stats). */
@@ -469,6 +489,7 @@ static void interim_small(struct live *L, struct larm *R, int64_t *utid)
 	write_threads(w, &c);
 	*utid = w->next_utid;
 	write_stats(w, &c, &L->a->o);
+	write_waiting(R);
 	vec_free(&c.serving);
 	vec_free(&c.warnings);
 	arena_free(&c.strs);
@@ -690,6 +711,7 @@ static void read_arms(struct live *L, const long long (*limit)[3], int final)
 			if (limit[k][1] != R->dev_lim || R->dev_since == 0) {
 				R->dev_lim = limit[k][1];
 				R->dev_since = now;
+				R->dev_wall = wall_s();
 				R->quieted = 0;
 			}
 			int quiet = !final && dev_quiet(L, R, now);

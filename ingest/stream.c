@@ -806,7 +806,9 @@ void stream_end(struct stream *s)
 
 /* Quiet, every record stamped before now has come: the watermark past the
  * pool's records and the latest op end logged (so the objects that ended
- * after the device's last record are decided too). */
+ * after the device's last record are decided too), the LBA size decided on
+ * the store objects logged (fewer than FOLLOW_LBA_SAMPLES in a run that hung
+ * early). */
 void stream_quiet(struct stream *s)
 {
 	int64_t m = s->sem_end;
@@ -817,6 +819,7 @@ void stream_quiet(struct stream *s)
 		return;
 	s->wm = m + 1;
 	process_pool(s);
+	lba_decide(s, 1); /* on the store objects so far (the stop checks it against a one-shot's 50) */
 	drain(s);
 }
 
@@ -874,6 +877,41 @@ int64_t stream_done_ts(const struct stream *s)
 	if (s->head < s->tail && s->ring[s->head & (s->rcap - 1)].c.ts < d)
 		d = s->ring[s->head & (s->rcap - 1)].c.ts;
 	return d;
+}
+
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+void stream_waiting(const struct stream *s, struct stream_wait *w)
+{
+	int64_t last = s->last_ts, first = INT64_MAX;
+	struct vec tid = {0};
+	*w = (struct stream_wait){.cmds = s->tail - s->head, .pool = s->npool, .age_ns = -1};
+	for (size_t i = 0; i < s->npool; i++)
+		if (s->pool[i].c.ts > last)
+			last = s->pool[i].c.ts;
+	for (uint64_t q = s->head; q < s->tail; q++) {
+		const struct rent *r = &s->ring[q & (s->rcap - 1)];
+		if (r->paired)
+			continue;
+		if (!w->unpaired++ || r->c.ts < first) {
+			first = r->c.ts;
+			w->oldest_tid = r->c.trace_id;
+		}
+		if (r->c.trace_id)
+			*(uint32_t *)vec_push(&tid, sizeof(uint32_t)) = r->c.trace_id;
+	}
+	if (w->unpaired)
+		w->age_ns = ts_diff(last, first) < 0 ? 0 : ts_diff(last, first);
+	const uint32_t *t = tid.v;
+	if (tid.n)
+		qsort(tid.v, tid.n, sizeof *t, u32_cmp);
+	for (size_t i = 0; i < tid.n; i++)
+		w->objects += !i || t[i] != t[i - 1];
+	vec_free(&tid);
 }
 
 const char *stream_follow_check(struct stream *s, int64_t sem_min)

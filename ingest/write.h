@@ -80,6 +80,17 @@ void stream_free(struct stream *s);
 void stream_sem_seen(struct stream *s, int64_t end);
 /* --follow: every command stamped before this (raw ns) is written. */
 int64_t stream_done_ts(const struct stream *s);
+/* --follow: what the stream holds at a commit, not written yet (live.c
+ * writes it as the follow_* kvio_stats rows of an interim commit). */
+struct stream_wait {
+	uint64_t cmds;       /* commands read and joined, not written yet */
+	uint64_t unpaired;   /* of those, without their completion so far */
+	uint64_t objects;    /* the trace_ids (!= 0) of those */
+	uint64_t pool;       /* records read, waiting in the reorder pool */
+	int64_t age_ns;      /* the latest record read - the oldest unpaired's submit; -1: none */
+	uint32_t oldest_tid; /* the oldest unpaired's trace_id (0: untagged) */
+};
+void stream_waiting(const struct stream *s, struct stream_wait *w);
 /* --follow, at the stop (the objects in a one-shot's order, sem_min the
  * earliest semantic/serving time): NULL when what was written is what a
  * one-shot ingest writes, else why not (the follow then rebuilds). The LBA

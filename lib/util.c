@@ -1,6 +1,7 @@
 /* util.c — see util.h. */
 #include "util.h"
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -158,6 +159,34 @@ double now_s(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+double wall_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+double wall_since_ms(int64_t unix_ms)
+{
+	double d = wall_s() - (double)unix_ms / 1e3;
+	return d > 0 ? (double)(int64_t)(d * 1e3 + 0.5) / 1e3 : 0;
+}
+
+const char *ns_text(char *buf, size_t n, double v)
+{
+	if (isnan(v) || v < 0)
+		snprintf(buf, n, "-");
+	else if (v < 1e3)
+		snprintf(buf, n, "%.0fns", v);
+	else if (v < 1e6)
+		snprintf(buf, n, "%.1fus", v / 1e3);
+	else if (v < 1e9)
+		snprintf(buf, n, "%.2fms", v / 1e6);
+	else
+		snprintf(buf, n, "%.2fs", v / 1e9);
+	return buf;
 }
 
 void mem_prefault(void *p, size_t n)

@@ -210,6 +210,41 @@ static struct jnode *pair_json(const struct cell *a, const struct cell *b, int s
 	return v;
 }
 
+/* capture.follow, additive, in a database kvio-ingest --follow wrote: {commit,
+ * final} and, from an interim commit, waiting {cmds, pool_records,
+ * unpaired_cmds, unpaired_objects, unpaired_age_ns, unpaired_oldest_trace_id,
+ * device_grew_unix_ms, device_quiet_s} (capture.sql's follow_* columns; the
+ * last the report's clock - device_grew). */
+static void json_follow(struct jnode *C, const struct sel *s, size_t j)
+{
+	static const char *const cols[][2] = {
+		{"follow_waiting_cmds", "cmds"},
+		{"follow_pool_records", "pool_records"},
+		{"follow_unpaired_cmds", "unpaired_cmds"},
+		{"follow_unpaired_objects", "unpaired_objects"},
+		{"follow_unpaired_age_ns", "unpaired_age_ns"},
+		{"follow_unpaired_oldest_tid", "unpaired_oldest_trace_id"},
+		{"follow_device_grew_ms", "device_grew_unix_ms"},
+	};
+	const struct cell *fc = col(s, j, "follow_commit"), *wc = col(s, j, "follow_waiting_cmds");
+	if (!fc || fc->t == SQLITE_NULL)
+		return;
+	struct jnode *F = jn_set(C, "follow", jn_obj());
+	jn_set(F, "commit", cell_json(fc));
+	jn_set(F, "final", cell_json(col(s, j, "follow_final")));
+	if (!wc || wc->t == SQLITE_NULL)
+		return;
+	struct jnode *W = jn_set(F, "waiting", jn_obj());
+	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		const struct cell *x = col(s, j, cols[k][0]);
+		if (x && x->t != SQLITE_NULL)
+			jn_set(W, cols[k][1], cell_json(x));
+	}
+	const struct cell *g = col(s, j, "follow_device_grew_ms");
+	if (g && g->t == SQLITE_INTEGER)
+		jn_set(W, "device_quiet_s", jn_real(wall_since_ms(g->i)));
+}
+
 /* The additive keys: join, time_range [start_s, end_s], trace_id [lo, hi]. */
 static void json_window(struct jnode *C, const struct sel *s, size_t j)
 {
@@ -245,12 +280,7 @@ void json_capture(struct label *L, const struct sel *s, const struct rctx *c)
 				jn_set(C, capture_keys[q], cell_json(x));
 		}
 		json_window(C, s, j);
-		const struct cell *fc = col(s, j, "follow_commit");
-		if (fc && fc->t != SQLITE_NULL) { /* additive: a database kvio-ingest --follow wrote */
-			struct jnode *F = jn_set(C, "follow", jn_obj());
-			jn_set(F, "commit", cell_json(fc));
-			jn_set(F, "final", cell_json(col(s, j, "follow_final")));
-		}
+		json_follow(C, s, j);
 	}
 }
 

@@ -280,6 +280,32 @@ static void text_window(struct label *L, const struct sel *s, size_t j)
 		    iv(s, j, "off_unique") - gt);
 }
 
+/* An interim --follow commit: which one, and what the follower held that
+ * the database does not show yet (capture.sql's follow_* columns). */
+static void text_follow(struct label *L, const struct sel *s, size_t j)
+{
+	const struct cell *fc = col(s, j, "follow_commit"), *ff = col(s, j, "follow_final"),
+			  *wc = col(s, j, "follow_waiting_cmds"), *g = col(s, j, "follow_device_grew_ms");
+	char a[32], q[64] = "";
+	if (!fc || fc->t != SQLITE_INTEGER || !ff || ff->t != SQLITE_INTEGER || ff->i != 0)
+		return;
+	say(L, "  live    : kvio-ingest --follow's commit %lld, not its last: the capture so far (a little "
+	       "behind the files)", (long long)fc->i);
+	if (!wc || wc->t != SQLITE_INTEGER)
+		return;
+	if (g && g->t == SQLITE_INTEGER)
+		snprintf(q, sizeof q, "; the device file last grew %.1fs ago", wall_since_ms(g->i));
+	long long un = iv(s, j, "follow_unpaired_cmds");
+	if (!un) {
+		say(L, "  waiting : %lld commands read, not written yet, none of them lacks its completion%s", (long long)wc->i, q);
+		return;
+	}
+	say(L, "  waiting : %lld commands read, not written yet; %lld without a completion so far (%lld object(s)), the "
+	       "oldest (trace_id %lld) submitted %s before the latest device record%s",
+	    (long long)wc->i, un, iv(s, j, "follow_unpaired_objects"), iv(s, j, "follow_unpaired_oldest_tid"),
+	    ns_text(a, sizeof a, (double)iv(s, j, "follow_unpaired_age_ns")), q);
+}
+
 void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
 {
 	char line[512];
@@ -296,10 +322,7 @@ void text_capture(struct label *L, const struct sel *s, const struct rctx *c)
 			snprintf(line + w, sizeof line - w, " | join %s", jk);
 		say(L, "%s", line);
 		text_window(L, s, j);
-		const struct cell *fc = col(s, j, "follow_commit"), *ff = col(s, j, "follow_final");
-		if (fc && fc->t == SQLITE_INTEGER && ff && ff->t == SQLITE_INTEGER && ff->i == 0)
-			say(L, "  live    : kvio-ingest --follow's commit %lld, not its last: the capture so far (a little "
-			       "behind the files)", (long long)fc->i);
+		text_follow(L, s, j);
 		const struct cell *p = col(s, j, "completion_probe");
 		if (p && p->t == SQLITE_INTEGER && p->i == 0)
 			say(L, "  WARNING: the device file has no nvme_cmp line (no completion probe): latency and queue "

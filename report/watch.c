@@ -136,12 +136,14 @@ static const char *jstr(const struct jnode *o, const char *a, const char *b, con
 struct live {
 	double cmds_s, mb_s;
 	int64_t inflight, oldest_ns; /* oldest_ns -1: none in flight */
+	/* an interim --follow commit's capture.follow.waiting (NAN: none) */
+	double waiting, unpaired, unpaired_objs, unpaired_age_ns, oldest_tid, quiet_s;
 };
 
 static struct live live_of(const struct watch *w, const struct report_opts *o, const struct label *L,
 			   const struct rows *inf)
 {
-	struct live v = {0, 0, 0, -1};
+	struct live v = {0, 0, 0, -1, NAN, NAN, NAN, NAN, NAN, NAN};
 	int64_t lo = o->win.lo_ns > w->start_ns ? o->win.lo_ns : w->start_ns;
 	double dt = (double)(o->win.hi_ns - lo) / 1e9, n = jnum(L->R, "commands.n"),
 	       b = jnum(L->R, "commands.tagged_bytes");
@@ -149,6 +151,12 @@ static struct live live_of(const struct watch *w, const struct report_opts *o, c
 		v.cmds_s = isnan(n) ? 0 : n / dt;
 		v.mb_s = isnan(b) ? 0 : b / dt / 1e6;
 	}
+	v.waiting = jnum(L->R, "capture.follow.waiting.cmds");
+	v.unpaired = jnum(L->R, "capture.follow.waiting.unpaired_cmds");
+	v.unpaired_objs = jnum(L->R, "capture.follow.waiting.unpaired_objects");
+	v.unpaired_age_ns = jnum(L->R, "capture.follow.waiting.unpaired_age_ns");
+	v.oldest_tid = jnum(L->R, "capture.follow.waiting.unpaired_oldest_trace_id");
+	v.quiet_s = jnum(L->R, "capture.follow.waiting.device_quiet_s");
 	for (size_t k = 0; inf && k < inf->nrow; k++) {
 		const char *l = cstr(cell(inf, k, "label"));
 		if (l && !strcmp(l, L->name)) {
@@ -177,6 +185,13 @@ static void show_json(const struct watch *w, const struct report_opts *o, struct
 		jn_set(L, "mb_per_s", jn_real(v.mb_s));
 		jn_set(L, "inflight", jn_int(v.inflight));
 		jn_set(L, "oldest_inflight_ns", v.oldest_ns < 0 ? jn_null() : jn_int(v.oldest_ns));
+		if (!isnan(v.waiting)) { /* an interim --follow commit's */
+			jn_set(L, "waiting_cmds", jn_int((int64_t)v.waiting));
+			jn_set(L, "unpaired_cmds", jn_int((int64_t)v.unpaired));
+			jn_set(L, "oldest_unpaired_age_ns", isnan(v.unpaired_age_ns) ? jn_null() : jn_int((int64_t)v.unpaired_age_ns));
+			jn_set(L, "oldest_unpaired_trace_id", isnan(v.oldest_tid) ? jn_null() : jn_int((int64_t)v.oldest_tid));
+			jn_set(L, "device_quiet_s", isnan(v.quiet_s) ? jn_null() : jn_real(v.quiet_s));
+		}
 	}
 	jn_set(root, "report", rep);
 	for (int li = 0; li < nl; li++) { /* lent, taken back below */
@@ -186,22 +201,6 @@ static void show_json(const struct watch *w, const struct report_opts *o, struct
 	for (int li = 0; li < nl; li++)
 		rep->vals[li] = jn_null();
 	jn_free(root);
-}
-
-/* ns as people read a latency: 812ns, 139.6us, 2.41ms, 1.20s; "-" for none. */
-static const char *ns_txt(char *buf, size_t n, double v)
-{
-	if (isnan(v) || v < 0)
-		snprintf(buf, n, "-");
-	else if (v < 1e3)
-		snprintf(buf, n, "%.0fns", v);
-	else if (v < 1e6)
-		snprintf(buf, n, "%.1fus", v / 1e3);
-	else if (v < 1e9)
-		snprintf(buf, n, "%.2fms", v / 1e6);
-	else
-		snprintf(buf, n, "%.2fs", v / 1e9);
-	return buf;
 }
 
 #define RED "\033[31;1m"
@@ -222,6 +221,25 @@ static void put_loss(FILE *f, const char *name, double v)
 	fprintf(f, "  %s %s%.0f%s", name, bad ? RED : "", isnan(v) ? 0 : v, bad ? OFF : "");
 }
 
+/* What the follower holds that the database does not show yet (an interim
+ * commit's), in red when a command has waited its completion >= 1 s of
+ * capture time or the device file has been quiet >= 2 s with one waiting. */
+static void put_waiting(FILE *f, const struct live *v)
+{
+	char a[32];
+	if (isnan(v->waiting))
+		return;
+	int bad = v->unpaired > 0 && (v->unpaired_age_ns >= 1e9 || v->quiet_s >= 2);
+	fprintf(f, "  waiting %.0f cmds, %s%.0f without completion", v->waiting, bad ? RED : "", v->unpaired);
+	if (v->unpaired > 0)
+		fprintf(f, " (%.0f object(s)), oldest trace_id %.0f %s before the last record", v->unpaired_objs,
+			v->oldest_tid, ns_text(a, sizeof a, v->unpaired_age_ns));
+	fprintf(f, "%s", bad ? OFF : "");
+	if (!isnan(v->quiet_s))
+		fprintf(f, "  device quiet %.1fs", v->quiet_s);
+	fputc('\n', f);
+}
+
 static void show_label(FILE *f, const struct watch *w, const struct report_opts *o, const struct label *L,
 		       const struct rows *inf)
 {
@@ -230,16 +248,17 @@ static void show_label(FILE *f, const struct watch *w, const struct report_opts 
 	const struct jnode *R = L->R;
 	fprintf(f, "[%s]  cmds/s %.0f  MB/s %.1f  commands %.0f\n", L->name, v.cmds_s, v.mb_s,
 		isnan(jnum(R, "commands.n")) ? 0 : jnum(R, "commands.n"));
-	fprintf(f, "  read  p50 %-9s p99 %-9s  write p50 %-9s p99 %s\n", ns_txt(a, sizeof a, jnum(R, "lat_read.p50")),
-		ns_txt(b, sizeof b, jnum(R, "lat_read.p99")), ns_txt(c, sizeof c, jnum(R, "lat_write.p50")),
-		ns_txt(d, sizeof d, jnum(R, "lat_write.p99")));
+	fprintf(f, "  read  p50 %-9s p99 %-9s  write p50 %-9s p99 %s\n", ns_text(a, sizeof a, jnum(R, "lat_read.p50")),
+		ns_text(b, sizeof b, jnum(R, "lat_read.p99")), ns_text(c, sizeof c, jnum(R, "lat_write.p50")),
+		ns_text(d, sizeof d, jnum(R, "lat_write.p99")));
 	double le1 = jnum(R, "qd.pct_time_le1");
 	fprintf(f, "  QD mean %.1f  max %.0f  %%time at QD<=1 %.1f%%\n", isnan(jnum(R, "qd.mean")) ? 0 : jnum(R, "qd.mean"),
 		isnan(jnum(R, "qd.max")) ? 0 : jnum(R, "qd.max"), isnan(le1) ? 0 : 100 * le1);
 	fputs("  QD1:", f);
 	put_verdict(f, L, "load");
 	put_verdict(f, L, "store");
-	fprintf(f, "\n  objects in flight %lld  oldest %s\n", (long long)v.inflight, ns_txt(a, sizeof a, (double)v.oldest_ns));
+	fprintf(f, "\n  objects in flight %lld  oldest %s\n", (long long)v.inflight, ns_text(a, sizeof a, (double)v.oldest_ns));
+	put_waiting(f, &v);
 	fputs(" ", f);
 	put_loss(f, "drops", jnum(R, "capture.drops"));
 	put_loss(f, "malformed", jnum(R, "capture.malformed_lines"));

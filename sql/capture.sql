@@ -26,6 +26,17 @@
 --   follow_commit, follow_final  a database kvio-ingest --follow wrote: the
 --                    commit a reader sees (1, 2, ...) and 1 once the follow
 --                    ended (its final commit), else 0; NULL for a one-shot ingest
+--   follow_*         an interim commit's view of what the follower holds that
+--                    the database does not show yet (NULL in a final or one-shot
+--                    database): waiting_cmds (commands read and joined, not
+--                    written: a command whose completion has not come holds the
+--                    ones after it), pool_records (records read, not joined yet),
+--                    unpaired_cmds and unpaired_objects (of the waiting: without
+--                    their completion so far, and their trace_ids), unpaired_age_ns
+--                    (the latest device record read - the oldest unpaired one's
+--                    submit) and unpaired_oldest_tid (its trace_id, 0 untagged),
+--                    device_grew_ms (Unix time in ms when the device file last
+--                    grew, as the follower saw it)
 WITH meta AS (
   SELECT
     (SELECT str_value FROM metadata WHERE name = 'kvio_join') AS join_kind,
@@ -60,7 +71,14 @@ SELECT
   (SELECT CASE WHEN d1 IS NULL THEN :win_thi WHEN :win_thi IS NULL THEN d1 ELSE min(d1, :win_thi) END FROM meta) AS tid_hi,
   max(CASE name WHEN 'completion_probe' THEN value END) AS completion_probe,
   (SELECT fc FROM meta) AS follow_commit,
-  (SELECT ff FROM meta) AS follow_final
+  (SELECT ff FROM meta) AS follow_final,
+  max(CASE name WHEN 'follow_waiting_cmds' THEN value END) AS follow_waiting_cmds,
+  max(CASE name WHEN 'follow_pool_records' THEN value END) AS follow_pool_records,
+  max(CASE name WHEN 'follow_unpaired_cmds' THEN value END) AS follow_unpaired_cmds,
+  max(CASE name WHEN 'follow_unpaired_objects' THEN value END) AS follow_unpaired_objects,
+  max(CASE name WHEN 'follow_unpaired_age_ns' THEN value END) AS follow_unpaired_age_ns,
+  max(CASE name WHEN 'follow_unpaired_oldest_tid' THEN value END) AS follow_unpaired_oldest_tid,
+  max(CASE name WHEN 'follow_device_grew_ms' THEN value END) AS follow_device_grew_ms
 FROM kvio_stats
 GROUP BY label
 ORDER BY label;

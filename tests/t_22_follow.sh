@@ -424,6 +424,50 @@ kill -9 $FP; wait $FP 2>/dev/null
 eq "a quiet tracer: the interim database holds every command and object of the files (not yet final)" \
 	"$want 0" "$got $(meta "$G/q.db" kvio_follow_final)"
 
+# a run hung early, with a command whose completion never comes: a capture
+# smaller than a block (the database appeared only at the stop before: the
+# quiet commit waited for a database, and the store commands for 8 store
+# objects to decide the LBA size). Written by hand: trace_id 1's two writes
+# complete; trace_id 2's read at 1.8 s never does; a read of trace_id 2 and an
+# untagged read after it complete. The interim database then holds the two
+# writes; the follower holds the 3 commands from the stuck one on (1 of them
+# unpaired, of 1 object, trace_id 2), 1900040000 - 1800000000 = 100040000 ns
+# before the latest record; the stop writes them and the follow_* rows go.
+H=$G/hung; mkdir -p "$H"
+head -1 fixtures/tiny/sem.jsonl > "$H/s.jsonl"
+echo '{"trace_id":1,"op":"store","key":"m@f0@0@aaaa","object_id":1,"part":"kv","bytes":135168,"slot_offset":40960,"ts_start":1.25,"ts":1.5,"pid":77,"instance":"i0"}' >> "$H/s.jsonl"
+hc() { echo "{\"event_type\":\"nvme_cmd\",\"pid\":77,\"tid\":$1,\"user_data\":$2,\"nvme_opcode\":$3,\"op_name\":\"$4\",\"nsid\":1,\"slba\":$5,\"nlb\":1,\"data_len\":$6,\"ts\":$7}"; }
+hp() { echo "{\"event_type\":\"nvme_cmp\",\"user_data\":$1,\"err\":0,\"ts\":$2}"; }
+{ hc 4321 4294967296 1 write 10 4096 1300000000; hc 4321 4294967297 1 write 11 131072 1300010000
+  hp 4294967296 1300050000; hp 4294967297 1300090000
+  hc 4322 8589934592 2 read 11 131072 1800000000; hc 4322 8589934593 2 read 43 131072 1800200000
+  hp 8589934593 1800300000; hc 4323 5 2 read 99 4096 1900000000; hp 5 1900040000; } > "$H/e.jsonl"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/h.db" --sem "$H/s.jsonl" --ebpf "$H/e.jsonl" --follow --interval 100 2>/dev/null &
+FP=$!
+got="" tries=0
+while [ "$got" != "2" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05
+	got=$(sqlite3 -readonly "$H/h.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
+done
+hst() { sqlite3 -readonly "$1" "select group_concat(name || '=' || value, ' ') from (select name, value from kvio_stats
+	where name like 'follow%' and name <> 'follow_device_grew_ms' order by name)"; }
+eq "a hung run smaller than a block: the database appears while following, with the completed commands" "2" "$got"
+eq "a hung run: the follower's waiting commands, as kvio_stats rows (by hand)" \
+	"follow_pool_records=0 follow_unpaired_age_ns=100040000 follow_unpaired_cmds=1 follow_unpaired_objects=1 follow_unpaired_oldest_tid=2 follow_waiting_cmds=3" \
+	"$(hst "$H/h.db")"
+"$BUILD/kvio-report" --json "$H/h.db" > "$H/h.json" 2>/dev/null
+eq "a hung run: the report's capture.follow.waiting (quiet: at least the 300 ms before the commit)" \
+	"3 0 1 1 100040000 2 yes" "$(jq -r '.capture.capture.follow.waiting | "\(.cmds) \(.pool_records) \(.unpaired_cmds) \(.unpaired_objects) \(.unpaired_age_ns) \(.unpaired_oldest_trace_id) \(if .device_quiet_s >= 0.3 then "yes" else .device_quiet_s end)"' "$H/h.json")"
+eq "a hung run: the text report says what waits" \
+	"  waiting : 3 commands read, not written yet; 1 without a completion so far (1 object(s)), the oldest (trace_id 2) submitted 100.04ms before the latest device record" \
+	"$("$BUILD/kvio-report" "$H/h.db" 2>/dev/null | grep '^  waiting :' | sed 's/; the device file last grew .*//')"
+eq "a hung run: --watch's JSON line (not a terminal) carries the waiting commands" "3 1 100040000 2" \
+	"$(timeout 10 "$BUILD/kvio-report" "$H/h.db" --watch 0.2 --count 1 2>/dev/null | jq -r '.live.capture | "\(.waiting_cmds) \(.unpaired_cmds) \(.oldest_unpaired_age_ns) \(.oldest_unpaired_trace_id)"')"
+kill $FP; wait $FP
+"$ING" -q -o "$H/one.db" --sem "$H/s.jsonl" --ebpf "$H/e.jsonl"
+eq "a hung run, stopped: 5 commands, no follow_* row, the one-shot's report" "5 | $(rj "$H/one.db" | md5sum)" \
+	"$(sqlite3 -readonly "$H/h.db" "select sum(n) from kvio_cmd_chunk")$(hst "$H/h.db") | $(rj "$H/h.db" | md5sum)"
+
 # --merge follows incrementally too: each arm's stream lives across commits;
 # the later arms' interim rows sit in id ranges of their own and are written
 # again at the stop (their ids follow the first arm's whole). Arm b is the
