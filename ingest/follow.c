@@ -606,7 +606,8 @@ static int finish(struct follow *F, int stop, const char *const *in, size_t nin)
 		const char *why = g_stop == SIGINT ? "SIGINT" : g_stop == SIGTERM ? "SIGTERM"
 				: F->drops_seen ? "the tracer's drops line" : pipes_ended(F) ? "the end of the pipe" : "--idle";
 		if (!F->a->quiet)
-			printf("kvio-ingest: following stopped (%s) after %lld commits\n", why, (long long)F->commits);
+			printf("kvio-ingest: following stopped (%s) after %lld commits; the final one (%lld) reads the files whole\n",
+			       why, (long long)F->commits, (long long)F->commits + 1);
 		status = commit(F, 1, &arms);
 	}
 	live_drop(F);

@@ -441,7 +441,8 @@ static void vec_copy(struct vec *to, const struct vec *from, size_t sz)
 
 /* An interim commit's follow_* kvio_stats rows of arm R: what its stream
  * holds that the database does not show yet (a command whose completion has
- * not come holds the commands after it), and when its device file last grew. */
+ * not come holds the commands after it), when its device file last grew, and
+ * the follower's pid. */
 static void write_waiting(struct larm *R)
 {
 	struct stream_wait v;
@@ -457,6 +458,7 @@ static void write_waiting(struct larm *R)
 	}
 	if (R->dev_wall > 0)
 		dbw_stat(&R->w, l, "follow_device_grew_ms", (int64_t)(R->dev_wall * 1e3));
+	dbw_stat(&R->w, l, "follow_pid", (int64_t)getpid()); /* a reader on this host sees whether it still runs */
 }
 
 /* The small tables of an interim commit for arm R, from a copy of the arm

@@ -885,17 +885,48 @@ static int u32_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* The reorder pool's completions as (user_data, ts) in i64pair's fields (ts,
+ * d), sorted; their count. */
+static size_t pool_cmps(const struct stream *s, struct i64pair **out)
+{
+	size_t n = 0;
+	*out = xmalloc((s->npool ? s->npool : 1) * sizeof **out);
+	for (size_t i = 0; i < s->npool; i++)
+		if (s->pool[i].is_cmp)
+			(*out)[n++] = (struct i64pair){(int64_t)s->pool[i].c.user_data, s->pool[i].c.ts};
+	qsort(*out, n, sizeof **out, i64pair_cmp);
+	return n;
+}
+
+/* Whether the pool holds a completion of user_data ud stamped at or after ts
+ * (read, not joined yet: its command is not waiting for it). */
+static int pool_completes(const struct i64pair *p, size_t n, uint64_t ud, int64_t ts)
+{
+	int64_t key = (int64_t)ud; /* (pool_cmps sorts on the same signed key) */
+	size_t lo = 0, hi = n;    /* the first entry past every one of key: its latest is before it */
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (p[m].ts <= key)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo > 0 && p[lo - 1].ts == key && p[lo - 1].d >= ts;
+}
+
 void stream_waiting(const struct stream *s, struct stream_wait *w)
 {
 	int64_t last = s->last_ts, first = INT64_MAX;
 	struct vec tid = {0};
+	struct i64pair *pc;
+	size_t npc = pool_cmps(s, &pc);
 	*w = (struct stream_wait){.cmds = s->tail - s->head, .pool = s->npool, .age_ns = -1};
 	for (size_t i = 0; i < s->npool; i++)
 		if (s->pool[i].c.ts > last)
 			last = s->pool[i].c.ts;
 	for (uint64_t q = s->head; q < s->tail; q++) {
 		const struct rent *r = &s->ring[q & (s->rcap - 1)];
-		if (r->paired)
+		if (r->paired || pool_completes(pc, npc, r->c.user_data, r->c.ts))
 			continue;
 		if (!w->unpaired++ || r->c.ts < first) {
 			first = r->c.ts;
@@ -904,6 +935,7 @@ void stream_waiting(const struct stream *s, struct stream_wait *w)
 		if (r->c.trace_id)
 			*(uint32_t *)vec_push(&tid, sizeof(uint32_t)) = r->c.trace_id;
 	}
+	free(pc);
 	if (w->unpaired)
 		w->age_ns = ts_diff(last, first) < 0 ? 0 : ts_diff(last, first);
 	const uint32_t *t = tid.v;

@@ -2,6 +2,8 @@
 #include "util.h"
 #include <errno.h>
 #include <math.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -187,6 +189,13 @@ const char *ns_text(char *buf, size_t n, double v)
 	else
 		snprintf(buf, n, "%.2fs", v / 1e9);
 	return buf;
+}
+
+int pid_running(int64_t pid)
+{
+	if (pid <= 0 || pid > INT_MAX)
+		return -1;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
 void mem_prefault(void *p, size_t n)

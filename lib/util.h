@@ -56,7 +56,9 @@ double now_s(void);
 double wall_s(void); /* Unix time (s), CLOCK_REALTIME */
 double wall_since_ms(int64_t unix_ms);
 /* ns as people read a latency: 812ns, 139.6us, 2.41ms, 1.20s; "-" for NaN or < 0. */
-const char *ns_text(char *buf, size_t n, double ns); /* s from a Unix time in ms to now, to the ms; >= 0 */
+const char *ns_text(char *buf, size_t n, double ns);
+/* Whether process pid runs on this host: 1, 0 (no such process), -1 (not a pid). */
+int pid_running(int64_t pid); /* s from a Unix time in ms to now, to the ms; >= 0 */
 
 /* s, or "" for NULL: a database's text (a NULL column, or an empty blob's
  * sqlite3_column_text) where a string is needed. */

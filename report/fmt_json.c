@@ -213,8 +213,9 @@ static struct jnode *pair_json(const struct cell *a, const struct cell *b, int s
 /* capture.follow, additive, in a database kvio-ingest --follow wrote: {commit,
  * final} and, from an interim commit, waiting {cmds, pool_records,
  * unpaired_cmds, unpaired_objects, unpaired_age_ns, unpaired_oldest_trace_id,
- * device_grew_unix_ms, device_quiet_s} (capture.sql's follow_* columns; the
- * last the report's clock - device_grew). */
+ * device_grew_unix_ms, device_quiet_s, follower_pid, follower_running}
+ * (capture.sql's follow_* columns; device_quiet_s the report's clock -
+ * device_grew, follower_running whether that pid runs on this host). */
 static void json_follow(struct jnode *C, const struct sel *s, size_t j)
 {
 	static const char *const cols[][2] = {
@@ -240,9 +241,13 @@ static void json_follow(struct jnode *C, const struct sel *s, size_t j)
 		if (x && x->t != SQLITE_NULL)
 			jn_set(W, cols[k][1], cell_json(x));
 	}
-	const struct cell *g = col(s, j, "follow_device_grew_ms");
+	const struct cell *g = col(s, j, "follow_device_grew_ms"), *p = col(s, j, "follow_pid");
 	if (g && g->t == SQLITE_INTEGER)
 		jn_set(W, "device_quiet_s", jn_real(wall_since_ms(g->i)));
+	if (p && p->t == SQLITE_INTEGER && pid_running(p->i) >= 0) {
+		jn_set(W, "follower_pid", jn_int(p->i));
+		jn_set(W, "follower_running", jn_bool(pid_running(p->i)));
+	}
 }
 
 /* The additive keys: join, time_range [start_s, end_s], trace_id [lo, hi]. */

@@ -289,18 +289,24 @@ static void text_follow(struct label *L, const struct sel *s, size_t j)
 	char a[32], q[64] = "";
 	if (!fc || fc->t != SQLITE_INTEGER || !ff || ff->t != SQLITE_INTEGER || ff->i != 0)
 		return;
-	say(L, "  live    : kvio-ingest --follow's commit %lld, not its last: the capture so far (a little "
-	       "behind the files)", (long long)fc->i);
+	const struct cell *p = col(s, j, "follow_pid");
+	if (p && p->t == SQLITE_INTEGER && pid_running(p->i) == 0)
+		say(L, "  live    : kvio-ingest --follow's commit %lld, not its last, and its follower (pid %lld) is not "
+		       "running on this host: the database stays as of this commit (kvio-ingest of the files gives "
+		       "the whole capture)", (long long)fc->i, (long long)p->i);
+	else
+		say(L, "  live    : kvio-ingest --follow's commit %lld, not its last: the capture so far (a little "
+		       "behind the files)", (long long)fc->i);
 	if (!wc || wc->t != SQLITE_INTEGER)
 		return;
 	if (g && g->t == SQLITE_INTEGER)
 		snprintf(q, sizeof q, "; the device file last grew %.1fs ago", wall_since_ms(g->i));
 	long long un = iv(s, j, "follow_unpaired_cmds");
 	if (!un) {
-		say(L, "  waiting : %lld commands read, not written yet, none of them lacks its completion%s", (long long)wc->i, q);
+		say(L, "  waiting : %lld command(s) read, not written yet, none of them lacks its completion%s", (long long)wc->i, q);
 		return;
 	}
-	say(L, "  waiting : %lld commands read, not written yet; %lld without a completion so far (%lld object(s)), the "
+	say(L, "  waiting : %lld command(s) read, not written yet; %lld without a completion so far (%lld object(s)), the "
 	       "oldest (trace_id %lld) submitted %s before the latest device record%s",
 	    (long long)wc->i, un, iv(s, j, "follow_unpaired_objects"), iv(s, j, "follow_unpaired_oldest_tid"),
 	    ns_text(a, sizeof a, (double)iv(s, j, "follow_unpaired_age_ns")), q);

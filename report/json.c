@@ -29,6 +29,7 @@ struct jnode *jn_push(struct jnode *a, struct jnode *v)
 }
 struct jnode *jn_int(int64_t v) { struct jnode *n = jn_new(J_INT); n->i = v; return n; }
 struct jnode *jn_real(double v) { struct jnode *n = jn_new(J_REAL); n->d = v; return n; }
+struct jnode *jn_bool(int v) { struct jnode *n = jn_new(J_BOOL); n->i = v != 0; return n; }
 struct jnode *jn_str(const char *s) { struct jnode *n = jn_new(J_STR); n->s = xstrdup(s ? s : ""); return n; }
 
 struct jnode *jn_set(struct jnode *o, const char *key, struct jnode *v)
@@ -403,9 +404,7 @@ static struct jnode *jr_value(struct jrd *r)
 		size_t l = strlen(lit[i]);
 		if ((size_t)(r->end - r->p) >= l && !memcmp(r->p, lit[i], l)) {
 			r->p += l;
-			struct jnode *n = i ? jn_new(J_BOOL) : jn_null();
-			n->i = i == 1;
-			return n;
+			return i ? jn_bool(i == 1) : jn_null();
 		}
 	}
 	if (*r->p == '{' || *r->p == '[')

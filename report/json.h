@@ -21,6 +21,7 @@ struct jnode {
 struct jnode *jn_obj(void);
 struct jnode *jn_int(int64_t v);
 struct jnode *jn_real(double v);
+struct jnode *jn_bool(int v);
 struct jnode *jn_str(const char *s);
 struct jnode *jn_null(void);
 struct jnode *jn_arr(void);

@@ -138,12 +138,13 @@ struct live {
 	int64_t inflight, oldest_ns; /* oldest_ns -1: none in flight */
 	/* an interim --follow commit's capture.follow.waiting (NAN: none) */
 	double waiting, unpaired, unpaired_objs, unpaired_age_ns, oldest_tid, quiet_s;
+	int gone; /* its follower does not run (on this host) */
 };
 
 static struct live live_of(const struct watch *w, const struct report_opts *o, const struct label *L,
 			   const struct rows *inf)
 {
-	struct live v = {0, 0, 0, -1, NAN, NAN, NAN, NAN, NAN, NAN};
+	struct live v = {0, 0, 0, -1, NAN, NAN, NAN, NAN, NAN, NAN, 0};
 	int64_t lo = o->win.lo_ns > w->start_ns ? o->win.lo_ns : w->start_ns;
 	double dt = (double)(o->win.hi_ns - lo) / 1e9, n = jnum(L->R, "commands.n"),
 	       b = jnum(L->R, "commands.tagged_bytes");
@@ -157,6 +158,11 @@ static struct live live_of(const struct watch *w, const struct report_opts *o, c
 	v.unpaired_age_ns = jnum(L->R, "capture.follow.waiting.unpaired_age_ns");
 	v.oldest_tid = jnum(L->R, "capture.follow.waiting.unpaired_oldest_trace_id");
 	v.quiet_s = jnum(L->R, "capture.follow.waiting.device_quiet_s");
+	const struct jnode *fr = jn_get(L->R, "capture");
+	fr = fr ? jn_get(fr, "follow") : NULL;
+	fr = fr ? jn_get(fr, "waiting") : NULL;
+	fr = fr ? jn_get(fr, "follower_running") : NULL;
+	v.gone = fr && fr->t == J_BOOL && !fr->i;
 	for (size_t k = 0; inf && k < inf->nrow; k++) {
 		const char *l = cstr(cell(inf, k, "label"));
 		if (l && !strcmp(l, L->name)) {
@@ -188,9 +194,10 @@ static void show_json(const struct watch *w, const struct report_opts *o, struct
 		if (!isnan(v.waiting)) { /* an interim --follow commit's */
 			jn_set(L, "waiting_cmds", jn_int((int64_t)v.waiting));
 			jn_set(L, "unpaired_cmds", jn_int((int64_t)v.unpaired));
-			jn_set(L, "oldest_unpaired_age_ns", isnan(v.unpaired_age_ns) ? jn_null() : jn_int((int64_t)v.unpaired_age_ns));
-			jn_set(L, "oldest_unpaired_trace_id", isnan(v.oldest_tid) ? jn_null() : jn_int((int64_t)v.oldest_tid));
+			jn_set(L, "unpaired_age_ns", isnan(v.unpaired_age_ns) ? jn_null() : jn_int((int64_t)v.unpaired_age_ns));
+			jn_set(L, "unpaired_oldest_trace_id", isnan(v.oldest_tid) ? jn_null() : jn_int((int64_t)v.oldest_tid));
 			jn_set(L, "device_quiet_s", isnan(v.quiet_s) ? jn_null() : jn_real(v.quiet_s));
+			jn_set(L, "follower_gone", jn_bool(v.gone));
 		}
 	}
 	jn_set(root, "report", rep);
@@ -237,6 +244,8 @@ static void put_waiting(FILE *f, const struct live *v)
 	fprintf(f, "%s", bad ? OFF : "");
 	if (!isnan(v->quiet_s))
 		fprintf(f, "  device quiet %.1fs", v->quiet_s);
+	if (v->gone)
+		fprintf(f, "  %sfollower gone%s", RED, OFF);
 	fputc('\n', f);
 }
 

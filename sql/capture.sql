@@ -36,7 +36,7 @@
 --                    (the latest device record read - the oldest unpaired one's
 --                    submit) and unpaired_oldest_tid (its trace_id, 0 untagged),
 --                    device_grew_ms (Unix time in ms when the device file last
---                    grew, as the follower saw it)
+--                    grew, as the follower saw it), pid (the follower's process)
 WITH meta AS (
   SELECT
     (SELECT str_value FROM metadata WHERE name = 'kvio_join') AS join_kind,
@@ -78,7 +78,8 @@ SELECT
   max(CASE name WHEN 'follow_unpaired_objects' THEN value END) AS follow_unpaired_objects,
   max(CASE name WHEN 'follow_unpaired_age_ns' THEN value END) AS follow_unpaired_age_ns,
   max(CASE name WHEN 'follow_unpaired_oldest_tid' THEN value END) AS follow_unpaired_oldest_tid,
-  max(CASE name WHEN 'follow_device_grew_ms' THEN value END) AS follow_device_grew_ms
+  max(CASE name WHEN 'follow_device_grew_ms' THEN value END) AS follow_device_grew_ms,
+  max(CASE name WHEN 'follow_pid' THEN value END) AS follow_pid
 FROM kvio_stats
 GROUP BY label
 ORDER BY label;
