@@ -61,6 +61,45 @@ static void export_mark(const char *step)
 	kvio_err("timing: export: +%.3fs %s", t - t0, step);
 }
 
+/* With the findings, once the commands and counters are written: the slices
+ * into memory while the findings' SQL runs (without a window), then on an
+ * idle machine two of its gathers on this thread (findings_help), the wait;
+ * then the findings' tracks, the slices (those a finding's flow reaches
+ * encoded again with it), the findings. 0, -1 (a read failed), or 2 (said). */
+static int pieces_findings(sqlite3 *db, struct exporter *x, struct flows *fl, struct findings *f)
+{
+	struct early ea = {0};
+	int ahead = !x->keep, rc = 0;
+	export_mark("commands and counters");
+	if (ahead && export_slices_early(db, x, fl, &ea)) {
+		early_free(&ea);
+		return -1 - findings_finish(db, f, 1);
+	}
+	export_mark("slices ahead");
+	findings_help(f); /* this thread's commands are written: it may compute two of the gathers */
+	export_mark("help");
+	if (findings_finish(db, f, 0)) {
+		early_free(&ea);
+		return 2; /* said */
+	}
+	export_mark("findings waited for");
+	findings_tracks(x, f);
+	findings_flows(x, f, fl);
+	if (ahead) {
+		int64_t *ids;
+		size_t n = findings_objects(f, &ids);
+		rc = export_slices_replay(db, x, fl, &ea, ids, n);
+		free(ids);
+	} else {
+		rc = export_slices(db, x, fl);
+	}
+	early_free(&ea);
+	export_mark("objects");
+	if (!rc)
+		findings_slices(x, f);
+	return rc;
+}
+
 /* The pieces in order: without findings the tracks, the slices, the commands,
  * the counters; with them (f started, fst its start's result), the tracks, the
  * commands and the counters while the findings' SQL runs (then, on an idle
@@ -77,20 +116,8 @@ static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_op
 		rc = export_slices(db, x, fl) || export_cmds(db, x, fl) || export_counters(db, x);
 	else if (export_cmds(db, x, fl) || export_counters(db, x))
 		rc = -1 - findings_finish(db, f, 1); /* the commands failed: the findings are not waited for */
-	else {
-		export_mark("commands and counters");
-		findings_help(f); /* this thread's commands are written: it may compute two of the gathers */
-		export_mark("help");
-		if (findings_finish(db, f, 0))
-			return 2; /* said */
-		export_mark("findings waited for");
-		findings_tracks(x, f);
-		findings_flows(x, f, fl);
-		rc = export_slices(db, x, fl);
-		export_mark("objects");
-		if (!rc)
-			findings_slices(x, f);
-	}
+	else if ((rc = pieces_findings(db, x, fl, f)) == 2)
+		return 2; /* said */
 	export_mark("pieces");
 	if (rc) {
 		db_failed(db, "reading the database");

@@ -37,6 +37,7 @@ struct out {
 	unsigned char *buf, *zbuf;
 	size_t n, cap;
 	uint64_t bytes;
+	int mem; /* a buffer in memory that grows, never flushed (slices written ahead) */
 };
 
 #define ZBUF_BYTES (256u << 10)
@@ -74,6 +75,11 @@ struct exporter {
 	void *buf;                     /* one chunk's bytes (sqlite3_malloc'd) */
 	size_t bufcap;
 	struct progress prog;          /* on a terminal: the command chunks written of the export's */
+	/* a slice written ahead encoded again (slices.c): the strings its first
+	 * encoding interned fresh, from these ids on in each pool (names,
+	 * ann_names, str_values), are fresh again, in the same order */
+	int replay;
+	uint32_t replay_next[3];
 };
 
 /* What a window keeps, found once before anything is written (a flow is
@@ -160,6 +166,7 @@ static inline unsigned char *pann(unsigned char *p, uint64_t name_iid, unsigned 
 void out_flush(struct out *o, int finish);
 int out_failed(const struct out *o);
 void out_packet(struct out *o, const Kvio__Pf__TracePacket *p);
+void out_bytes(struct out *o, const unsigned char *b, size_t n);
 void ev_reset(struct exporter *x, int type, int64_t ts, uint64_t track);
 void ev_name(struct exporter *x, const char *name);
 void ann_uint(struct exporter *x, const char *key, uint64_t v);
@@ -266,6 +273,8 @@ void findings_help(struct findings *f);
 void findings_tracks(struct exporter *x, struct findings *f);
 void findings_flows(const struct exporter *x, struct findings *f, struct flows *fl);
 void findings_slices(struct exporter *x, struct findings *f);
+/* The ids of the objects the findings' flows reach (after findings_flows), sorted, once each. */
+size_t findings_objects(const struct findings *f, int64_t **ids);
 void findings_free(struct findings *f);
 
 /* slices.c: the tracks, the generic slices with their args and flows, the
@@ -273,6 +282,19 @@ void findings_free(struct findings *f);
  * failed read (said once). */
 int export_tracks(sqlite3 *db, struct exporter *x);
 int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl);
+/* slices.c: the generic slices written ahead, into memory (while the
+ * findings run: their flows are not known yet), then into the output once
+ * they are: the slices of ids (ascending: those a finding's flow reaches)
+ * encoded again with fl, the others copied as they were. No window. */
+struct early {
+	unsigned char *buf; /* the packets */
+	size_t n;
+	struct vec at;      /* struct early_at: one per slice, in id order */
+};
+int export_slices_early(sqlite3 *db, struct exporter *x, const struct flows *fl, struct early *e);
+int export_slices_replay(sqlite3 *db, struct exporter *x, const struct flows *fl, struct early *e, const int64_t *ids,
+			 size_t nids);
+void early_free(struct early *e);
 int export_counters(sqlite3 *db, struct exporter *x);
 int export_cmds(sqlite3 *db, struct exporter *x, const struct flows *fl);
 #endif

@@ -635,6 +635,28 @@ void findings_flows(const struct exporter *x, struct findings *f, struct flows *
 	free(ends);
 }
 
+static int i64_cmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+size_t findings_objects(const struct findings *f, int64_t **ids)
+{
+	const struct frow *r = f->rows.v;
+	size_t n = 0;
+	*ids = xmalloc((f->rows.n ? f->rows.n : 1) * sizeof **ids);
+	for (size_t i = 0; i < f->rows.n; i++)
+		if (r[i].fid)
+			(*ids)[n++] = r[i].obj;
+	qsort(*ids, n, sizeof **ids, i64_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || (*ids)[i] != (*ids)[u - 1])
+			(*ids)[u++] = (*ids)[i];
+	return u;
+}
+
 /* The findings' slices on the main sequence: name, args (the non-NULL
  * columns after obj, each with its type), the flow to the object. */
 void findings_slices(struct exporter *x, struct findings *f)

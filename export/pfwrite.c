@@ -43,6 +43,10 @@ void out_flush(struct out *o, int finish)
 /* Room for n more bytes at the end of the buffer. */
 static unsigned char *out_reserve(struct out *o, size_t n)
 {
+	if (o->mem && o->n + n > o->cap) {
+		o->cap = 2 * (o->n + n);
+		o->buf = xrealloc(o->buf, o->cap);
+	}
 	if (o->n + n > o->cap) {
 		out_flush(o, 0);
 		if (n > o->cap) {
@@ -76,13 +80,37 @@ void out_packet(struct out *o, const Kvio__Pf__TracePacket *p)
 	o->n += k + len;
 }
 
+/* Append n bytes of packets already encoded, a buffer at a time. */
+void out_bytes(struct out *o, const unsigned char *b, size_t n)
+{
+	while (n && !out_failed(o)) {
+		size_t room = o->cap - o->n;
+		if (!room) {
+			out_reserve(o, 1);
+			continue;
+		}
+		size_t k = n < room ? n : room;
+		memcpy(o->buf + o->n, b, k);
+		o->n += k;
+		b += k;
+		n -= k;
+	}
+}
+
 /* ---- interning: string -> iid ---------------------------------------------- */
 
-/* iid of s (pool id + 1: iid 0 means "none"); *fresh when s is new (the caller
- * emits its InternedData entry). */
-static uint64_t intern(struct strpool *t, const char *s, int *fresh)
+/* iid of s in pool k of x (0 names, 1 ann_names, 2 str_values; pool id + 1:
+ * iid 0 means "none"); *fresh when s is new (the caller emits its
+ * InternedData entry), or under a replay when its first encoding found it new. */
+static uint64_t intern(struct exporter *x, int k, const char *s, int *fresh)
 {
-	return (uint64_t)strpool_id(t, s, strlen(s), fresh) + 1;
+	struct strpool *t = k == 0 ? &x->names : k == 1 ? &x->ann_names : &x->str_values;
+	uint32_t id = strpool_id(t, s, strlen(s), fresh);
+	if (x->replay) {
+		*fresh = id == x->replay_next[k];
+		x->replay_next[k] += (uint32_t)*fresh;
+	}
+	return (uint64_t)id + 1;
 }
 
 void ev_reset(struct exporter *x, int type, int64_t ts, uint64_t track)
@@ -114,7 +142,7 @@ void ev_name(struct exporter *x, const char *name)
 {
 	struct ev *e = &x->e;
 	int fresh;
-	uint64_t iid = intern(&x->names, name ? name : "", &fresh);
+	uint64_t iid = intern(x, 0, name ? name : "", &fresh);
 	e->te.has_name_iid = 1;
 	e->te.name_iid = iid;
 	if (fresh) {
@@ -139,7 +167,7 @@ static Kvio__Pf__DebugAnnotation *ev_ann(struct exporter *x, const char *key)
 	int fresh;
 	const char *k = strncmp(key, "debug.", 6) ? key : key + 6;
 	a->has_name_iid = 1;
-	a->name_iid = intern(&x->ann_names, k, &fresh);
+	a->name_iid = intern(x, 1, k, &fresh);
 	if (fresh) {
 		size_t n = e->idata.n_debug_annotation_names++;
 		kvio__pf__debug_annotation_name__init(&e->dn[n]);
@@ -187,7 +215,7 @@ void ann_str(struct exporter *x, const char *key, const char *v, int interned)
 	struct ev *e = &x->e;
 	int fresh;
 	a->has_string_value_iid = 1;
-	a->string_value_iid = intern(&x->str_values, v, &fresh);
+	a->string_value_iid = intern(x, 2, v, &fresh);
 	if (fresh) {
 		size_t n = e->idata.n_debug_annotation_string_values++;
 		kvio__pf__interned_string__init(&e->is[n]);

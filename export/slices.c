@@ -235,6 +235,69 @@ int export_slices(sqlite3 *db, struct exporter *x, const struct flows *fl)
 	return slice_cur_close(&c);
 }
 
+/* A slice written ahead: where its packets begin in the memory buffer, and
+ * the three pools' sizes before it (the strings it interned fresh follow). */
+struct early_at {
+	int64_t id;
+	size_t at;
+	uint32_t pool[3];
+};
+
+int export_slices_early(sqlite3 *db, struct exporter *x, const struct flows *fl, struct early *e)
+{
+	struct slice_cur c;
+	struct out real = x->o;
+	memset(e, 0, sizeof *e);
+	if (slice_cur_open(db, NULL, &c))
+		return -1;
+	x->o = (struct out){.f = real.f, .mem = 1, .cap = 1 << 20, .buf = xmalloc(1 << 20)};
+	while (!out_failed(&x->o) && sqlite3_step(c.s) == SQLITE_ROW) {
+		struct early_at *a = vec_push(&e->at, sizeof *a);
+		*a = (struct early_at){sqlite3_column_int64(c.s, 0), x->o.n,
+				       {(uint32_t)x->names.s.n, (uint32_t)x->ann_names.s.n, (uint32_t)x->str_values.s.n}};
+		export_slice(x, &c, fl);
+	}
+	e->buf = x->o.buf;
+	e->n = x->o.n;
+	x->o = real;
+	return slice_cur_close(&c);
+}
+
+int export_slices_replay(sqlite3 *db, struct exporter *x, const struct flows *fl, struct early *e, const int64_t *ids,
+			 size_t nids)
+{
+	struct slice_cur c;
+	if (slice_cur_open(db, NULL, &c))
+		return -1;
+	c.jump = 1; /* the ids are sparse */
+	const struct early_at *a = e->at.v;
+	size_t from = 0, j = 0; /* the bytes not copied yet begin at from */
+	int rc = sqlite3_step(c.s);
+	for (size_t i = 0; i < e->at.n && !out_failed(&x->o); i++) {
+		while (j < nids && ids[j] < a[i].id)
+			j++;
+		if (j == nids || ids[j] != a[i].id || (rc = seek(c.s, rc, 1, a[i].id)) != SQLITE_ROW ||
+		    sqlite3_column_int64(c.s, 0) != a[i].id)
+			continue; /* (a row that is gone: its first encoding stays) */
+		out_bytes(&x->o, e->buf + from, a[i].at - from);
+		uint64_t np = x->packets, nk = x->kept, ns = x->slices;
+		x->replay = 1;
+		memcpy(x->replay_next, a[i].pool, sizeof x->replay_next);
+		export_slice(x, &c, fl);
+		x->replay = 0;
+		x->packets = np, x->kept = nk, x->slices = ns; /* counted the first time */
+		from = i + 1 < e->at.n ? a[i + 1].at : e->n;
+	}
+	out_bytes(&x->o, e->buf + from, e->n - from);
+	return slice_cur_close(&c);
+}
+
+void early_free(struct early *e)
+{
+	free(e->buf);
+	vec_free(&e->at);
+}
+
 /* Stored counters (under a window: their points inside it; counters carry
  * no trace_id, --trace-id keeps them all). */
 int export_counters(sqlite3 *db, struct exporter *x)
