@@ -211,8 +211,9 @@ static void summary(const struct arm *a, const struct ingest_opts *o)
 	printf("  semantic: %zu records, %llu malformed, %llu truncated tail, dup trace_id %llu\n",
 	       a->objs.n, (unsigned long long)a->sem_f.malformed,
 	       (unsigned long long)a->sem_f.truncated_tail, (unsigned long long)a->dup_trace_id);
-	printf("  device  : %zu nvme_cmd, %zu nvme_cmp (%llu unpaired), %llu malformed, %llu truncated tail,"
-	       " %llu other", (size_t)a->n_cmd_lines, (size_t)a->n_cmp_lines, (unsigned long long)a->cmp_unpaired,
+	printf("  device  : %zu nvme_cmd (%llu without a completion), %zu nvme_cmp (%llu unpaired), %llu malformed,"
+	       " %llu truncated tail, %llu other", (size_t)a->n_cmd_lines, (unsigned long long)a->cmd_no_cmp,
+	       (size_t)a->n_cmp_lines, (unsigned long long)a->cmp_unpaired,
 	       (unsigned long long)a->ebpf_f.malformed, (unsigned long long)a->ebpf_f.truncated_tail,
 	       (unsigned long long)a->ebpf_f.other);
 	if (a->has_drops)

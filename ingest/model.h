@@ -129,6 +129,7 @@ struct arm {
 	struct jv meta_schema, meta_hostname, meta_device_path, meta_io_engine, meta_block_align,
 		meta_header_bytes, meta_mdts;
 	uint64_t anchors, cq_overflow, cmp_unpaired, dup_trace_id, clock_anomalies;
+	uint64_t cmd_no_cmp; /* commands written without their completion (the nominal duration) */
 	int has_drops;
 	uint64_t drops;
 	/* join results */

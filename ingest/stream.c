@@ -507,6 +507,7 @@ static void write_one(struct stream *s, uint64_t seq)
 	}
 	int64_t base = a->base_ns, ts = c->ts - base;
 	c->dur = final_dur(s, r);
+	a->cmd_no_cmp += !r->paired;
 	struct cmd_row row;
 	cmd_row_of(s, r, ts, &row);
 	if (c->trace_id == 0)
