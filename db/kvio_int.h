@@ -420,6 +420,10 @@ struct vgroup {
 	int64_t nnull;
 	int64_t members; /* sequences behind the values (kvio_gaps_gather), else 0 */
 	struct vgroup *pool; /* a sequence's own group (kvio_gaps_gather's six-argument form): the group it counts in */
+	/* a class group of a six-argument kvio_gaps_gather whose values stay in
+	 * its sequences' groups (vset.virt): their count and the values at
+	 * kvio_gaps' ranks (p50, p95), selected across them */
+	int64_t sel_n, sel[2];
 	struct vrun *runs; /* kvio_runs_gather with end and tag: the group's runs, in t order */
 	size_t nruns, capruns;
 };
@@ -435,6 +439,8 @@ struct vset {
 	struct gtab t;
 	int sorted;
 	struct vset *each; /* kvio_gaps_gather(..., each = 1): each counted sequence's differences, by (k, seq) */
+	int virt;          /* t's groups hold no values: each's groups do (their sel_n, sel for kvio_gaps);
+			      vset_prepare copies them in for the other readers */
 };
 
 /* vset_new: an empty set keyed by nkeys values (NULL: no memory); vset_free:
@@ -444,6 +450,8 @@ struct vset {
 struct vset *vset_new(unsigned nkeys);
 void vset_free(void *p);
 int vset_prepare(struct vset *s);
+/* vset_prepare for kvio_gaps: a virt set's class groups are left as they are. */
+int vset_prepare_gaps(struct vset *s);
 void vgroup_result_at(sqlite3_context *ctx, const struct vgroup *g, int64_t r);
 
 /* ---- the gathering aggregates' state and rows (op_batch.c) ---------------- */

@@ -195,8 +195,18 @@ static void vgroup_sort(struct vgroup *g, void *tmp)
 		a[i] ^= 0x8000000000000000ULL;
 }
 
-/* Sort the groups by key and each group's values. SQLITE_OK or NOMEM. */
+static int vset_materialize(struct vset *s);
+
+/* Sort the groups by key and each group's values (a virt set's class groups
+ * given their values first). SQLITE_OK or NOMEM. */
 int vset_prepare(struct vset *s)
+{
+	if (s->virt && vset_materialize(s) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	return vset_prepare_gaps(s);
+}
+
+int vset_prepare_gaps(struct vset *s)
 {
 	if (s->sorted)
 		return SQLITE_OK;
@@ -478,9 +488,9 @@ static int vgroup_add_all(struct vgroup *p, const struct vgroup *g)
 /* Room in each output group of q's set for every gap its sequences hold, at
  * their widest mode, in one allocation: grown by doubling, a class of 2M gaps
  * was copied ~20 times over (and its pages touched twice). SQLITE_OK or NOMEM. */
-static int gaps_reserve(struct seqagg *q)
+static int gaps_reserve(struct vset *set)
 {
-	const struct gtab *own = &q->set->each->t, *out = &q->set->t;
+	const struct gtab *own = &set->each->t, *out = &set->t;
 	size_t *need = sqlite3_malloc64((out->nlist ? out->nlist : 1) * sizeof *need);
 	int *mode = sqlite3_malloc64((out->nlist ? out->nlist : 1) * sizeof *mode), rc = SQLITE_OK;
 	if (!need || !mode) {
@@ -521,21 +531,115 @@ static int gaps_reserve(struct seqagg *q)
 	return rc;
 }
 
-/* With each = 1, every counted sequence's gaps into its output group: they
- * were kept once, in the sequence's own group (half the memory and the
- * stores of keeping each twice). SQLITE_OK or NOMEM. */
-static int gaps_flush(struct seqagg *q)
+/* A virt set's class groups given their values: every counted sequence's
+ * gaps copied into its output group (for the readers but kvio_gaps: kvio_pct,
+ * kvio_values, the grids). SQLITE_OK or NOMEM. */
+static int vset_materialize(struct vset *s)
 {
-	if (!q->each)
-		return SQLITE_OK;
-	const struct gtab *own = &q->set->each->t;
-	if (gaps_reserve(q) != SQLITE_OK)
+	const struct gtab *own = &s->each->t;
+	if (gaps_reserve(s) != SQLITE_OK)
 		return SQLITE_NOMEM;
 	for (size_t i = 0; i < own->nlist; i++) {
 		const struct vgroup *g = (const struct vgroup *)own->list[i];
 		if (g->n && vgroup_add_all(g->pool, g) != SQLITE_OK)
 			return SQLITE_NOMEM;
 	}
+	s->virt = 0;
+	return SQLITE_OK;
+}
+
+/* Value i of integer group g as the unsigned key that sorts as the value. */
+static inline uint64_t vg_key(const struct vgroup *g, size_t i)
+{
+	int64_t v = g->mode == VM_I32 ? ((const int32_t *)g->v)[i] : ((const int64_t *)g->v)[i];
+	return (uint64_t)v ^ 0x8000000000000000ULL;
+}
+
+#define SEL_BITS 16
+#define SEL_B ((size_t)1 << SEL_BITS)
+
+/* One pass of class_select: the values of p's sequences (key - lo) whose bits
+ * above shift + w are pre[j] counted by their next w bits, into cnt[j]. */
+static void select_count(const struct gtab *own, const struct vgroup *p, uint64_t lo, int shift, int w,
+			 const uint64_t pre[2], size_t *cnt)
+{
+	memset(cnt, 0, 2 * SEL_B * sizeof *cnt);
+	int top = shift + w; /* (64: the first pass of a full-width range, every value in) */
+	for (size_t i = 0; i < own->nlist; i++) {
+		const struct vgroup *g = (const struct vgroup *)own->list[i];
+		if (g->pool != p)
+			continue;
+		for (size_t k = 0; k < g->n; k++) {
+			uint64_t d = vg_key(g, k) - lo, hi = top < 64 ? d >> top : 0, b = (d >> shift) & ((1u << w) - 1);
+			cnt[b] += hi == pre[0];
+			cnt[SEL_B + b] += hi == pre[1];
+		}
+	}
+}
+
+/* Class group p of a six-argument gaps set, its values in its sequences'
+ * groups (own's with pool p): their count and the values at kvio_gaps'
+ * ranks (floor(q x n), q = 0.50, 0.95, as kvio_pct's), selected across them
+ * without a copy: a radix select, SEL_BITS bits a pass from the top of the
+ * values' range. SQLITE_OK or NOMEM. */
+static int class_select(const struct gtab *own, struct vgroup *p)
+{
+	static const double q[2] = {0.50, 0.95};
+	uint64_t lo = UINT64_MAX, hi = 0, pre[2] = {0, 0};
+	int64_t n = 0, want[2];
+	for (size_t i = 0; i < own->nlist; i++) {
+		const struct vgroup *g = (const struct vgroup *)own->list[i];
+		for (size_t k = 0; g->pool == p && k < g->n; k++) {
+			uint64_t x = vg_key(g, k);
+			lo = x < lo ? x : lo;
+			hi = x > hi ? x : hi;
+		}
+		n += g->pool == p ? (int64_t)g->n : 0;
+	}
+	p->sel_n = n;
+	if (!n)
+		return SQLITE_OK;
+	for (int j = 0; j < 2; j++) {
+		int64_t r = (int64_t)(q[j] * (double)n);
+		want[j] = r < n - 1 ? r : n - 1;
+	}
+	size_t *cnt = sqlite3_malloc64(2 * SEL_B * sizeof *cnt);
+	if (!cnt)
+		return SQLITE_NOMEM;
+	int bits = hi > lo ? 64 - __builtin_clzll(hi - lo) : 0;
+	while (bits > 0) {
+		int w = bits < SEL_BITS ? bits : SEL_BITS;
+		bits -= w;
+		select_count(own, p, lo, bits, w, pre, cnt);
+		for (int j = 0; j < 2; j++) {
+			const size_t *c = cnt + (size_t)j * SEL_B;
+			uint64_t b = 0;
+			while ((size_t)want[j] >= c[b]) /* (want < the values counted: it stops in the range) */
+				want[j] -= (int64_t)c[b++];
+			pre[j] = (pre[j] << w) | b;
+		}
+	}
+	sqlite3_free(cnt);
+	for (int j = 0; j < 2; j++)
+		p->sel[j] = (int64_t)((lo + pre[j]) ^ 0x8000000000000000ULL);
+	return SQLITE_OK;
+}
+
+/* With each = 1, every counted sequence's gaps were kept once, in its own
+ * group; its class group (the output) keeps none (virt): kvio_gaps reads
+ * the class's count and percentiles selected across its sequences' groups,
+ * the other readers get the values copied in (vset_prepare). Keeping them
+ * twice cost a copy of every gap and its sort's scratch (~64 MB at 16M
+ * lines). SQLITE_OK or NOMEM. */
+static int gaps_flush(struct seqagg *q)
+{
+	if (!q->each)
+		return SQLITE_OK;
+	const struct gtab *own = &q->set->each->t, *out = &q->set->t;
+	for (size_t k = 0; k < out->nlist; k++)
+		if (class_select(own, (struct vgroup *)out->list[k]) != SQLITE_OK)
+			return SQLITE_NOMEM;
+	q->set->virt = 1;
 	return SQLITE_OK;
 }
 

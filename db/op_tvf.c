@@ -38,6 +38,7 @@ struct tv_cur {
 	int nvals;      /* kvio_groups: value columns per group */
 	struct gtab *each; /* kvio_gaps: the sequences' groups, listed after t's (phase 1) */
 	int phase;      /* kvio_gaps: 1 on each's groups; kvio_depth_and_spans: 1 on the spans */
+	int virt;       /* kvio_gaps: the class groups' numbers are their sel_n, sel (vset.virt) */
 	int64_t rowid;
 };
 
@@ -196,8 +197,9 @@ static int tv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxStr, int 
 		return SQLITE_ERROR;
 	}
 	if (c->kind == TV_PCT || c->kind == TV_RUNS || c->kind == TV_GAPS) {
-		if (vset_prepare(p) != SQLITE_OK)
+		if ((c->kind == TV_GAPS ? vset_prepare_gaps(p) : vset_prepare(p)) != SQLITE_OK)
 			return SQLITE_NOMEM;
+		c->virt = ((struct vset *)p)->virt;
 		c->t = &((struct vset *)p)->t;
 		if (c->kind == TV_GAPS && ((struct vset *)p)->each)
 			c->each = &((struct vset *)p)->each->t;
@@ -273,6 +275,15 @@ static void tv_pct_column(sqlite3_context *ctx, const struct vgroup *g, int col)
 	} else if (col == 8) {
 		sqlite3_result_int64(ctx, g->members);
 	}
+}
+
+/* A virt kvio_gaps class row's n, p50, p95 (cols 3-5): selected by the gather. */
+static void tv_sel_column(sqlite3_context *ctx, const struct vgroup *g, int col)
+{
+	if (col == 3)
+		sqlite3_result_int64(ctx, g->sel_n);
+	else if (g->sel_n)
+		sqlite3_result_int64(ctx, g->sel[col - 4]);
 }
 
 /* A kvio_groups row: group g's value column d (col = d + 1). */
@@ -356,6 +367,8 @@ static int tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 			key_result(ctx, &h->k[col]);
 		else if (col == 2)
 			key_result(ctx, c->phase ? &g->pool->h.k[1] : &h->k[1]);
+		else if (c->virt && !c->phase && col >= 3 && col <= 5)
+			tv_sel_column(ctx, g, col);
 		else if (col >= 3 && col <= 6)
 			tv_pct_column(ctx, g, pct_col[col]);
 		return SQLITE_OK;

@@ -185,15 +185,21 @@ def trial(rnd):
         want.append('|'.join([q(k[0]), q(k[1]), str(len(vals))] + pr + [str(members)]))
     got, err = run(st)
     check('kvio_gaps_gather', got, want, st)
+    # the six-argument form read by kvio_pct: the class groups' values copied in (each = 1 keeps them in the sequences')
+    st = st.replace(", %d) FROM (SELECT * FROM r ORDER BY" % min_n, ", %d, 1) FROM (SELECT * FROM r ORDER BY" % min_n)
+    got, err = run(st)
+    check('kvio_gaps_gather, each = 1, read by kvio_pct', got, want, st)
     # kvio_gaps: the same groups (k, NULL, cls, n, p50, p95, members), then with each = 1
     # every counted sequence (k, seq, cls of its first row, its own n, p50, p95, 1)
+    # (t scaled by f: wide gaps, the class percentiles' select passes of 16 bits)
     each = rnd.choice([0, 1])
+    f = rnd.choice([1, 1, 65537, 2**33 + 7])
     st = sql + ("SELECT quote(k), quote(seq), quote(cls), n, quote(p50), quote(p95), members"
-                " FROM kvio_gaps((SELECT kvio_gaps_gather(k1, seq, t, cls, %d, %d) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n"
-                % (min_n, each))
+                " FROM kvio_gaps((SELECT kvio_gaps_gather(k1, seq, t * %d, cls, %d, %d) FROM (SELECT * FROM r ORDER BY k1, t, id)));\n"
+                % (f, min_n, each))
 
     def gaps_row(k, seq, cls, vals, members):
-        pr = [q(x) for x in pct_row(vals)[2:4]] if vals else ['NULL'] * 2
+        pr = [q(x) for x in pct_row([v * f for v in vals])[2:4]] if vals else ['NULL'] * 2
         return '|'.join([q(k), q(seq), q(cls), str(len(vals))] + pr + [str(members)])
     want = [gaps_row(k[0], None, k[1], *out[k]) for k in sorted(out, key=lambda k: (sort_key(k[0]), sort_key(k[1])))]
     for k in sorted(seqs, key=lambda k: (sort_key(k[0]), sort_key(k[1]))) if each else []:
