@@ -288,8 +288,10 @@ struct seq {
 	int64_t last_t, n;   /* last t seen, rows so far */
 	struct vgroup *out;  /* where its values go (gaps: chosen by the first row's cls) */
 	struct vgroup *own;  /* gaps with each = 1: its own group, once it counts */
-	int64_t pend[16];    /* gaps: held until the sequence has min_n rows */
-	struct vrun run;     /* runs with spans: the current run (its start, end, tag) */
+	union {              /* (one sequence is one gather's: 125k of them at 16M lines) */
+		int64_t pend[16]; /* gaps: held until the sequence has min_n rows */
+		struct vrun run;  /* runs with spans: the current run (its start, end, tag) */
+	};
 };
 
 #define SEQ_DM 1024 /* kvio_gaps_gather: recent sequences by their integer keys (rows of many interleave) */
