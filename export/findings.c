@@ -635,12 +635,6 @@ void findings_flows(const struct exporter *x, struct findings *f, struct flows *
 	free(ends);
 }
 
-static int i64_cmp(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 size_t findings_objects(const struct findings *f, int64_t **ids)
 {
 	const struct frow *r = f->rows.v;

@@ -64,12 +64,6 @@ static int base_cmp(const void *x, const void *y)
 	return a->op < b->op ? -1 : a->op > b->op;
 }
 
-static int i64_cmp(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* The number of v[0..n) that are <= key (v ascending); branch-free steps. */
 static size_t count_le(const int64_t *v, size_t n, int64_t key)
 {

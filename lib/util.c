@@ -191,6 +191,12 @@ const char *ns_text(char *buf, size_t n, double v)
 	return buf;
 }
 
+int i64_cmp(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
 int pid_running(int64_t pid)
 {
 	if (pid <= 0 || pid > INT_MAX)

@@ -54,11 +54,13 @@ int64_t env_i64(const char *name, int64_t dflt, int64_t min);
 /* Current time, seconds (monotonic). */
 double now_s(void);
 double wall_s(void); /* Unix time (s), CLOCK_REALTIME */
-double wall_since_ms(int64_t unix_ms);
+double wall_since_ms(int64_t unix_ms); /* s from a Unix time in ms to now, to the ms; >= 0 */
 /* ns as people read a latency: 812ns, 139.6us, 2.41ms, 1.20s; "-" for NaN or < 0. */
 const char *ns_text(char *buf, size_t n, double ns);
 /* Whether process pid runs on this host: 1, 0 (no such process), -1 (not a pid). */
-int pid_running(int64_t pid); /* s from a Unix time in ms to now, to the ms; >= 0 */
+int pid_running(int64_t pid);
+/* qsort's comparison of two int64_t, ascending. */
+int i64_cmp(const void *x, const void *y);
 
 /* s, or "" for NULL: a database's text (a NULL column, or an empty blob's
  * sqlite3_column_text) where a string is needed. */

@@ -110,8 +110,8 @@ int watch_loop(struct watch *w, watch_refresh *fn, void *ctx)
 
 /* ---- what a refresh shows ------------------------------------------------------ */
 
-/* The number at dotted path in o, or NAN when there is none. */
-static double jnum(const struct jnode *o, const char *path)
+/* The node at dotted path in o, or NULL when there is none. */
+static const struct jnode *jpath(const struct jnode *o, const char *path)
 {
 	char p[96];
 	snprintf(p, sizeof p, "%s", path);
@@ -120,6 +120,13 @@ static double jnum(const struct jnode *o, const char *path)
 			*dot = 0;
 		o = jn_get(o, s);
 	}
+	return o;
+}
+
+/* The number at dotted path in o, or NAN when there is none. */
+static double jnum(const struct jnode *o, const char *path)
+{
+	o = jpath(o, path);
 	return !o ? NAN : o->t == J_INT ? (double)o->i : o->t == J_REAL ? o->d : NAN;
 }
 
@@ -158,10 +165,7 @@ static struct live live_of(const struct watch *w, const struct report_opts *o, c
 	v.unpaired_age_ns = jnum(L->R, "capture.follow.waiting.unpaired_age_ns");
 	v.oldest_tid = jnum(L->R, "capture.follow.waiting.unpaired_oldest_trace_id");
 	v.quiet_s = jnum(L->R, "capture.follow.waiting.device_quiet_s");
-	const struct jnode *fr = jn_get(L->R, "capture");
-	fr = fr ? jn_get(fr, "follow") : NULL;
-	fr = fr ? jn_get(fr, "waiting") : NULL;
-	fr = fr ? jn_get(fr, "follower_running") : NULL;
+	const struct jnode *fr = jpath(L->R, "capture.follow.waiting.follower_running");
 	v.gone = fr && fr->t == J_BOOL && !fr->i;
 	for (size_t k = 0; inf && k < inf->nrow; k++) {
 		const char *l = cstr(cell(inf, k, "label"));
