@@ -58,7 +58,7 @@ static void export_mark(const char *step)
 	double t = now_s();
 	if (!t0)
 		t0 = t;
-	kvio_err("timing: export: +%.3fs %s", t - t0, step);
+	kvio_err("timing: export: +%.3fs %s (the thread's CPU %.3fs)", t - t0, step, thread_cpu_s());
 }
 
 /* With the findings, once the commands and counters are written: the slices

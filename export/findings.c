@@ -105,14 +105,6 @@ static void findings_keep(struct findings *f, sqlite3_stmt *st)
 	}
 }
 
-/* This thread's CPU time (s), for KVIO_TIMING's lines. */
-static double thread_cpu_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* The first words of st's SQL after its comments, for KVIO_TIMING's lines. */
 static const char *statement_head(sqlite3_stmt *st)
 {

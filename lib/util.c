@@ -163,6 +163,13 @@ double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+double thread_cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 double wall_s(void)
 {
 	struct timespec t;

@@ -54,6 +54,7 @@ int64_t env_i64(const char *name, int64_t dflt, int64_t min);
 /* Current time, seconds (monotonic). */
 double now_s(void);
 double wall_s(void); /* Unix time (s), CLOCK_REALTIME */
+double thread_cpu_s(void); /* the calling thread's CPU time (s), for KVIO_TIMING's lines */
 double wall_since_ms(int64_t unix_ms); /* s from a Unix time in ms to now, to the ms; >= 0 */
 /* ns as people read a latency: 812ns, 139.6us, 2.41ms, 1.20s; "-" for NaN or < 0. */
 const char *ns_text(char *buf, size_t n, double ns);
