@@ -452,6 +452,7 @@ static void write_waiting(struct larm *R)
 	dbw_stat(&R->w, l, "follow_pool_records", (int64_t)v.pool);
 	dbw_stat(&R->w, l, "follow_unpaired_cmds", (int64_t)v.unpaired);
 	dbw_stat(&R->w, l, "follow_unpaired_objects", (int64_t)v.objects);
+	dbw_stat(&R->w, l, "follow_unpaired_written", (int64_t)v.written);
 	if (v.unpaired) {
 		dbw_stat(&R->w, l, "follow_unpaired_age_ns", v.age_ns);
 		dbw_stat(&R->w, l, "follow_unpaired_oldest_tid", v.oldest_tid);

@@ -23,34 +23,10 @@
  * unpaired (cmp_unpaired and, when recognised, cmp_after_horizon); a record
  * more than one block older than records before it, or beyond a pool of
  * KVIO_POOL_MAX records, is joined out of time order (late_lines). */
-#include "write.h"
-#include "../lib/u64map.h"
+#include "stream_int.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SEQ_MASK 0x7fffffffu /* user_data map values: 31 bits of the sequence */
-#define NONE UINT64_MAX
-#define GONE_MAX (1u << 18) /* user_data values remembered after their command was given up */
-
-/* A record waiting in the reorder pool. */
-struct pev {
-	struct cmd c;              /* a completion uses ts and user_data */
-	const struct cmd_kv *kv;   /* KV fields (in its block), NULL if none */
-	uint32_t block;
-	uint8_t is_cmp;
-};
-
-/* A processed command waiting to be written. */
-struct rent {
-	struct cmd c;
-	const struct cmd_kv *kv;
-	int64_t next_ts;   /* submit time of the next command of its role; INT64_MAX unknown */
-	uint64_t proc;     /* records processed before it */
-	uint64_t ud_prev;  /* the unpaired command below it on its user_data's stack; NONE */
-	uint32_t block;
-	uint8_t paired;
-};
 
 /* A command of an equal-time group, with its final duration: written in (dur, seq) order. */
 struct gent {
@@ -64,96 +40,6 @@ static int gent_cmp(const void *x, const void *y)
 	if (a->dur != b->dur)
 		return a->dur < b->dur ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* A parsed block: alive while any of its commands is unwritten (KV strings). */
-struct blk {
-	struct arena strs;
-	struct vec kv;
-	uint64_t live;
-};
-
-struct stream {
-	struct arm *a;
-	struct dbw *w;
-	struct arm_out *t;
-	const struct ingest_opts *o;
-	/* reorder pool */
-	struct pev *pool, *spare;
-	size_t npool, cap_pool;
-	int64_t wm;        /* records older than this are processed */
-	size_t pool_max;   /* records the pool may hold before it is cut back (KVIO_POOL_MAX) */
-	size_t sorted_upto; /* pool[0, sorted_upto): in (ts, command first, pool order) */
-	int new_sorted;     /* and so are the records after it (the last block's, sorted by load.c) */
-	int eof;
-	/* processed, unwritten commands: ring[seq & rmask] for seq in [head, tail) */
-	struct rent *ring;
-	uint64_t rcap, head, tail, nproc;
-	struct u64map ud;  /* user_data -> top of its unpaired stack (31-bit seq) */
-	struct u64map gone; /* user_data -> commands given up before the end (bounded) */
-	uint64_t last_role[NROLES];
-	int64_t last_ts;   /* latest processed record time */
-	uint64_t horizon;
-	int64_t settle;    /* a nominal command is settled once wm >= ts + settle */
-	/* occurrences: cur[f] indexes the trace_id whose first record is objs[f] */
-	uint32_t *cur;
-	/* LBA size */
-	int64_t cand[3];
-	int ncand, lba_decided, score[3], sampled;
-	size_t lba_cursor;
-	/* blocks */
-	struct vec blocks; /* struct blk */
-	uint16_t *remap;
-	size_t nremap;
-	uint16_t wname, rname; /* arm name ids of "write" / "read"; UINT16_MAX none */
-	/* scratch: group order, pool sort */
-	struct gent *grp;
-	size_t cap_grp;
-	uint32_t *sidx, *stmp;
-	uint64_t *skey;
-	size_t cap_sort;
-	/* --follow (live.c): the stream kept across commits while the semantic
-	 * file still grows: a tagged command whose record has not come yet waits
-	 * (OBJ_PENDING) at most --pair-horizon records, then is written without
-	 * one (its trace_id kept in orphans, checked at the stop) */
-	int follow;
-	size_t ncur;         /* cur[]'s length (objs grow under a follow) */
-	int64_t sem_end;     /* the latest op end of the semantic records read so far */
-	int64_t dev_min, dev_min_at_base; /* the device's earliest time: so far, when the base was fixed */
-	int base_by_cmd;     /* the base was fixed by a written command */
-	int near_horizon;    /* a completion paired more than half the horizon after its command */
-	struct u64map orphans;
-};
-
-#define OBJ_PENDING (-2) /* --follow: its trace_id's record may still come */
-/* --follow: the LBA size is decided on this many store objects (a one-shot
- * ingest on 50: the stop checks that the 50 say the same) */
-#define FOLLOW_LBA_SAMPLES 8
-
-/* a - b, saturated (timestamps come from input files: any int64 is possible) */
-static int64_t ts_diff(int64_t a, int64_t b)
-{
-	int64_t d;
-	if (__builtin_sub_overflow(a, b, &d))
-		return a > b ? INT64_MAX : INT64_MIN;
-	return d;
-}
-
-static inline struct rent *R(struct stream *s, uint64_t seq)
-{
-	return &s->ring[seq & (s->rcap - 1)];
-}
-
-/* The sequence a user_data map value stands for, or NONE when written. */
-static uint64_t ud_seq(const struct stream *s, uint32_t v)
-{
-	uint64_t d = (v - (uint32_t)s->head) & SEQ_MASK;
-	return d < s->tail - s->head ? s->head + d : NONE;
-}
-
-static int live(const struct stream *s, uint64_t seq)
-{
-	return seq != NONE && seq >= s->head && seq < s->tail;
 }
 
 static void ring_grow(struct stream *s)
@@ -222,7 +108,7 @@ static int follow_resolve(struct stream *s, struct rent *r, uint64_t seq)
 		attribute(s, r, seq);
 		return 1;
 	}
-	if (!s->eof && s->nproc - r->proc < s->horizon)
+	if (!s->eof && !s->flush && s->nproc - r->proc < s->horizon)
 		return 0;
 	r->c.obj = -1;
 	*map_slot(&s->orphans, r->c.trace_id, &(int){0}) = 1;
@@ -231,6 +117,7 @@ static int follow_resolve(struct stream *s, struct rent *r, uint64_t seq)
 
 static void process_cmd(struct stream *s, const struct pev *e)
 {
+	s->after_flush |= s->flushed_open > 0;
 	if (s->tail - s->head == s->rcap)
 		ring_grow(s);
 	uint64_t seq = s->tail++;
@@ -260,12 +147,26 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	*top = (uint32_t)(seq & SEQ_MASK);
 }
 
+/* A completion of user_data ud came: the oldest command of ud a quiet commit
+ * wrote without one no longer waits for it. */
+static void hung_done(struct stream *s, uint64_t ud)
+{
+	struct hung *h = s->hung.v;
+	for (size_t i = 0; i < s->hung.n; i++)
+		if (h[i].user_data == ud) {
+			memmove(h + i, h + i + 1, (s->hung.n - i - 1) * sizeof *h);
+			s->hung.n--;
+			return;
+		}
+}
+
 /* A completion that pairs with nothing; counted apart when a command of its
  * user_data was given up at the horizon (a stall longer than the horizon). */
 static void cmp_unpaired(struct stream *s, uint64_t ud)
 {
 	uint32_t n;
 	s->a->cmp_unpaired++;
+	hung_done(s, ud);
 	if (map_get(&s->gone, ud, &n)) {
 		s->a->cmp_after_horizon++;
 		if (n > 1)
@@ -278,6 +179,7 @@ static void cmp_unpaired(struct stream *s, uint64_t ud)
 static void process_cmp(struct stream *s, const struct pev *e)
 {
 	uint32_t v;
+	s->after_flush |= s->flushed_open > 0;
 	if (!map_get(&s->ud, e->c.user_data, &v)) {
 		cmp_unpaired(s, e->c.user_data);
 		return;
@@ -320,7 +222,7 @@ static void process_cmp(struct stream *s, const struct pev *e)
  * complete (the stream is past their op end), before the first store
  * command is written. */
 /* The LBA size of the scores (warnings said when warn). */
-static int64_t lba_choose(struct arm *a, const struct ingest_opts *o, const int64_t *cand, int ncand,
+int64_t lba_choose(struct arm *a, const struct ingest_opts *o, const int64_t *cand, int ncand,
 			  const int *score, int sampled, int warn)
 {
 	int64_t lba = o->lba_bytes;
@@ -392,9 +294,10 @@ static int ready(struct stream *s, uint64_t seq)
 		return 0;
 	/* --follow: the base (the earliest time of any kind) waits for the semantic
 	 * records of the command's time (the first object starts before its commands) */
-	if (s->follow && !s->a->base_set && !s->eof && s->sem_end < r->c.ts && s->nproc - r->proc < s->horizon)
+	int end = s->eof || s->flush; /* the end of the file, or of what a hung run wrote so far */
+	if (s->follow && !s->a->base_set && !end && s->sem_end < r->c.ts && s->nproc - r->proc < s->horizon)
 		return 0;
-	if (!r->paired && !s->eof) {
+	if (!r->paired && !end) {
 		if (s->nproc - r->proc < s->horizon)
 			return 0;
 		if (r->next_ts == INT64_MAX && ts_diff(s->wm, r->c.ts) < s->settle)
@@ -485,6 +388,12 @@ static void cmd_retire(struct stream *s, struct rent *r, uint64_t seq)
 			int fresh;
 			uint32_t *n = map_slot(&s->gone, c->user_data, &fresh);
 			*n = fresh ? 1 : *n + 1;
+		}
+		if (s->flush) { /* a quiet commit's: still waiting for its completion */
+			s->flushed_open++;
+			if (s->hung.n < HUNG_MAX)
+				*(struct hung *)vec_push(&s->hung, sizeof(struct hung)) =
+					(struct hung){c->user_data, c->ts, c->trace_id};
 		}
 	}
 	struct blk *b = &VEC_AT(&s->blocks, struct blk, r->block);
@@ -809,19 +718,21 @@ void stream_end(struct stream *s)
  * pool's records and the latest op end logged (so the objects that ended
  * after the device's last record are decided too), the LBA size decided on
  * the store objects logged (fewer than FOLLOW_LBA_SAMPLES in a run that hung
- * early). */
+ * early), and what waits written as at the end of the file (flush). */
 void stream_quiet(struct stream *s)
 {
 	int64_t m = s->sem_end;
 	for (size_t i = 0; i < s->npool; i++)
 		if (s->pool[i].c.ts > m)
 			m = s->pool[i].c.ts;
-	if (m == INT64_MIN || m == INT64_MAX || m < s->wm)
-		return;
-	s->wm = m + 1;
-	process_pool(s);
+	if (m != INT64_MIN && m != INT64_MAX && m >= s->wm) {
+		s->wm = m + 1;
+		process_pool(s);
+	}
 	lba_decide(s, 1); /* on the store objects so far (the stop checks it against a one-shot's 50) */
+	s->flush = 1;     /* what is held, written as at the end of the file */
 	drain(s);
+	s->flush = 0;
 }
 
 void stream_free(struct stream *s)
@@ -846,6 +757,7 @@ void stream_free(struct stream *s)
 	map_free(&s->ud);
 	map_free(&s->gone);
 	map_free(&s->orphans);
+	vec_free(&s->hung);
 	free(s);
 }
 
@@ -862,126 +774,4 @@ int arm_stream(struct arm *a, struct dbw *w, struct arm_out *t, const char *path
 		stream_end(s);
 	stream_free(s);
 	return rc;
-}
-
-/* ---- --follow (live.c) ------------------------------------------------------ */
-
-void stream_sem_seen(struct stream *s, int64_t end)
-{
-	if (end > s->sem_end)
-		s->sem_end = end;
-}
-
-int64_t stream_done_ts(const struct stream *s)
-{
-	int64_t d = s->eof ? INT64_MAX : s->wm;
-	if (s->head < s->tail && s->ring[s->head & (s->rcap - 1)].c.ts < d)
-		d = s->ring[s->head & (s->rcap - 1)].c.ts;
-	return d;
-}
-
-static int u32_cmp(const void *x, const void *y)
-{
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-/* The reorder pool's completions as (user_data, ts) in i64pair's fields (ts,
- * d), sorted; their count. */
-static size_t pool_cmps(const struct stream *s, struct i64pair **out)
-{
-	size_t n = 0;
-	*out = xmalloc((s->npool ? s->npool : 1) * sizeof **out);
-	for (size_t i = 0; i < s->npool; i++)
-		if (s->pool[i].is_cmp)
-			(*out)[n++] = (struct i64pair){(int64_t)s->pool[i].c.user_data, s->pool[i].c.ts};
-	qsort(*out, n, sizeof **out, i64pair_cmp);
-	return n;
-}
-
-/* Whether the pool holds a completion of user_data ud stamped at or after ts
- * (read, not joined yet: its command is not waiting for it). */
-static int pool_completes(const struct i64pair *p, size_t n, uint64_t ud, int64_t ts)
-{
-	int64_t key = (int64_t)ud; /* (pool_cmps sorts on the same signed key) */
-	size_t lo = 0, hi = n;    /* the first entry past every one of key: its latest is before it */
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (p[m].ts <= key)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo > 0 && p[lo - 1].ts == key && p[lo - 1].d >= ts;
-}
-
-void stream_waiting(const struct stream *s, struct stream_wait *w)
-{
-	int64_t last = s->last_ts, first = INT64_MAX;
-	struct vec tid = {0};
-	struct i64pair *pc;
-	size_t npc = pool_cmps(s, &pc);
-	*w = (struct stream_wait){.cmds = s->tail - s->head, .pool = s->npool, .age_ns = -1};
-	for (size_t i = 0; i < s->npool; i++)
-		if (s->pool[i].c.ts > last)
-			last = s->pool[i].c.ts;
-	for (uint64_t q = s->head; q < s->tail; q++) {
-		const struct rent *r = &s->ring[q & (s->rcap - 1)];
-		if (r->paired || pool_completes(pc, npc, r->c.user_data, r->c.ts))
-			continue;
-		if (!w->unpaired++ || r->c.ts < first) {
-			first = r->c.ts;
-			w->oldest_tid = r->c.trace_id;
-		}
-		if (r->c.trace_id)
-			*(uint32_t *)vec_push(&tid, sizeof(uint32_t)) = r->c.trace_id;
-	}
-	free(pc);
-	if (w->unpaired)
-		w->age_ns = ts_diff(last, first) < 0 ? 0 : ts_diff(last, first);
-	const uint32_t *t = tid.v;
-	if (tid.n)
-		qsort(tid.v, tid.n, sizeof *t, u32_cmp);
-	for (size_t i = 0; i < tid.n; i++)
-		w->objects += !i || t[i] != t[i - 1];
-	vec_free(&tid);
-}
-
-const char *stream_follow_check(struct stream *s, int64_t sem_min)
-{
-	struct arm *a = s->a;
-	uint32_t f;
-	for (size_t i = 0; i < s->orphans.cap; i++) /* a command written without the record that came later */
-		if (s->orphans.v[i] != UINT32_MAX && map_get(&a->first_obj, s->orphans.k[i], &f))
-			return "a command's semantic record came after its horizon";
-	if (s->base_by_cmd) { /* the device's earliest time was known when the base was fixed */
-		int64_t base = s->dev_min < sem_min ? s->dev_min : sem_min;
-		if (s->dev_min_at_base != s->dev_min || (!s->o->no_rebase && base != a->base_ns))
-			return "a record older than the first written command came after it";
-	}
-	/* what depends on where the file's blocks are cut (a follow reads smaller ones) */
-	if (a->late_lines)
-		return "device records out of time order";
-	if (s->near_horizon || a->cmp_after_horizon)
-		return "a completion near --pair-horizon records after its command";
-	if (s->o->join != JOIN_COOKIE)
-		return NULL;
-	/* the LBA size as a one-shot ingest decides it: the first 50 store objects
-	 * with commands, none of them with a command after its op end */
-	const struct obj *objs = a->objs.v;
-	int score[3] = {0}, sampled = 0;
-	for (size_t i = 0; i < a->objs.n && sampled < 50; i++) {
-		const struct obj *ob = &objs[i];
-		if (!ob->is_store || !ob->n_cmds)
-			continue;
-		if (ob->last_ts > ob->end)
-			return "a store object with a command after its op end";
-		for (int k = 0; k < s->ncand; k++)
-			if (ob->lba_match & (1u << k))
-				score[k]++;
-		sampled++;
-	}
-	if (lba_choose(a, s->o, s->cand, s->ncand, score, sampled, 1) != a->lba_bytes)
-		return "the LBA size was decided before its store objects came";
-	return NULL;
 }

@@ -71,9 +71,13 @@ struct stream;
 struct stream *stream_open(struct arm *a, struct dbw *w, struct arm_out *t, const struct ingest_opts *o, int follow);
 void stream_block(struct stream *s, struct arm *part);
 void stream_end(struct stream *s);
-/* --follow, the device file quiet: the records waiting in the reorder pool
- * processed as if the file ended there (one older that comes later is out
- * of time order: stream_follow_check), the commands that are ready written. */
+/* --follow, the device file quiet (a hung run): the records waiting in the
+ * reorder pool processed and every held command written as if the file ended
+ * there (a command without its completion with the nominal duration, a tagged
+ * one whose record has not come without its object), so the interim database
+ * is what a one-shot ingest of the files now gives; a record that comes later
+ * and would change what was written makes the stop rebuild
+ * (stream_follow_check). */
 void stream_quiet(struct stream *s);
 void stream_free(struct stream *s);
 /* --follow: the latest op end of the semantic records read so far. */
@@ -84,7 +88,8 @@ int64_t stream_done_ts(const struct stream *s);
  * writes it as the follow_* kvio_stats rows of an interim commit). */
 struct stream_wait {
 	uint64_t cmds;       /* commands read and joined, not written yet */
-	uint64_t unpaired;   /* of those, without their completion so far */
+	uint64_t unpaired;   /* of those, and of the commands a quiet commit wrote (stream_quiet), without their completion so far */
+	uint64_t written;    /* of the unpaired, those a quiet commit wrote (with the nominal duration) */
 	uint64_t objects;    /* the trace_ids (!= 0) of those */
 	uint64_t pool;       /* records read, waiting in the reorder pool */
 	int64_t age_ns;      /* the latest record read - the oldest unpaired's submit; -1: none */

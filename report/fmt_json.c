@@ -212,7 +212,7 @@ static struct jnode *pair_json(const struct cell *a, const struct cell *b, int s
 
 /* capture.follow, additive, in a database kvio-ingest --follow wrote: {commit,
  * final} and, from an interim commit, waiting {cmds, pool_records,
- * unpaired_cmds, unpaired_objects, unpaired_age_ns, unpaired_oldest_trace_id,
+ * unpaired_cmds, unpaired_objects, unpaired_written, unpaired_age_ns, unpaired_oldest_trace_id,
  * device_grew_unix_ms, device_quiet_s, follower_pid, follower_running}
  * (capture.sql's follow_* columns; device_quiet_s the report's clock -
  * device_grew, follower_running whether that pid runs on this host). */
@@ -223,6 +223,7 @@ static void json_follow(struct jnode *C, const struct sel *s, size_t j)
 		{"follow_pool_records", "pool_records"},
 		{"follow_unpaired_cmds", "unpaired_cmds"},
 		{"follow_unpaired_objects", "unpaired_objects"},
+		{"follow_unpaired_written", "unpaired_written"},
 		{"follow_unpaired_age_ns", "unpaired_age_ns"},
 		{"follow_unpaired_oldest_tid", "unpaired_oldest_trace_id"},
 		{"follow_device_grew_ms", "device_grew_unix_ms"},

@@ -306,9 +306,13 @@ static void text_follow(struct label *L, const struct sel *s, size_t j)
 		say(L, "  waiting : %lld command(s) read, not written yet, none of them lacks its completion%s", (long long)wc->i, q);
 		return;
 	}
-	say(L, "  waiting : %lld command(s) read, not written yet; %lld without a completion so far (%lld object(s)), the "
-	       "oldest (trace_id %lld) submitted %s before the latest device record%s",
-	    (long long)wc->i, un, iv(s, j, "follow_unpaired_objects"), iv(s, j, "follow_unpaired_oldest_tid"),
+	long long wr = iv(s, j, "follow_unpaired_written");
+	char d[96] = "";
+	if (wr > 0)
+		snprintf(d, sizeof d, ", %lld of them drawn with the nominal duration (the device went quiet)", wr);
+	say(L, "  waiting : %lld command(s) read, not written yet; %lld without a completion so far (%lld object(s))%s, "
+	       "the oldest (trace_id %lld) submitted %s before the latest device record%s",
+	    (long long)wc->i, un, iv(s, j, "follow_unpaired_objects"), d, iv(s, j, "follow_unpaired_oldest_tid"),
 	    ns_text(a, sizeof a, (double)iv(s, j, "follow_unpaired_age_ns")), q);
 }
 

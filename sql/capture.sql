@@ -31,8 +31,11 @@
 --                    database): waiting_cmds (commands read and joined, not
 --                    written: a command whose completion has not come holds the
 --                    ones after it), pool_records (records read, not joined yet),
---                    unpaired_cmds and unpaired_objects (of the waiting: without
---                    their completion so far, and their trace_ids), unpaired_age_ns
+--                    unpaired_cmds and unpaired_objects (of the waiting, and of
+--                    the commands a quiet commit wrote: without their completion
+--                    so far, and their trace_ids), unpaired_written (of those,
+--                    the ones a quiet commit wrote with the nominal duration:
+--                    the device file stopped growing, a hung run), unpaired_age_ns
 --                    (the latest device record read - the oldest unpaired one's
 --                    submit) and unpaired_oldest_tid (its trace_id, 0 untagged),
 --                    device_grew_ms (Unix time in ms when the device file last
@@ -76,6 +79,7 @@ SELECT
   max(CASE name WHEN 'follow_pool_records' THEN value END) AS follow_pool_records,
   max(CASE name WHEN 'follow_unpaired_cmds' THEN value END) AS follow_unpaired_cmds,
   max(CASE name WHEN 'follow_unpaired_objects' THEN value END) AS follow_unpaired_objects,
+  max(CASE name WHEN 'follow_unpaired_written' THEN value END) AS follow_unpaired_written,
   max(CASE name WHEN 'follow_unpaired_age_ns' THEN value END) AS follow_unpaired_age_ns,
   max(CASE name WHEN 'follow_unpaired_oldest_tid' THEN value END) AS follow_unpaired_oldest_tid,
   max(CASE name WHEN 'follow_device_grew_ms' THEN value END) AS follow_device_grew_ms,
