@@ -16,6 +16,7 @@
  * docs/database.md ("Operators"); tests/ops_twin.py checks each against a
  * brute-force twin. */
 #include "kvio_int.h"
+#include <stddef.h>
 
 /* ---- value sets: the values of each group, for percentiles ---------------- */
 
@@ -289,10 +290,19 @@ struct seq {
 	struct vgroup *out;  /* where its values go (gaps: chosen by the first row's cls) */
 	struct vgroup *own;  /* gaps with each = 1: its own group, once it counts */
 	union {              /* (one sequence is one gather's: 125k of them at 16M lines) */
-		int64_t pend[16]; /* gaps: held until the sequence has min_n rows */
+		int64_t pend[16]; /* gaps: held until the sequence has min_n rows (min_n - 2 of them) */
 		struct vrun run;  /* runs with spans: the current run (its start, end, tag) */
 	};
 };
+
+/* The bytes of a sequence that holds npend pending gaps: a group is only as
+ * long as its gather needs (kvio_gaps_gather's min_n is 4 in qd1.sql: 2 of
+ * the 16, 88 bytes less for each of 125k sequences at 16M lines). */
+static size_t seq_size(int64_t npend)
+{
+	size_t p = npend > 0 ? (size_t)npend * sizeof(int64_t) : 0;
+	return offsetof(struct seq, pend) + (p > sizeof(struct vrun) ? p : sizeof(struct vrun));
+}
 
 #define SEQ_DM 1024 /* kvio_gaps_gather: recent sequences by their integer keys (rows of many interleave) */
 
@@ -315,13 +325,13 @@ static void seqagg_free(void *p)
 
 /* nkeys: of a sequence (1: k, 2: k and seq); the output is keyed by k, and
  * by cls when with_cls. */
-static struct seqagg *seqagg_new(unsigned nkeys, int with_cls)
+static struct seqagg *seqagg_new(unsigned nkeys, int with_cls, size_t gsize)
 {
 	struct seqagg *q = sqlite3_malloc(sizeof *q);
 	if (!q)
 		return NULL;
 	memset(q, 0, sizeof *q);
-	gtab_init(&q->seqs, sizeof(struct seq), nkeys);
+	gtab_init(&q->seqs, gsize, nkeys);
 	if (!(q->set = vset_new(with_cls ? 2 : 1))) {
 		sqlite3_free(q);
 		return NULL;
@@ -372,7 +382,7 @@ static int runs_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 	}
 	struct seqagg *q = a->p;
 	a->free = seqagg_free;
-	if (!q && !(q = a->p = seqagg_new(1, 0))) {
+	if (!q && !(q = a->p = seqagg_new(1, 0, sizeof(struct seq)))) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
 		return SQLITE_NOMEM;
 	}
@@ -688,11 +698,16 @@ static int gaps_row(sqlite3_context *ctx, struct agg *a, int argc, const struct 
 	}
 	struct seqagg *q = a->p;
 	a->free = seqagg_free;
-	if (!q && !(q = a->p = seqagg_new(2, 1))) {
+	if (!q && (q = a->p = seqagg_new(2, 1, seq_size(k[4].i - 2))))
+		q->min_n = k[4].i; /* the sequences hold min_n - 2 pending gaps */
+	if (!q) {
 		agg_fail(ctx, a, SQLITE_NOMEM, NULL);
 		return SQLITE_NOMEM;
 	}
-	q->min_n = k[4].i;
+	if (k[4].i != q->min_n) {
+		agg_fail(ctx, a, SQLITE_MISMATCH, "kvio_gaps_gather: min_n differs between rows");
+		return SQLITE_MISMATCH;
+	}
 	if (argc == 6 && k[5].i && !q->each) { /* each: the sequences' own groups, a set of their own */
 		if (!(q->set->each = vset_new(2))) {
 			agg_fail(ctx, a, SQLITE_NOMEM, NULL);

@@ -89,6 +89,7 @@ struct runner {
 	int nfiles;
 	struct result *res;       /* one per file */
 	pthread_mutex_t mu;
+	pthread_mutex_t wide;     /* held while a file of run.c's wide[] runs: never two at once */
 	int next;                 /* next index into files[] */
 	int stop;                 /* an early exit: running statements are interrupted */
 	int nw, started;
