@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <errno.h>
 #include <malloc.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct builtin {
@@ -62,7 +63,7 @@ static int start(const struct builtin *b, int argc, char **argv)
 	kvio_prog = b->name;
 	if (b->one_arena)
 		(void)mallopt(M_ARENA_MAX, 1);
-	pcache_init(b->pages);
+	pcache_init(getenv("PCP") ? atoi(getenv("PCP")) : b->pages);
 	return b->fn(argc, argv);
 }
 

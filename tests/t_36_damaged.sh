@@ -162,6 +162,7 @@ eq "NULL label, empty-blob op behind valid sums: no crash (exit < 128)" "yes yes
 # Operators over any SQL values: a span beyond int64 is an error, not overflow
 for q in "kvio_depth((select kvio_depth_gather(1, t, 1) from (select -9223372036854775807 t union all select 9223372036854775800)))|kvio_depth_gather: a group's times span more than int64" \
 	 "kvio_pct((select kvio_gaps_gather(1, 1, t, 1, 2) from (select -9223372036854775807 t union all select 9223372036854775800)))|kvio_gaps_gather: t - previous t overflows int64" \
+	 "kvio_pct((select kvio_gaps_gather(1, 1, t, 1, m) from (select 1 t, 4 m union all select 2, 17)))|kvio_gaps_gather: min_n differs between rows" \
 	 "kvio_pct((select kvio_runs_gather(1, t, 5) from (select -9223372036854775807 t union all select 9223372036854775800)))|kvio_runs_gather: t - previous t overflows int64" \
 	 "kvio_depth((select kvio_depth_gather(1, 9223372036854775800, 100)))|kvio_depth_gather: ts + dur overflows int64" \
 	 "kvio_depth_buckets((select kvio_depth_buckets_gather(1, 9223372036854775800, 100, 0, 1000)))|kvio_depth_buckets_gather: ts + dur - t0 overflows int64"; do
