@@ -3,14 +3,12 @@
  * argument (`kvio ingest ...`). */
 #include "cmd.h"
 #include "hugemem.h"
-#include "pcache.h"
 #include "../lib/outfile.h"
 #include "../lib/util.h"
 #include <sqlite3.h>
 #include <stdio.h>
 #include <errno.h>
 #include <malloc.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const struct builtin {
@@ -18,14 +16,13 @@ static const struct builtin {
 	const char *sub;  /* as `kvio SUB` */
 	int (*fn)(int, char **);
 	const char *what;
-	int pages; /* SQLite pages in the huge-page cache (pcache.c); 0: none (kvio2perfetto: its own) */
 	int one_arena; /* malloc's threads share one arena (see start) */
 } builtins[] = {
-	{"kvio-ingest", "ingest", cmd_ingest, "load kvio JSONL captures into a trace.db", 0, 0},
-	{"kvio-report", "report", cmd_report, "the metrics report over a trace.db (text or --json)", 512, 1},
-	{"kvio-export", "export", cmd_export, "write a trace.db as a Perfetto .pftrace", 512, 1},
-	{"kvio2perfetto", "2perfetto", cmd_kvio2perfetto, "ingest + export in one step", 0, 0},
-	{"kvio-check", "check", cmd_check, "check a trace.db: every checksum, chunk and invariant", 0, 0},
+	{"kvio-ingest", "ingest", cmd_ingest, "load kvio JSONL captures into a trace.db", 0},
+	{"kvio-report", "report", cmd_report, "the metrics report over a trace.db (text or --json)", 1},
+	{"kvio-export", "export", cmd_export, "write a trace.db as a Perfetto .pftrace", 1},
+	{"kvio2perfetto", "2perfetto", cmd_kvio2perfetto, "ingest + export in one step", 0},
+	{"kvio-check", "check", cmd_check, "check a trace.db: every checksum, chunk and invariant", 0},
 };
 #define NBUILTIN (sizeof builtins / sizeof builtins[0])
 
@@ -63,7 +60,6 @@ static int start(const struct builtin *b, int argc, char **argv)
 	kvio_prog = b->name;
 	if (b->one_arena)
 		(void)mallopt(M_ARENA_MAX, 1);
-	pcache_init(getenv("PCP") ? atoi(getenv("PCP")) : b->pages);
 	return b->fn(argc, argv);
 }
 

@@ -1,16 +1,13 @@
 /* pcache.h — SQLite's page cache in one region of huge pages (pcache.c), for
- * the commands whose connections read a whole database into their caches. */
+ * kvio2perfetto's export. */
 #ifndef KVIO_PCACHE_H
 #define KVIO_PCACHE_H
 #include <pthread.h>
 #include <stddef.h>
 
-/* The region of pages SQLite pages (64 KiB each), set up now, before SQLite
- * starts; 0 pages: none (SQLite's pages come from malloc). */
-void pcache_init(int pages);
-
-/* The same in two steps, for a command whose SQLite runs before the region is
- * wanted (kvio2perfetto: the ingest, then the export): pcache_prepare maps
+/* A region of pages SQLite pages (64 KiB each) in two steps, for a command
+ * whose SQLite runs before the region is wanted (kvio2perfetto: the ingest,
+ * then the export): pcache_prepare maps
  * the region and faults it in on a thread of its own (0 pages: nothing);
  * pcache_install, once no connection is open, waits for that thread, stops
  * SQLite and gives it the region (the next open starts SQLite with it). */
