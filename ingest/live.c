@@ -91,6 +91,7 @@ struct larm {
 	long long dev_lim;  /* the device file's complete bytes when they last grew, at dev_since (s) */
 	double dev_since, dev_wall; /* (dev_wall: the same moment, Unix time) */
 	int quieted;        /* its quiet read done (until the file grows again) */
+	int sem_skipped;    /* device blocks were read before the semantic file had a whole line */
 	struct arm part;    /* a device block's records */
 	struct file_stats pfs;
 	int64_t sem_min, sem_end;
@@ -596,6 +597,8 @@ static int live_final(struct live *L)
 	stream_end(R->s);
 	arm_follow_done(a);
 	const char *why = L->broken ? L->broken : stream_follow_check(R->s, R->sem_min);
+	if (!why && R->sem_skipped && R->in[0].pos > 0)
+		why = "the semantic file's first line came after a quiet commit read the device file";
 	if (!why && R->w.track_end && R->w.next_track > R->w.track_end)
 		why = "an arm's tracks outgrew the room the follow gave them";
 	if (!why && R->w.names_unordered)
@@ -707,17 +710,21 @@ static void read_arms(struct live *L, const long long (*limit)[3], int final)
 		text_piece(L, R, &R->in[0], limit[k][0], final);
 		text_piece(L, R, &R->in[2], limit[k][2], final);
 		stream_sem_seen(R->s, R->sem_end);
+		double now = now_s();
+		if (limit[k][1] != R->dev_lim || R->dev_since == 0) {
+			R->dev_lim = limit[k][1];
+			R->dev_since = now;
+			R->dev_wall = wall_s();
+			R->quieted = 0;
+		}
+		int quiet = !final && dev_quiet(L, R, now);
 		/* device blocks wait for the semantic file's first line (its kvio_meta
-		 * header is the arm's, as in a one-shot ingest, which reads it first) */
-		if (R->in[0].fd < 0 || R->in[0].pos > 0 || final) {
-			double now = now_s();
-			if (limit[k][1] != R->dev_lim || R->dev_since == 0) {
-				R->dev_lim = limit[k][1];
-				R->dev_since = now;
-				R->dev_wall = wall_s();
-				R->quieted = 0;
-			}
-			int quiet = !final && dev_quiet(L, R, now);
+		 * header is the arm's, as in a one-shot ingest, which reads it first),
+		 * unless the device file is quiet (a run that hung before its semantic
+		 * file got a whole line: a line that comes later makes the stop rebuild) */
+		if (R->in[0].fd >= 0 && R->in[0].pos == 0 && quiet && !final)
+			R->sem_skipped = 1;
+		if (R->in[0].fd < 0 || R->in[0].pos > 0 || final || quiet) {
 			while (!L->broken && w->rc == SQLITE_OK && dev_block(L, R, limit[k][1], final, quiet) > 0)
 				;
 			if (quiet && !L->broken && w->rc == SQLITE_OK) {

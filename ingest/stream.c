@@ -111,13 +111,89 @@ static int follow_resolve(struct stream *s, struct rent *r, uint64_t seq)
 	if (!s->eof && !s->flush && s->nproc - r->proc < s->horizon)
 		return 0;
 	r->c.obj = -1;
-	*map_slot(&s->orphans, r->c.trace_id, &(int){0}) = 1;
+	uint32_t *o = map_slot(&s->orphans, r->c.trace_id, &(int){0});
+	*o = s->flush ? 2 : 1; /* 2: a quiet commit wrote it (the stop's words) */
+	return 1;
+}
+
+/* hung without its completed entries (their chains point at live ones only:
+ * a completion takes the latest of its user_data). */
+static void hung_compact(struct stream *s)
+{
+	struct hung *h = s->hung.v;
+	int32_t *to = xmalloc((s->hung.n ? s->hung.n : 1) * sizeof *to);
+	size_t n = 0;
+	for (size_t i = 0; i < s->hung.n; i++) {
+		to[i] = h[i].dead ? -1 : (int32_t)n;
+		if (!h[i].dead) {
+			h[n] = h[i];
+			h[n].prev = h[n].prev >= 0 ? to[h[n].prev] : -1;
+			n++;
+		}
+	}
+	for (size_t i = 0; i < s->hungm.cap; i++) /* the map's tops, renumbered */
+		if (s->hungm.v[i] != UINT32_MAX)
+			s->hungm.v[i] = (uint32_t)to[s->hungm.v[i]];
+	s->hung.n = n;
+	free(to);
+}
+
+/* A quiet commit drew command r of role without its completion: remembered
+ * (hung; its next command of the role, open_*), for the waiting counts and
+ * for what the stop checks. */
+static void hung_add(struct stream *s, const struct rent *r)
+{
+	const struct cmd *c = &r->c;
+	if (r->next_ts == INT64_MAX) {
+		s->open_set[c->role] = 1;
+		s->open_ts[c->role] = c->ts;
+		s->open_dur[c->role] = c->dur;
+	}
+	if (s->hung.n >= HUNG_MAX && s->hung_live < s->hung.n)
+		hung_compact(s);
+	if (s->hung.n >= HUNG_MAX) {
+		s->hung_lost++;
+		return;
+	}
+	int fresh;
+	uint32_t *top = map_slot(&s->hungm, c->user_data, &fresh);
+	*(struct hung *)vec_push(&s->hung, sizeof(struct hung)) =
+		(struct hung){c->user_data, c->ts, c->trace_id, fresh ? -1 : (int32_t)*top, 0};
+	*top = (uint32_t)(s->hung.n - 1);
+	s->hung_live++;
+}
+
+/* A command of role came at ts: a quiet commit's drawn one of that role would
+ * have had it as its next; its duration differs when the gap caps it. */
+static void open_role_next(struct stream *s, uint8_t role, int64_t ts)
+{
+	if (!s->open_set[role])
+		return;
+	s->open_set[role] = 0;
+	int64_t cap = (int64_t)((double)ts_diff(ts, s->open_ts[role]) * 0.9);
+	if (cap < s->open_dur[role] && !s->flush_why)
+		s->flush_why = "a quiet commit drew a command before the next one of its role came";
+}
+
+/* A completion of user_data ud came: 1 when it is that of a command a quiet
+ * commit drew without it (the latest of ud), which no longer waits. */
+static int hung_done(struct stream *s, uint64_t ud)
+{
+	uint32_t i;
+	if (!map_get(&s->hungm, ud, &i))
+		return 0;
+	struct hung *h = s->hung.v;
+	h[i].dead = 1;
+	s->hung_live--;
+	if (h[i].prev >= 0)
+		*map_slot(&s->hungm, ud, &(int){0}) = (uint32_t)h[i].prev;
+	else
+		map_del(&s->hungm, ud);
 	return 1;
 }
 
 static void process_cmd(struct stream *s, const struct pev *e)
 {
-	s->after_flush |= s->flushed_open > 0;
 	if (s->tail - s->head == s->rcap)
 		ring_grow(s);
 	uint64_t seq = s->tail++;
@@ -136,6 +212,7 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	if (live(s, p))
 		R(s, p)->next_ts = ts;
 	s->last_role[r->c.role] = seq;
+	open_role_next(s, r->c.role, ts);
 
 	attribute(s, r, seq);
 
@@ -147,26 +224,25 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	*top = (uint32_t)(seq & SEQ_MASK);
 }
 
-/* A completion of user_data ud came: the oldest command of ud a quiet commit
- * wrote without one no longer waits for it. */
-static void hung_done(struct stream *s, uint64_t ud)
-{
-	struct hung *h = s->hung.v;
-	for (size_t i = 0; i < s->hung.n; i++)
-		if (h[i].user_data == ud) {
-			memmove(h + i, h + i + 1, (s->hung.n - i - 1) * sizeof *h);
-			s->hung.n--;
-			return;
-		}
-}
-
 /* A completion that pairs with nothing; counted apart when a command of its
- * user_data was given up at the horizon (a stall longer than the horizon). */
+ * user_data was given up at the horizon (a stall longer than the horizon).
+ * One of a command a quiet commit drew is neither: a one-shot pairs them (the
+ * stop rebuilds). */
 static void cmp_unpaired(struct stream *s, uint64_t ud)
 {
 	uint32_t n;
+	int drawn = hung_done(s, ud);
+	if (drawn && !s->flush_why)
+		s->flush_why = "a quiet commit drew a command whose completion came later";
+	if (drawn || (s->hung_lost && map_get(&s->gone, ud, &n))) {
+		s->hung_lost -= !drawn;
+		if (map_get(&s->gone, ud, &n) && n > 1)
+			*map_slot(&s->gone, ud, &(int){0}) = n - 1;
+		else
+			map_del(&s->gone, ud);
+		return;
+	}
 	s->a->cmp_unpaired++;
-	hung_done(s, ud);
 	if (map_get(&s->gone, ud, &n)) {
 		s->a->cmp_after_horizon++;
 		if (n > 1)
@@ -179,7 +255,6 @@ static void cmp_unpaired(struct stream *s, uint64_t ud)
 static void process_cmp(struct stream *s, const struct pev *e)
 {
 	uint32_t v;
-	s->after_flush |= s->flushed_open > 0;
 	if (!map_get(&s->ud, e->c.user_data, &v)) {
 		cmp_unpaired(s, e->c.user_data);
 		return;
@@ -389,12 +464,8 @@ static void cmd_retire(struct stream *s, struct rent *r, uint64_t seq)
 			uint32_t *n = map_slot(&s->gone, c->user_data, &fresh);
 			*n = fresh ? 1 : *n + 1;
 		}
-		if (s->flush) { /* a quiet commit's: still waiting for its completion */
-			s->flushed_open++;
-			if (s->hung.n < HUNG_MAX)
-				*(struct hung *)vec_push(&s->hung, sizeof(struct hung)) =
-					(struct hung){c->user_data, c->ts, c->trace_id};
-		}
+		if (s->flush) /* a quiet commit's: still waiting for its completion */
+			hung_add(s, r);
 	}
 	struct blk *b = &VEC_AT(&s->blocks, struct blk, r->block);
 	if (--b->live == 0) {
@@ -758,6 +829,7 @@ void stream_free(struct stream *s)
 	map_free(&s->gone);
 	map_free(&s->orphans);
 	vec_free(&s->hung);
+	map_free(&s->hungm);
 	free(s);
 }
 

@@ -92,9 +92,14 @@ struct stream {
 	 * HUNG_MAX) until their completion comes, still counted as waiting for it;
 	 * a device record after such a write makes the stop rebuild */
 	int flush;             /* stream_quiet is writing what it holds */
-	uint64_t flushed_open; /* commands a quiet commit wrote without their completion */
-	int after_flush;       /* a device record was processed after one was */
-	struct vec hung;       /* struct hung */
+	const char *flush_why; /* a record came that changes what a quiet commit wrote (the stop rebuilds) */
+	struct vec hung;       /* struct hung, in the order written */
+	struct u64map hungm;   /* user_data -> its latest live entry of hung */
+	uint64_t hung_live, hung_lost; /* entries not completed; drawn past HUNG_MAX, not remembered */
+	/* per role, the last command a quiet commit drew without its completion or
+	 * a next command of its role (its nominal duration uncapped) */
+	int64_t open_ts[NROLES], open_dur[NROLES];
+	uint8_t open_set[NROLES];
 };
 
 /* A command a quiet commit wrote without its completion (streamlive.c counts them). */
@@ -102,8 +107,10 @@ struct hung {
 	uint64_t user_data;
 	int64_t ts;
 	uint32_t trace_id;
+	int32_t prev;  /* the entry of the same user_data drawn before it, live; -1: none */
+	uint8_t dead;  /* its completion came */
 };
-#define HUNG_MAX 4096
+#define HUNG_MAX (1u << 18)
 
 #define OBJ_PENDING (-2) /* --follow: its trace_id's record may still come */
 /* --follow: the LBA size is decided on this many store objects (a one-shot

@@ -84,10 +84,12 @@ void stream_waiting(const struct stream *s, struct stream_wait *w)
 	}
 	const struct hung *h = s->hung.v; /* written by a quiet commit, still without their completion */
 	for (size_t i = 0; i < s->hung.n; i++)
-		if (!pool_completes(pc, npc, h[i].user_data, h[i].ts)) {
+		if (!h[i].dead && !pool_completes(pc, npc, h[i].user_data, h[i].ts)) {
 			one_unpaired(w, h[i].ts, h[i].trace_id, &first, &tid);
 			w->written++;
 		}
+	w->unpaired += s->hung_lost; /* drawn past HUNG_MAX: counted, not listed */
+	w->written += s->hung_lost;
 	free(pc);
 	if (w->unpaired)
 		w->age_ns = ts_diff(last, first) < 0 ? 0 : ts_diff(last, first);
@@ -105,7 +107,8 @@ const char *stream_follow_check(struct stream *s, int64_t sem_min)
 	uint32_t f;
 	for (size_t i = 0; i < s->orphans.cap; i++) /* a command written without the record that came later */
 		if (s->orphans.v[i] != UINT32_MAX && map_get(&a->first_obj, s->orphans.k[i], &f))
-			return "a command's semantic record came after its horizon";
+			return s->orphans.v[i] == 2 ? "a quiet commit wrote a command before its object's semantic record came"
+						    : "a command's semantic record came after its horizon";
 	if (s->base_by_cmd) { /* the device's earliest time was known when the base was fixed */
 		int64_t base = s->dev_min < sem_min ? s->dev_min : sem_min;
 		if (s->dev_min_at_base != s->dev_min || (!s->o->no_rebase && base != a->base_ns))
@@ -116,8 +119,8 @@ const char *stream_follow_check(struct stream *s, int64_t sem_min)
 		return "device records out of time order";
 	if (s->near_horizon || a->cmp_after_horizon)
 		return "a completion near --pair-horizon records after its command";
-	if (s->after_flush) /* its nominal duration, capped by a next command that had not come */
-		return "device records came after a quiet commit wrote a command without its completion";
+	if (s->flush_why) /* what a quiet commit drew: a completion came, or a next command that caps it */
+		return s->flush_why;
 	if (s->o->join != JOIN_COOKIE)
 		return NULL;
 	/* the LBA size as a one-shot ingest decides it: the first 50 store objects

@@ -503,11 +503,14 @@ while [ "$got" != "6 0" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
 		where name = 'follow_unpaired_cmds')" 2>/dev/null | tr '|' ' ')
 done
 eq "a hung run resumes: 6 commands, none without its completion any more" "6 0" "$got"
+"$BUILD/kvio-report" --json "$H/r.db" > "$H/r.json" 2>/dev/null
+eq "a hung run resumes: the late completion is not an unpaired one nor a stall past the horizon (before: 1 and 1, a false warning)" \
+	"0 0 0" "$(jq -r '.capture.capture | "\(.cmp_unpaired) \(.cmp_after_horizon) \(.follow.waiting.unpaired_written)"' "$H/r.json")"
 kill $FP; wait $FP
 "$ING" -q -o "$H/one2.db" --sem "$H/rs.jsonl" --ebpf "$H/re.jsonl"
 eq "a hung run resumes, stopped: the stop says it rebuilds (the completion came late); the one-shot's report" \
 	"1 | $(rj "$H/one2.db" | md5sum)" \
-	"$(grep -c 'a completion near --pair-horizon records after its command: the database is rebuilt' "$H/r.err") | $(rj "$H/r.db" | md5sum)"
+	"$(grep -c 'a quiet commit drew a command whose completion came later: the database is rebuilt from the files at the final commit' "$H/r.err") | $(rj "$H/r.db" | md5sum)"
 
 # the quiet commit drew a command whose next one of its role had not come:
 # the nominal 8000 ns, uncapped. Untagged reads: 5 at 0.9 s completes in
@@ -534,7 +537,89 @@ done
 kill $FP; wait $FP
 eq "its next read came: the stop rebuilds (said) and the final durations are a one-shot's (by hand)" \
 	"40000 8000 4000 | 1 | 40000 4500 4000" \
-	"$got | $(grep -c 'device records came after a quiet commit wrote a command without its completion: the database is rebuilt' "$H/n.err") | $(durs "$H/n.db")"
+	"$got | $(grep -c 'a quiet commit drew a command before the next one of its role came: the database is rebuilt from the files at the final commit' "$H/n.err") | $(durs "$H/n.db")"
+
+# the same with the next read 1 s later: 0.9 x 1 s does not cap 8000 ns, what
+# was drawn is a one-shot's: no rebuild (before: one at every such stop)
+head -3 "$H/ne.jsonl" > "$H/ne2.jsonl"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/n2.db" --sem "$H/ns.jsonl" --ebpf "$H/ne2.jsonl" --follow --interval 100 \
+	>/dev/null 2>"$H/n2.err" &
+FP=$!
+got="" tries=0
+while [ "$got" != "40000 8000" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05; got=$(durs "$H/n2.db")
+done
+{ hc 4323 8 2 read 97 4096 2000000000; hp 8 2000004000; } >> "$H/ne2.jsonl"
+got="" tries=0
+while [ "$got" != "40000 8000 4000" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05; got=$(durs "$H/n2.db")
+done
+kill $FP; wait $FP
+eq "a next read 1 s after the drawn one: no rebuild, the one-shot's durations (by hand)" "40000 8000 4000 | 0 | 40000 8000 4000" \
+	"$got | $(grep -c 'rebuild' "$H/n2.err") | $(durs "$H/n2.db")"
+
+# a run hung before its semantic file has a whole line (an empty file, or a
+# header still in the writer's buffer): the quiet commit reads the device
+# file anyway (before: no database until the stop), 5 commands as a
+# one-shot of the files gives them; the header and the records that come
+# later make the stop rebuild, said
+: > "$H/es.jsonl"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/es.db" --sem "$H/es.jsonl" --ebpf "$H/e.jsonl" --follow --interval 100 \
+	>/dev/null 2>"$H/es.err" &
+FP=$!
+got="" tries=0
+while [ "$got" != "5" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05
+	got=$(sqlite3 -readonly "$H/es.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
+done
+eq "an empty semantic file, a quiet device file: the database appears with the 5 commands" "5" "$got"
+cat "$H/s.jsonl" >> "$H/es.jsonl"
+sleep 0.5
+kill $FP; wait $FP
+eq "its records came later: the stop rebuilds (said: the records of commands it wrote without them); the one-shot's report" \
+	"1 | $(rj "$H/one.db" | md5sum)" \
+	"$(grep -c -e "the semantic file's first line came after a quiet commit" -e "a quiet commit wrote a command before its object's semantic record came" "$H/es.err") | $(rj "$H/es.db" | md5sum)"
+
+# 6000 reads that never complete (1500 objects of 4 reads, one per trace_id
+# 1..1500; the semantic file has no record), then the completions
+# of the first 4100 come: the waiting counts follow (by hand: 6000 of 1500
+# objects, then 1900 of 475: trace_ids 1026..1500). Before: capped at 4096,
+# then "none of them lacks its completion".
+: > "$H/ms.jsonl"
+awk 'BEGIN { for (i = 0; i < 6000; i++) printf "{\"event_type\":\"nvme_cmd\",\"pid\":77,\"tid\":9,\"user_data\":%.0f,\"nvme_opcode\":2,\"op_name\":\"read\",\"nsid\":1,\"slba\":%d,\"nlb\":1,\"data_len\":4096,\"ts\":%d}\n", (int(i / 4) + 1) * 4294967296 + i % 4, i, 1000000000 + i * 1000 }' > "$H/me.jsonl"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/m.db" --sem "$H/ms.jsonl" --ebpf "$H/me.jsonl" --follow --interval 100 2>/dev/null &
+FP=$!
+wq() { sqlite3 -readonly "$1" "select group_concat(value, ' ') from (select value from kvio_stats where name in
+	('follow_unpaired_cmds', 'follow_unpaired_objects', 'follow_unpaired_written') order by name)" 2>/dev/null; }
+got="" tries=0
+while [ "$got" != "6000 1500 6000" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05; got=$(wq "$H/m.db")
+done
+eq "6000 reads without a completion, drawn by the quiet commit: counted whole (cmds, objects, drawn)" "6000 1500 6000" "$got"
+awk 'BEGIN { for (i = 0; i < 4100; i++) printf "{\"event_type\":\"nvme_cmp\",\"user_data\":%.0f,\"err\":0,\"ts\":%d}\n", (int(i / 4) + 1) * 4294967296 + i % 4, 1100000000 + i * 1000 }' >> "$H/me.jsonl"
+got="" tries=0
+while [ "$got" != "1900 475 1900" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05; got=$(wq "$H/m.db")
+done
+kill $FP; wait $FP
+eq "the completions of 4100 of them came: 1900 of 475 objects still wait (by hand)" "1900 475 1900" "$got"
+
+# one user_data reused: three untagged reads of user_data 5 never complete,
+# then two completions of it come: one read still waits (by hand)
+{ hc 4323 5 2 read 1 4096 1000000000; hc 4323 5 2 read 2 4096 1100000000; hc 4323 5 2 read 3 4096 1200000000; } > "$H/ue.jsonl"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/u.db" --sem "$H/ms.jsonl" --ebpf "$H/ue.jsonl" --follow --interval 100 2>/dev/null &
+FP=$!
+got="" tries=0
+while [ "$got" != "3 0 3" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05; got=$(wq "$H/u.db")
+done
+{ hp 5 1500000000; hp 5 1500001000; } >> "$H/ue.jsonl"
+got2="" tries=0
+while [ "$got2" != "1 0 1" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05; got2=$(wq "$H/u.db")
+done
+kill $FP; wait $FP
+eq "one user_data, three drawn reads, two completions: one still waits" "3 0 3 | 1 0 1" "$got | $got2"
 
 # a healthy capture read ahead: the commands whose completion is read but
 # still in the reorder pool are not "without a completion" (before: the age
