@@ -144,14 +144,14 @@ struct live {
 	double cmds_s, mb_s;
 	int64_t inflight, oldest_ns; /* oldest_ns -1: none in flight */
 	/* an interim --follow commit's capture.follow.waiting (NAN: none) */
-	double waiting, unpaired, unpaired_objs, unpaired_age_ns, oldest_tid, quiet_s;
+	double waiting, unpaired, unpaired_objs, unpaired_written, unpaired_age_ns, oldest_tid, quiet_s;
 	int gone; /* its follower does not run (on this host) */
 };
 
 static struct live live_of(const struct watch *w, const struct report_opts *o, const struct label *L,
 			   const struct rows *inf)
 {
-	struct live v = {0, 0, 0, -1, NAN, NAN, NAN, NAN, NAN, NAN, 0};
+	struct live v = {0, 0, 0, -1, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
 	int64_t lo = o->win.lo_ns > w->start_ns ? o->win.lo_ns : w->start_ns;
 	double dt = (double)(o->win.hi_ns - lo) / 1e9, n = jnum(L->R, "commands.n"),
 	       b = jnum(L->R, "commands.tagged_bytes");
@@ -162,6 +162,7 @@ static struct live live_of(const struct watch *w, const struct report_opts *o, c
 	v.waiting = jnum(L->R, "capture.follow.waiting.cmds");
 	v.unpaired = jnum(L->R, "capture.follow.waiting.unpaired_cmds");
 	v.unpaired_objs = jnum(L->R, "capture.follow.waiting.unpaired_objects");
+	v.unpaired_written = jnum(L->R, "capture.follow.waiting.unpaired_written");
 	v.unpaired_age_ns = jnum(L->R, "capture.follow.waiting.unpaired_age_ns");
 	v.oldest_tid = jnum(L->R, "capture.follow.waiting.unpaired_oldest_trace_id");
 	v.quiet_s = jnum(L->R, "capture.follow.waiting.device_quiet_s");
@@ -198,6 +199,7 @@ static void show_json(const struct watch *w, const struct report_opts *o, struct
 		if (!isnan(v.waiting)) { /* an interim --follow commit's */
 			jn_set(L, "waiting_cmds", jn_int((int64_t)v.waiting));
 			jn_set(L, "unpaired_cmds", jn_int((int64_t)v.unpaired));
+			jn_set(L, "unpaired_written", isnan(v.unpaired_written) ? jn_null() : jn_int((int64_t)v.unpaired_written));
 			jn_set(L, "unpaired_age_ns", isnan(v.unpaired_age_ns) ? jn_null() : jn_int((int64_t)v.unpaired_age_ns));
 			jn_set(L, "unpaired_oldest_trace_id", isnan(v.oldest_tid) ? jn_null() : jn_int((int64_t)v.oldest_tid));
 			jn_set(L, "device_quiet_s", isnan(v.quiet_s) ? jn_null() : jn_real(v.quiet_s));
@@ -245,6 +247,8 @@ static void put_waiting(FILE *f, const struct live *v)
 	if (v->unpaired > 0)
 		fprintf(f, " (%.0f object(s)), oldest trace_id %.0f %s before the last record", v->unpaired_objs,
 			v->oldest_tid, ns_text(a, sizeof a, v->unpaired_age_ns));
+	if (v->unpaired_written > 0) /* a quiet commit drew them with the nominal duration */
+		fprintf(f, ", %.0f drawn", v->unpaired_written);
 	fprintf(f, "%s", bad ? OFF : "");
 	if (!isnan(v->quiet_s))
 		fprintf(f, "  device quiet %.1fs", v->quiet_s);

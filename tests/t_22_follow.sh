@@ -466,8 +466,10 @@ eq "a hung run: the report's capture.follow.waiting (quiet: at least the 300 ms 
 eq "a hung run: the text report says what waits" \
 	"  waiting : 0 command(s) read, not written yet; 1 without a completion so far (1 object(s)), 1 of them drawn with the nominal duration (the device went quiet), the oldest (trace_id 2) submitted 100.04ms before the latest device record" \
 	"$("$BUILD/kvio-report" "$H/h.db" 2>/dev/null | grep '^  waiting :' | sed 's/; the device file last grew .*//')"
-eq "a hung run: --watch's JSON line (not a terminal) carries the waiting commands" "0 1 100040000 2" \
-	"$(timeout 10 "$BUILD/kvio-report" "$H/h.db" --watch 0.2 --count 1 2>/dev/null | jq -r '.live.capture | "\(.waiting_cmds) \(.unpaired_cmds) \(.unpaired_age_ns) \(.unpaired_oldest_trace_id)"')"
+eq "a hung run: --watch's JSON line (not a terminal) carries the waiting commands" "0 1 1 100040000 2" \
+	"$(timeout 10 "$BUILD/kvio-report" "$H/h.db" --watch 0.2 --count 1 2>/dev/null | jq -r '.live.capture | "\(.waiting_cmds) \(.unpaired_cmds) \(.unpaired_written) \(.unpaired_age_ns) \(.unpaired_oldest_trace_id)"')"
+eq "a hung run: --watch's screen (under script) says the stuck read was drawn" "1" \
+	"$(timeout 10 script -qc "$BUILD/kvio-report $H/h.db --watch 0.2 --count 1" /dev/null 2>/dev/null | grep -c 'waiting 0 cmds, .*1 without completion (1 object(s)), oldest trace_id 2 100.04ms before the last record, 1 drawn')"
 hint=$(rj "$H/h.db" | md5sum)
 kill $FP; wait $FP
 "$ING" -o "$H/one.db" --sem "$H/s.jsonl" --ebpf "$H/e.jsonl" > "$H/one.out"
