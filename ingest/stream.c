@@ -175,14 +175,15 @@ static void open_role_next(struct stream *s, uint8_t role, int64_t ts)
 		s->flush_why = "a quiet commit drew a command before the next one of its role came";
 }
 
-/* A completion of user_data ud came: 1 when it is that of a command a quiet
- * commit drew without it (the latest of ud), which no longer waits. */
-static int hung_done(struct stream *s, uint64_t ud)
+/* A completion of user_data ud stamped ts came: 1 when it is that of a
+ * command a quiet commit drew without it (the latest of ud, submitted at or
+ * before ts), which no longer waits. */
+static int hung_done(struct stream *s, uint64_t ud, int64_t ts)
 {
 	uint32_t i;
-	if (!map_get(&s->hungm, ud, &i))
-		return 0;
 	struct hung *h = s->hung.v;
+	if (!map_get(&s->hungm, ud, &i) || h[i].ts > ts)
+		return 0;
 	h[i].dead = 1;
 	s->hung_live--;
 	if (h[i].prev >= 0)
@@ -228,12 +229,13 @@ static void process_cmd(struct stream *s, const struct pev *e)
  * user_data was given up at the horizon (a stall longer than the horizon).
  * One of a command a quiet commit drew is neither: a one-shot pairs them (the
  * stop rebuilds). */
-static void cmp_unpaired(struct stream *s, uint64_t ud)
+static void cmp_unpaired(struct stream *s, uint64_t ud, int64_t ts)
 {
 	uint32_t n;
-	int drawn = hung_done(s, ud);
+	int drawn = hung_done(s, ud, ts);
 	if (drawn && !s->flush_why)
 		s->flush_why = "a quiet commit drew a command whose completion came later";
+	/* past HUNG_MAX a given-up command's completion is taken for a drawn one's */
 	if (drawn || (s->hung_lost && map_get(&s->gone, ud, &n))) {
 		s->hung_lost -= !drawn;
 		if (map_get(&s->gone, ud, &n) && n > 1)
@@ -256,7 +258,7 @@ static void process_cmp(struct stream *s, const struct pev *e)
 {
 	uint32_t v;
 	if (!map_get(&s->ud, e->c.user_data, &v)) {
-		cmp_unpaired(s, e->c.user_data);
+		cmp_unpaired(s, e->c.user_data, e->c.ts);
 		return;
 	}
 	/* the latest unpaired command with cmd.ts <= cmp.ts (the top, unless
@@ -269,7 +271,7 @@ static void process_cmp(struct stream *s, const struct pev *e)
 	if (!live(s, q)) {
 		if (above == NONE)
 			map_del(&s->ud, e->c.user_data); /* only written commands were left */
-		cmp_unpaired(s, e->c.user_data);
+		cmp_unpaired(s, e->c.user_data, e->c.ts);
 		return;
 	}
 	struct rent *r = R(s, q);
