@@ -344,7 +344,7 @@ static void ids_swap(struct dbw *w, struct idsave *v)
  * (file order) from objs_out to R->upto, their lanes in R->lane. */
 static void ready_objects(struct larm *R)
 {
-	int64_t done = stream_done_ts(R->s);
+	int64_t done = stream_obj_done_ts(R->s);
 	R->lane.n = 0;
 	for (R->upto = R->objs_out; R->arm.base_set && R->upto < R->arm.objs.n; R->upto++) {
 		struct obj *ob = &VEC_AT(&R->arm.objs, struct obj, R->upto);
@@ -390,6 +390,7 @@ static void write_ready(struct live *L, struct larm *R)
 		}
 	}
 	L->tmp_flow = w->next_flow;
+	stream_objects_written(R->s, R->objs_out);
 	ids_swap(w, &v); /* the real ones back; v: the interim ones, for the next arm and the serving tracks */
 	L->snext = v;
 }

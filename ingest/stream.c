@@ -81,6 +81,8 @@ static void attribute(struct stream *s, struct rent *r, uint64_t seq)
 	uint32_t oi = f + s->cur[f];
 	struct obj *ob = &objs[oi];
 	r->c.obj = (int32_t)oi;
+	if (oi < s->objs_written && !s->flush_why) /* its object went in at a quiet commit's watermark */
+		s->flush_why = "a command came for an object a quiet commit had written";
 	if (!ob->n_cmds || seq < ob->first_seq) {
 		ob->first_seq = seq;
 		ob->first_ts = ts;
@@ -625,9 +627,11 @@ static void process_pool(struct stream *s)
 		const struct pev *e = &p[idx[k]];
 		if (!s->eof && e->c.ts >= s->wm && k >= force)
 			break;
-		if (e->c.ts < s->last_ts)
+		if (e->c.ts < s->quiet_ts && !s->flush_why) /* the quiet commit took it for come: not the capture's */
+			s->flush_why = "a device record older than a quiet commit's latest came after it";
+		else if (e->c.ts < s->last_ts && e->c.ts >= s->quiet_ts)
 			s->a->late_lines++;
-		else
+		if (e->c.ts >= s->last_ts)
 			s->last_ts = e->c.ts;
 		if (e->is_cmp)
 			process_cmp(s, e);
@@ -746,6 +750,8 @@ struct stream *stream_open(struct arm *a, struct dbw *w, struct arm_out *t, cons
 	s->o = o;
 	s->follow = follow;
 	s->wm = INT64_MIN;
+	s->wm_obj = INT64_MIN;
+	s->quiet_ts = INT64_MIN;
 	s->last_ts = INT64_MIN;
 	s->sem_end = INT64_MIN;
 	s->dev_min = s->dev_min_at_base = INT64_MAX;
@@ -788,20 +794,26 @@ void stream_end(struct stream *s)
 }
 
 /* Quiet, every record stamped before now has come: the watermark past the
- * pool's records and the latest op end logged (so the objects that ended
- * after the device's last record are decided too), the LBA size decided on
+ * pool's records, the objects' past the latest op end logged too (so the
+ * objects that ended after the device's last record are decided; a device
+ * record that comes later is in order, unless its object was written then:
+ * attribute), the LBA size decided on
  * the store objects logged (fewer than FOLLOW_LBA_SAMPLES in a run that hung
  * early), and what waits written as at the end of the file (flush). */
 void stream_quiet(struct stream *s)
 {
-	int64_t m = s->sem_end;
+	int64_t d = INT64_MIN;
 	for (size_t i = 0; i < s->npool; i++)
-		if (s->pool[i].c.ts > m)
-			m = s->pool[i].c.ts;
-	if (m != INT64_MIN && m != INT64_MAX && m >= s->wm) {
-		s->wm = m + 1;
+		if (s->pool[i].c.ts > d)
+			d = s->pool[i].c.ts;
+	if (d != INT64_MIN && d != INT64_MAX && d >= s->wm) {
+		s->wm = d + 1; /* records that come later are in time order past the device's */
 		process_pool(s);
 	}
+	s->quiet_ts = s->last_ts;
+	int64_t m = s->sem_end > d ? s->sem_end : d;
+	if (m != INT64_MIN && m != INT64_MAX && m >= s->wm_obj)
+		s->wm_obj = m + 1;
 	lba_decide(s, 1); /* on the store objects so far (the stop checks it against a one-shot's 50) */
 	s->flush = 1;     /* what is held, written as at the end of the file */
 	drain(s);

@@ -92,6 +92,10 @@ struct stream {
 	 * HUNG_MAX) until their completion comes, still counted as waiting for it;
 	 * a device record after such a write makes the stop rebuild */
 	int flush;             /* stream_quiet is writing what it holds */
+	int64_t wm_obj;        /* a quiet commit's: the objects that ended before it are decided (the
+				  semantic side's latest op end past the device's), records stay in order past wm */
+	size_t objs_written;   /* objs[0..n) are in the database (live.c says): a command for one is news */
+	int64_t quiet_ts;      /* the latest record a quiet commit processed (INT64_MIN: none) */
 	const char *flush_why; /* a record came that changes what a quiet commit wrote (the stop rebuilds) */
 	struct vec hung;       /* struct hung, in the order written */
 	struct u64map hungm;   /* user_data -> its latest live entry of hung */

@@ -20,6 +20,17 @@ int64_t stream_done_ts(const struct stream *s)
 	return d;
 }
 
+int64_t stream_obj_done_ts(const struct stream *s)
+{
+	int64_t d = stream_done_ts(s);
+	return s->head == s->tail && s->wm_obj > d ? s->wm_obj : d;
+}
+
+void stream_objects_written(struct stream *s, size_t n)
+{
+	s->objs_written = n;
+}
+
 static int u32_cmp(const void *x, const void *y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;

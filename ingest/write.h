@@ -84,6 +84,11 @@ void stream_free(struct stream *s);
 void stream_sem_seen(struct stream *s, int64_t end);
 /* --follow: every command stamped before this (raw ns) is written. */
 int64_t stream_done_ts(const struct stream *s);
+/* --follow: the objects that ended before this (raw ns) are decided (past a
+ * quiet commit's latest op end when nothing is held). */
+int64_t stream_obj_done_ts(const struct stream *s);
+/* --follow: objs[0..n) are in the database (a command for one comes too late). */
+void stream_objects_written(struct stream *s, size_t n);
 /* --follow: what the stream holds at a commit, not written yet (live.c
  * writes it as the follow_* kvio_stats rows of an interim commit). */
 struct stream_wait {

@@ -424,6 +424,38 @@ kill -9 $FP; wait $FP 2>/dev/null
 eq "a quiet tracer: the interim database holds every command and object of the files (not yet final)" \
 	"$want 0" "$got $(meta "$G/q.db" kvio_follow_final)"
 
+# the tracer's file stalls mid-stream (its first 6000 lines, the semantic
+# file whole) and then goes on: after the quiet commit its records are in
+# time order past the device's last one (before: the quiet commit's watermark
+# was the semantic file's latest op end, and every interim report after it
+# warned of device records joined out of time order, which a one-shot does
+# not). The objects that ended after the device's last record went in at the
+# quiet commit, so the commands that come for them make the stop rebuild
+# (said); the final report is the one-shot's.
+head -6000 "$G/re.jsonl" > "$G/me.jsonl"
+want6=$(grep -c '"nvme_cmd"' "$G/me.jsonl")
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$G/md.db" --sem "$G/rs0.jsonl" --ebpf "$G/me.jsonl" --follow --interval 100 \
+	>/dev/null 2>"$G/md.err" &
+FP=$!
+got="" tries=0
+while [ "$got" != "$want6" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05
+	got=$(sqlite3 -readonly -cmd ".load $BUILD/kvio" "$G/md.db" "select count(*) from kvio_cmds" 2>/dev/null)
+done
+tail -n +6001 "$G/re.jsonl" >> "$G/me.jsonl"
+want=$(grep -c '"nvme_cmd"' "$G/me.jsonl")
+got="" tries=0
+while [ "$got" != "$want" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05
+	got=$(sqlite3 -readonly -cmd ".load $BUILD/kvio" "$G/md.db" "select count(*) from kvio_cmds" 2>/dev/null)
+done
+late=$("$BUILD/kvio-report" --json "$G/md.db" 2>/dev/null | jq -r '[.[] | .capture.late_lines // 0] | add')
+kill $FP; wait $FP
+"$ING" -q -o "$G/mdone.db" --sem "$G/rs0.jsonl" --ebpf "$G/me.jsonl"
+eq "a tracer's stall mid-stream: every command in while following, none out of time order; the stop rebuilds (said), the one-shot's report" \
+	"$want 0 1 | $(rj "$G/mdone.db" | md5sum)" \
+	"$got $late $(grep -c 'quiet commit.*: the database is rebuilt from the files at the final commit' "$G/md.err") | $(rj "$G/md.db" | md5sum)"
+
 # a run hung early, with a command whose completion never comes: a capture
 # smaller than a block (the database appeared only at the stop before: the
 # quiet commit waited for a database, and the store commands for 8 store
