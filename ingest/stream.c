@@ -336,7 +336,7 @@ static int lba_decide(struct stream *s, int force)
 			s->lba_cursor++;
 			continue;
 		}
-		if (!s->eof && s->wm <= ob->end) {
+		if (!s->eof && (s->wm > s->wm_obj ? s->wm : s->wm_obj) <= ob->end) { /* (a quiet commit's objects too) */
 			if (s->follow && s->sampled >= FOLLOW_LBA_SAMPLES)
 				break; /* decide now: the stop checks it against the first 50 */
 			return 0;

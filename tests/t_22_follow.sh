@@ -512,6 +512,27 @@ eq "a hung run, one-shot: the summary counts the command without a completion (t
 eq "a hung run, stopped: 5 commands, no follow_* row, the one-shot's report" "5 | $(rj "$H/one.db" | md5sum)" \
 	"$(sqlite3 -readonly "$H/h.db" "select sum(n) from kvio_cmd_chunk")$(hst "$H/h.db") | $(rj "$H/h.db" | md5sum)"
 
+# a hung run whose last store object (trace_id 3, writes at 1.85 s, its
+# first never completes) ends after the device's last record (op end 2.1 s):
+# the quiet commit decides the LBA size on it (before this session's last
+# change the store commands waited for it: no database while hung), 6
+# commands, the one-shot's report
+{ cat "$H/s.jsonl"; echo '{"trace_id":3,"op":"store","key":"m@f0@0@bbbb","object_id":2,"part":"kv","bytes":8192,"slot_offset":81920,"ts_start":1.84,"ts":2.1,"pid":77,"instance":"i0"}'; } > "$H/ls.jsonl"
+{ head -5 "$H/e.jsonl"; hc 4323 5 2 read 99 4096 1900000000; hp 5 1900040000
+  hc 4324 12884901888 1 write 20 4096 1850000000; hc 4324 12884901889 1 write 21 4096 1850100000; hp 12884901889 1850200000; } > "$H/le.jsonl"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/l.db" --sem "$H/ls.jsonl" --ebpf "$H/le.jsonl" --follow --interval 100 2>/dev/null &
+FP=$!
+got="" tries=0
+while [ "$got" != "6" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05
+	got=$(sqlite3 -readonly "$H/l.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
+done
+lint=$(rj "$H/l.db" | md5sum)
+kill $FP; wait $FP
+"$ING" -q -o "$H/lone.db" --sem "$H/ls.jsonl" --ebpf "$H/le.jsonl"
+eq "a hung run, its last store object ending after the device's last record: 6 commands while hung, the one-shot's report" \
+	"6 | $(rj "$H/lone.db" | md5sum)" "$got | $lint"
+
 # the hung run resumes after its quiet commit: the stuck read's completion
 # comes at 4.0 s, then an untagged read at 4.1 s (trace_id 2's record still
 # does not: its commands stay without an object, as in a one-shot ingest).
