@@ -126,6 +126,7 @@ struct live {
 	struct idsave snext; /* the interim ids after the objects' (the serving tracks take them) */
 	struct arm *done;   /* after the final commit: the arms */
 	const char *broken;
+	char whybuf[320];   /* broken, with the arm's label under --merge */
 };
 
 const char *live_unwanted(const struct ingest_args *a)
@@ -600,6 +601,10 @@ static int live_final(struct live *L)
 	const char *why = L->broken ? L->broken : stream_follow_check(R->s, R->sem_min);
 	if (!why && R->sem_skipped && R->in[0].pos > 0)
 		why = "the semantic file's first line came after a quiet commit read the device file";
+	if (why && why != L->broken && L->n > 1) { /* --merge: the first arm's (the stop writes the others again) */
+		snprintf(L->whybuf, sizeof L->whybuf, "arm %s: %s", R->arm.label ? R->arm.label : "1", why);
+		why = L->whybuf;
+	}
 	if (!why && R->w.track_end && R->w.next_track > R->w.track_end)
 		why = "an arm's tracks outgrew the room the follow gave them";
 	if (!why && R->w.names_unordered)

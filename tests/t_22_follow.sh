@@ -567,6 +567,22 @@ eq "a hung run resumes, stopped: the stop says it rebuilds (the completion came 
 	"1 | $(rj "$H/one2.db" | md5sum)" \
 	"$(grep -c 'a quiet commit drew a command whose completion came later: the database is rebuilt from the files at the final commit' "$H/r.err") | $(rj "$H/r.db" | md5sum)"
 
+# under --merge the stop names the arm whose drawn command's completion came
+cp "$H/s.jsonl" "$H/ga.s"; cp "$H/e.jsonl" "$H/ga.e"; cp "$H/s.jsonl" "$H/gb.s"; cp "$H/e.jsonl" "$H/gb.e"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/g.db" --merge "a=$H/ga.s,$H/ga.e" --merge "b=$H/gb.s,$H/gb.e" --follow \
+	--interval 100 >/dev/null 2>"$H/g.err" &
+FP=$!
+got="" tries=0
+while [ "$got" != "10" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
+	tries=$((tries + 1)); sleep 0.05
+	got=$(sqlite3 -readonly "$H/g.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
+done
+hp 8589934592 4000000000 >> "$H/ga.e"
+sleep 0.5
+kill $FP; wait $FP
+eq "--merge: both arms drawn while hung (10 commands); the stop names arm a" "10 1" \
+	"$got $(grep -c 'arm a: a quiet commit drew a command whose completion came later: the database is rebuilt' "$H/g.err")"
+
 # the quiet commit drew a command whose next one of its role had not come:
 # the nominal 8000 ns, uncapped. Untagged reads: 5 at 0.9 s completes in
 # 40000 ns, 7 at 1.0 s never does; after the quiet commit 8 comes 5000 ns
