@@ -25,6 +25,19 @@ print(json.dumps(r, indent=1))' "$1.rj"
 }
 canon() { sqlite3 -batch -cmd ".load $BUILD/kvio" "$1" ".read tests/canon.sql"; }
 meta() { sqlite3 -batch "$1" "select int_value from metadata where name = '$2'"; }
+# await WANT N FN ARGS...: FN ARGS (its output in $got) every 50 ms until it
+# prints WANT, N tries, or the follower $FP has ended
+await() {
+	aw_want=$1 aw_n=$2
+	shift 2
+	got="" tries=0
+	while [ "$got" != "$aw_want" ] && [ $tries -lt "$aw_n" ] && kill -0 $FP 2>/dev/null; do
+		tries=$((tries + 1)); sleep 0.05; got=$("$@" 2>/dev/null)
+	done
+}
+nchunk() { sqlite3 -readonly "$1" "select sum(n) from kvio_cmd_chunk"; }   # commands in the chunks
+ncmds() { sqlite3 -readonly -cmd ".load $BUILD/kvio" "$1" "select count(*) from kvio_cmds"; }
+fstat() { sqlite3 -readonly "$1" "select value from kvio_stats where name = '$2'"; }   # a kvio_stats row
 # poll DB PID OUT: kvio-report --json and kvio-check on DB while PID runs; OUT
 # gets one line per poll: "report-rc check-rc commands"
 poll() {
@@ -437,18 +450,10 @@ want6=$(grep -c '"nvme_cmd"' "$G/me.jsonl")
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$G/md.db" --sem "$G/rs0.jsonl" --ebpf "$G/me.jsonl" --follow --interval 100 \
 	>/dev/null 2>"$G/md.err" &
 FP=$!
-got="" tries=0
-while [ "$got" != "$want6" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly -cmd ".load $BUILD/kvio" "$G/md.db" "select count(*) from kvio_cmds" 2>/dev/null)
-done
+await "$want6" 200 ncmds "$G/md.db"
 tail -n +6001 "$G/re.jsonl" >> "$G/me.jsonl"
 want=$(grep -c '"nvme_cmd"' "$G/me.jsonl")
-got="" tries=0
-while [ "$got" != "$want" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly -cmd ".load $BUILD/kvio" "$G/md.db" "select count(*) from kvio_cmds" 2>/dev/null)
-done
+await "$want" 200 ncmds "$G/md.db"
 late=$("$BUILD/kvio-report" --json "$G/md.db" 2>/dev/null | jq -r '[.[] | .capture.late_lines // 0] | add')
 kill $FP; wait $FP
 "$ING" -q -o "$G/mdone.db" --sem "$G/rs0.jsonl" --ebpf "$G/me.jsonl"
@@ -481,11 +486,7 @@ hp() { echo "{\"event_type\":\"nvme_cmp\",\"user_data\":$1,\"err\":0,\"ts\":$2}"
   hp 8589934593 1800300000; hc 4323 5 2 read 99 4096 1900000000; hp 5 1900040000; } > "$H/e.jsonl"
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/h.db" --sem "$H/s.jsonl" --ebpf "$H/e.jsonl" --follow --interval 100 2>/dev/null &
 FP=$!
-got="" tries=0
-while [ "$got" != "5" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly "$H/h.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
-done
+await "5" 100 nchunk "$H/h.db"
 hst() { sqlite3 -readonly "$1" "select group_concat(name || '=' || value, ' ') from (select name, value from kvio_stats
 	where name like 'follow%' and name not in ('follow_device_grew_ms', 'follow_pid') order by name)"; }
 eq "a hung run smaller than a block: the database appears while following, with every command read" "5" "$got"
@@ -522,11 +523,7 @@ eq "a hung run, stopped: 5 commands, no follow_* row, the one-shot's report" "5 
   hc 4324 12884901888 1 write 20 4096 1850000000; hc 4324 12884901889 1 write 21 4096 1850100000; hp 12884901889 1850200000; } > "$H/le.jsonl"
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/l.db" --sem "$H/ls.jsonl" --ebpf "$H/le.jsonl" --follow --interval 100 2>/dev/null &
 FP=$!
-got="" tries=0
-while [ "$got" != "6" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly "$H/l.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
-done
+await "6" 100 nchunk "$H/l.db"
 lint=$(rj "$H/l.db" | md5sum)
 kill $FP; wait $FP
 "$ING" -q -o "$H/lone.db" --sem "$H/ls.jsonl" --ebpf "$H/le.jsonl"
@@ -544,19 +541,10 @@ cp "$H/s.jsonl" "$H/rs.jsonl"; cp "$H/e.jsonl" "$H/re.jsonl"
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/r.db" --sem "$H/rs.jsonl" --ebpf "$H/re.jsonl" --follow --interval 100 \
 	>/dev/null 2>"$H/r.err" &
 FP=$!
-got="" tries=0
-while [ "$got" != "1" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly "$H/r.db" "select value from kvio_stats where name = 'follow_unpaired_written'" 2>/dev/null)
-done
+await "1" 100 fstat "$H/r.db" follow_unpaired_written
 eq "a hung run resumes: first its quiet commit draws the stuck read" "1" "$got"
 { hp 8589934592 4000000000; hc 4322 6 2 read 100 4096 4100000000; hp 6 4100040000; } >> "$H/re.jsonl"
-got="" tries=0
-while [ "$got" != "6 0" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly "$H/r.db" "select (select sum(n) from kvio_cmd_chunk), (select value from kvio_stats
-		where name = 'follow_unpaired_cmds')" 2>/dev/null | tr '|' ' ')
-done
+await "6 0" 100 eval 'echo $(nchunk "$H/r.db") $(fstat "$H/r.db" follow_unpaired_cmds)'
 eq "a hung run resumes: 6 commands, none without its completion any more" "6 0" "$got"
 "$BUILD/kvio-report" --json "$H/r.db" > "$H/r.json" 2>/dev/null
 eq "a hung run resumes: the late completion is not an unpaired one nor a stall past the horizon (before: 1 and 1, a false warning)" \
@@ -572,11 +560,7 @@ cp "$H/s.jsonl" "$H/ga.s"; cp "$H/e.jsonl" "$H/ga.e"; cp "$H/s.jsonl" "$H/gb.s";
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/g.db" --merge "a=$H/ga.s,$H/ga.e" --merge "b=$H/gb.s,$H/gb.e" --follow \
 	--interval 100 >/dev/null 2>"$H/g.err" &
 FP=$!
-got="" tries=0
-while [ "$got" != "10" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly "$H/g.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
-done
+await "10" 100 nchunk "$H/g.db"
 hp 8589934592 4000000000 >> "$H/ga.e"
 sleep 0.5
 kill $FP; wait $FP
@@ -595,16 +579,10 @@ KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/n.db" --sem "$H/ns.jsonl" --ebpf "$H/ne.j
 	>/dev/null 2>"$H/n.err" &
 FP=$!
 durs() { sqlite3 -readonly -cmd ".load $BUILD/kvio" "$1" "select group_concat(dur, ' ') from (select dur from kvio_cmds order by ts)" 2>/dev/null; }
-got="" tries=0
-while [ "$got" != "40000 8000" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got=$(durs "$H/n.db")
-done
+await "40000 8000" 100 durs "$H/n.db"
 eq "a quiet commit draws the last read of its role with the nominal duration" "40000 8000" "$got"
 { hc 4323 8 2 read 97 4096 1000005000; hp 8 1000009000; } >> "$H/ne.jsonl"
-got="" tries=0
-while [ "$got" != "40000 8000 4000" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got=$(durs "$H/n.db")
-done
+await "40000 8000 4000" 100 durs "$H/n.db"
 kill $FP; wait $FP
 eq "its next read came: the stop rebuilds (said) and the final durations are a one-shot's (by hand)" \
 	"40000 8000 4000 | 1 | 40000 4500 4000" \
@@ -616,15 +594,9 @@ head -3 "$H/ne.jsonl" > "$H/ne2.jsonl"
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/n2.db" --sem "$H/ns.jsonl" --ebpf "$H/ne2.jsonl" --follow --interval 100 \
 	>/dev/null 2>"$H/n2.err" &
 FP=$!
-got="" tries=0
-while [ "$got" != "40000 8000" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got=$(durs "$H/n2.db")
-done
+await "40000 8000" 100 durs "$H/n2.db"
 { hc 4323 8 2 read 97 4096 2000000000; hp 8 2000004000; } >> "$H/ne2.jsonl"
-got="" tries=0
-while [ "$got" != "40000 8000 4000" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got=$(durs "$H/n2.db")
-done
+await "40000 8000 4000" 100 durs "$H/n2.db"
 kill $FP; wait $FP
 eq "a next read 1 s after the drawn one: no rebuild, the one-shot's durations (by hand)" "40000 8000 4000 | 0 | 40000 8000 4000" \
 	"$got | $(grep -c 'rebuild' "$H/n2.err") | $(durs "$H/n2.db")"
@@ -638,11 +610,7 @@ eq "a next read 1 s after the drawn one: no rebuild, the one-shot's durations (b
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -o "$H/es.db" --sem "$H/es.jsonl" --ebpf "$H/e.jsonl" --follow --interval 100 \
 	>/dev/null 2>"$H/es.err" &
 FP=$!
-got="" tries=0
-while [ "$got" != "5" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05
-	got=$(sqlite3 -readonly "$H/es.db" "select sum(n) from kvio_cmd_chunk" 2>/dev/null)
-done
+await "5" 100 nchunk "$H/es.db"
 eq "an empty semantic file, a quiet device file: the database appears with the 5 commands" "5" "$got"
 cat "$H/s.jsonl" >> "$H/es.jsonl"
 sleep 0.5
@@ -662,16 +630,10 @@ KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/m.db" --sem "$H/ms.jsonl" --ebpf "$H/m
 FP=$!
 wq() { sqlite3 -readonly "$1" "select group_concat(value, ' ') from (select value from kvio_stats where name in
 	('follow_unpaired_cmds', 'follow_unpaired_objects', 'follow_unpaired_written') order by name)" 2>/dev/null; }
-got="" tries=0
-while [ "$got" != "6000 1500 6000" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got=$(wq "$H/m.db")
-done
+await "6000 1500 6000" 200 wq "$H/m.db"
 eq "6000 reads without a completion, drawn by the quiet commit: counted whole (cmds, objects, drawn)" "6000 1500 6000" "$got"
 awk 'BEGIN { for (i = 0; i < 4100; i++) printf "{\"event_type\":\"nvme_cmp\",\"user_data\":%.0f,\"err\":0,\"ts\":%d}\n", (int(i / 4) + 1) * 4294967296 + i % 4, 1100000000 + i * 1000 }' >> "$H/me.jsonl"
-got="" tries=0
-while [ "$got" != "1900 475 1900" ] && [ $tries -lt 200 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got=$(wq "$H/m.db")
-done
+await "1900 475 1900" 200 wq "$H/m.db"
 kill $FP; wait $FP
 eq "the completions of 4100 of them came: 1900 of 475 objects still wait (by hand)" "1900 475 1900" "$got"
 
@@ -680,17 +642,12 @@ eq "the completions of 4100 of them came: 1900 of 475 objects still wait (by han
 { hc 4323 5 2 read 1 4096 1000000000; hc 4323 5 2 read 2 4096 1100000000; hc 4323 5 2 read 3 4096 1200000000; } > "$H/ue.jsonl"
 KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/u.db" --sem "$H/ms.jsonl" --ebpf "$H/ue.jsonl" --follow --interval 100 2>/dev/null &
 FP=$!
-got="" tries=0
-while [ "$got" != "3 0 3" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got=$(wq "$H/u.db")
-done
+await "3 0 3" 100 wq "$H/u.db"
 { hp 5 1500000000; hp 5 1500001000; } >> "$H/ue.jsonl"
-got2="" tries=0
-while [ "$got2" != "1 0 1" ] && [ $tries -lt 100 ] && kill -0 $FP 2>/dev/null; do
-	tries=$((tries + 1)); sleep 0.05; got2=$(wq "$H/u.db")
-done
+first=$got
+await "1 0 1" 100 wq "$H/u.db"
 kill $FP; wait $FP
-eq "one user_data, three drawn reads, two completions: one still waits" "3 0 3 | 1 0 1" "$got | $got2"
+eq "one user_data, three drawn reads, two completions: one still waits" "3 0 3 | 1 0 1" "$first | $got"
 
 # a healthy capture read ahead: the commands whose completion is read but
 # still in the reorder pool are not "without a completion" (before: the age
