@@ -366,11 +366,9 @@ static int live_step(struct follow *F, int final)
 			 F->last_cost, F->committed, (unsigned long long)nc, (unsigned long long)no, t[0], t[1], t[2]);
 	}
 	if (status == LIVE_REBUILD) {
-		if ((!F->a->quiet || getenv("KVIO_TIMING")) && final)
-			kvio_err("--follow: %s: the database is rebuilt from the files at the final commit", live_why(F->live));
-		else if (!F->a->quiet || getenv("KVIO_TIMING"))
-			kvio_err("--follow: %s: the database is rebuilt from the files at each commit from now on",
-				 live_why(F->live));
+		if (!F->a->quiet || getenv("KVIO_TIMING"))
+			kvio_err("--follow: %s: the database is rebuilt from the files %s", live_why(F->live),
+				 final ? "at the final commit" : "at each commit from now on");
 		F->commits--;
 	}
 	return status;

@@ -728,7 +728,7 @@ static void read_arms(struct live *L, const long long (*limit)[3], int final)
 		 * header is the arm's, as in a one-shot ingest, which reads it first),
 		 * unless the device file is quiet (a run that hung before its semantic
 		 * file got a whole line: a line that comes later makes the stop rebuild) */
-		if (R->in[0].fd >= 0 && R->in[0].pos == 0 && quiet && !final)
+		if (R->in[0].fd >= 0 && R->in[0].pos == 0 && quiet)
 			R->sem_skipped = 1;
 		if (R->in[0].fd < 0 || R->in[0].pos > 0 || final || quiet) {
 			while (!L->broken && w->rc == SQLITE_OK && dev_block(L, R, limit[k][1], final, quiet) > 0)

@@ -395,10 +395,10 @@ static void run_file(struct worker *w, sqlite3 *db, int i)
 	if (run_sql(db, rn->files[i], &rn->o, &rn->res[i].rows) ||
 	    (rn->html && rn->html[i] && run_sql(db, rn->html[i], &rn->o, &rn->res[i].html)))
 		w->rc = -1;
-	if (wd)
-		pthread_mutex_unlock(&rn->wide);
 	else if (getenv("KVIO_TIMING"))
 		kvio_err("timing: conn %d %s %.2fs", w->which, rn->files[i], now_s() - t0);
+	if (wd)
+		pthread_mutex_unlock(&rn->wide);
 	if (!w->rc)
 		rn->res[i].done = 1;
 	analysis_done(rn, i);
