@@ -81,8 +81,8 @@ static void attribute(struct stream *s, struct rent *r, uint64_t seq)
 	uint32_t oi = f + s->cur[f];
 	struct obj *ob = &objs[oi];
 	r->c.obj = (int32_t)oi;
-	if (oi < s->objs_written && !s->flush_why) /* its object went in at a quiet commit's watermark */
-		s->flush_why = "a command came for an object a quiet commit had written";
+	if (oi < s->objs_written) /* its object went in at a quiet commit's watermark */
+		flush_news(s, "a command came for an object a quiet commit had written");
 	if (!ob->n_cmds || seq < ob->first_seq) {
 		ob->first_seq = seq;
 		ob->first_ts = ts;
@@ -173,8 +173,8 @@ static void open_role_next(struct stream *s, uint8_t role, int64_t ts)
 		return;
 	s->open_set[role] = 0;
 	int64_t cap = (int64_t)((double)ts_diff(ts, s->open_ts[role]) * 0.9);
-	if (cap < s->open_dur[role] && !s->flush_why)
-		s->flush_why = "a quiet commit drew a command before the next one of its role came";
+	if (cap < s->open_dur[role])
+		flush_news(s, "a quiet commit drew a command before the next one of its role came");
 }
 
 /* A completion of user_data ud stamped ts came: 1 when it is that of a
@@ -227,6 +227,20 @@ static void process_cmd(struct stream *s, const struct pev *e)
 	*top = (uint32_t)(seq & SEQ_MASK);
 }
 
+/* One command of user_data ud given up before the end (s->gone) is taken by
+ * its late completion: 1, or 0 when none was. */
+static int gone_take(struct stream *s, uint64_t ud)
+{
+	uint32_t n;
+	if (!map_get(&s->gone, ud, &n))
+		return 0;
+	if (n > 1)
+		*map_slot(&s->gone, ud, &(int){0}) = n - 1;
+	else
+		map_del(&s->gone, ud);
+	return 1;
+}
+
 /* A completion that pairs with nothing; counted apart when a command of its
  * user_data was given up at the horizon (a stall longer than the horizon).
  * One of a command a quiet commit drew is neither: a one-shot pairs them (the
@@ -235,25 +249,17 @@ static void cmp_unpaired(struct stream *s, uint64_t ud, int64_t ts)
 {
 	uint32_t n;
 	int drawn = hung_done(s, ud, ts);
-	if (drawn && !s->flush_why)
-		s->flush_why = "a quiet commit drew a command whose completion came later";
+	if (drawn)
+		flush_news(s, "a quiet commit drew a command whose completion came later");
 	/* past HUNG_MAX a given-up command's completion is taken for a drawn one's */
 	if (drawn || (s->hung_lost && map_get(&s->gone, ud, &n))) {
 		s->hung_lost -= !drawn;
-		if (map_get(&s->gone, ud, &n) && n > 1)
-			*map_slot(&s->gone, ud, &(int){0}) = n - 1;
-		else
-			map_del(&s->gone, ud);
+		gone_take(s, ud);
 		return;
 	}
 	s->a->cmp_unpaired++;
-	if (map_get(&s->gone, ud, &n)) {
+	if (gone_take(s, ud))
 		s->a->cmp_after_horizon++;
-		if (n > 1)
-			*map_slot(&s->gone, ud, &(int){0}) = n - 1;
-		else
-			map_del(&s->gone, ud);
-	}
 }
 
 static void process_cmp(struct stream *s, const struct pev *e)
@@ -336,7 +342,7 @@ static int lba_decide(struct stream *s, int force)
 			s->lba_cursor++;
 			continue;
 		}
-		if (!s->eof && (s->wm > s->wm_obj ? s->wm : s->wm_obj) <= ob->end) { /* (a quiet commit's objects too) */
+		if (!s->eof && obj_wm(s) <= ob->end) {
 			if (s->follow && s->sampled >= FOLLOW_LBA_SAMPLES)
 				break; /* decide now: the stop checks it against the first 50 */
 			return 0;
@@ -627,9 +633,9 @@ static void process_pool(struct stream *s)
 		const struct pev *e = &p[idx[k]];
 		if (!s->eof && e->c.ts >= s->wm && k >= force)
 			break;
-		if (e->c.ts < s->quiet_ts && !s->flush_why) /* the quiet commit took it for come: not the capture's */
-			s->flush_why = "a device record older than a quiet commit's latest came after it";
-		else if (e->c.ts < s->last_ts && e->c.ts >= s->quiet_ts)
+		if (e->c.ts < s->quiet_ts) /* the quiet commit took it for come: not the capture's */
+			flush_news(s, "a device record older than a quiet commit's latest came after it");
+		else if (e->c.ts < s->last_ts)
 			s->a->late_lines++;
 		if (e->c.ts >= s->last_ts)
 			s->last_ts = e->c.ts;

@@ -142,6 +142,21 @@ static inline uint64_t ud_seq(const struct stream *s, uint32_t v)
 	return d < s->tail - s->head ? s->head + d : NONE;
 }
 
+/* The objects' watermark: objects that ended before it are decided (past the
+ * records', wm, up to a quiet commit's latest op end). */
+static inline int64_t obj_wm(const struct stream *s)
+{
+	return s->wm > s->wm_obj ? s->wm : s->wm_obj;
+}
+
+/* A record changes what a quiet commit wrote: the stop rebuilds, for the first
+ * reason said. */
+static inline void flush_news(struct stream *s, const char *why)
+{
+	if (!s->flush_why)
+		s->flush_why = why;
+}
+
 static inline int live(const struct stream *s, uint64_t seq)
 {
 	return seq != NONE && seq >= s->head && seq < s->tail;

@@ -23,7 +23,7 @@ int64_t stream_done_ts(const struct stream *s)
 int64_t stream_obj_done_ts(const struct stream *s)
 {
 	int64_t d = stream_done_ts(s);
-	return s->head == s->tail && s->wm_obj > d ? s->wm_obj : d;
+	return s->head == s->tail && obj_wm(s) > d ? obj_wm(s) : d;
 }
 
 void stream_objects_written(struct stream *s, size_t n)
