@@ -13,7 +13,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 B       := build
 
-LIB_SRC    := lib/util.c lib/progress.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c lib/cli.c lib/jsonesc.c
+LIB_SRC    := lib/util.c lib/progress.c lib/u64map.c lib/strpool.c lib/window.c lib/outfile.c lib/cli.c lib/jsonesc.c lib/writeback.c
 # db/: the database itself. DB_SRC as the commands open and write it; EXT_SRC the
 # SQLite extension (kvio_cmd, extract_arg, the operators), built twice: into
 # kvio (SQLITE_CORE) and as the loadable build/kvio.so

@@ -285,6 +285,9 @@ static void members_reset(struct jline *j)
 	j->tgen = j->gen;
 }
 
+/* Bytes of a template's text between values (a longer one: no template). */
+#define TMPL_MAX 2048
+
 /* A key layout: its members' keys (in order) and the hash table they make
  * (generation 1). */
 struct jshape {
@@ -292,6 +295,14 @@ struct jshape {
 	uint32_t klen[JL_HASHED], koff[JL_HASHED];
 	char keys[1024 + 16]; /* 16: key_eq reads words */
 	uint32_t slot[JL_HASH];
+	/* Its template (tmpl 1): the text between the values of the line it
+	 * was learned from, lit[loff[i] .. + llen[i]) before value i (member
+	 * i's key at kpos[i] in it), the last (i = nm) from the last value to
+	 * the line's end. A later line of the same text between its values is
+	 * the same JSON object shape (template_line). */
+	int tmpl;
+	uint32_t loff[JL_HASHED + 1], llen[JL_HASHED + 1], kpos[JL_HASHED];
+	char lit[TMPL_MAX + 16];
 };
 
 /* a[0..n) == b[0..n), both readable 16 bytes on: a short key in one or two words */
@@ -304,6 +315,8 @@ static inline int key_eq(const char *a, const char *b, size_t n)
 		return !(x0 & ((1ull << (8 * n)) - 1));
 	return !x0 && (n == 8 || !(x1 & (~0ull >> (8 * (16 - n)))));
 }
+
+static void shape_template(const struct jline *j, struct jshape *sh);
 
 /* The table of the line's members (nmem, all flat keys): that of a known
  * layout when the keys are the same in the same order, else built (and the
@@ -337,6 +350,7 @@ static void shape_index(struct jline *j)
 	struct jshape *sh = &j->shape[j->nshape++ % JL_SHAPES];
 	size_t off = 0;
 	sh->nm = -1;
+	sh->tmpl = 0;
 	for (int i = 0; i < nm; i++) {
 		if (off + (size_t)j->mem[i].klen > sizeof sh->keys) { /* long keys: not remembered */
 			members_reset(j);
@@ -354,8 +368,167 @@ static void shape_index(struct jline *j)
 	for (int i = 0; i < nm; i++)
 		hash_insert(j->mem, sh->slot, 1, i);
 	sh->nm = nm;
+	shape_template(j, sh);
 	j->tab = sh->slot;
 	j->tgen = 1;
+}
+
+/* n bytes at a equal those at b, both readable 16 bytes past a short one */
+static inline int lit_eq(const char *a, const char *b, size_t n)
+{
+	return n <= 16 ? key_eq(a, b, n) : !memcmp(a, b, n);
+}
+
+/* p[0..) starts with a plain non-negative integer (no leading zero, at most
+ * 19 digits) followed by a byte that is not a digit: its length, its value
+ * in *out; else 0. p is ASCII and readable 8 bytes past the digits (SWAR:
+ * eight digits a step, the first non-digit found by its lowest bit). */
+static size_t digit_run(const char *p, uint64_t *out)
+{
+	static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+	uint64_t v = 0, x = 0;
+	for (size_t k = 0; k <= 16; k += 8) {
+		uint64_t w = load8(p + k);
+		/* 0x33 in each digit's byte (ASCII: adding 6 carries out of no byte) */
+		uint64_t nd = ((w & 0xf0f0f0f0f0f0f0f0ull) | (((w + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
+			      0x3333333333333333ull;
+		size_t r = nd ? (size_t)__builtin_ctzll(nd) >> 3 : 8;
+		if (r == 8) {
+			digits8(w, &x);
+			v = v * 100000000 + x;
+			continue;
+		}
+		if (r)
+			digits8(w << (8 * (8 - r)) | 0x3030303030303030ull >> (8 * r), &x), v = v * pow10[r] + x;
+		size_t l = k + r;
+		if (l == 0 || l > 19 || (p[0] == '0' && l > 1))
+			return 0;
+		*out = v;
+		return l;
+	}
+	return 0; /* 24 digits or more */
+}
+
+/* Learn sh's template from the line its keys came from (a flat object of
+ * the fast path, its tokens in j): none when the line is not ASCII (a
+ * template line is checked for ASCII alone) or its text between values is
+ * longer than TMPL_MAX. */
+static void shape_template(const struct jline *j, struct jshape *sh)
+{
+	int nm = sh->nm;
+	uint32_t off = 0, prev = 0;
+	sh->tmpl = 0;
+	if (!j->ascii || nm < 1 || nm > JL_HASHED)
+		return;
+	for (int i = 0; i <= nm; i++) {
+		const jsmntok_t *v = i < nm ? &j->tok[2 * i + 2] : NULL;
+		uint32_t vs = v ? (uint32_t)v->start - (v->type == JSMN_STRING) : (uint32_t)j->n;
+		if (vs < prev || off + (vs - prev) > TMPL_MAX)
+			return;
+		if (v)
+			sh->kpos[i] = (uint32_t)j->tok[2 * i + 1].start - prev;
+		sh->loff[i] = off;
+		sh->llen[i] = vs - prev;
+		memcpy(sh->lit + off, j->s + prev, vs - prev);
+		off += vs - prev;
+		if (v)
+			prev = (uint32_t)v->end + (v->type == JSMN_STRING);
+	}
+	sh->tmpl = 1;
+}
+
+/* Value token nt of a template line at *pp (before e): a string (to the next
+ * quote: the line has no backslash) or a JSON scalar (to the next ',', '}'
+ * or blank, checked as the full parser does). 0 when it is neither. */
+static int template_value(struct jline *j, const char *s, const char **pp, const char *e, int nt)
+{
+	const char *p = *pp, *q;
+	j->plain[nt] = 0;
+	if (*p == '"') { /* to the closing quote: ASCII, no backslash, no control character but TAB */
+		for (q = p + 1; q < e && *q != '"'; q++)
+			if (((unsigned char)*q < 0x20 && *q != '\t') || *q == '\\' || (unsigned char)*q >= 0x80)
+				return 0;
+		if (q == e)
+			return 0;
+		j->tok[nt] = (jsmntok_t){JSMN_STRING, (int)(p + 1 - s), (int)(q - s), 0};
+		*pp = q + 1;
+		return 1;
+	}
+	size_t l = digit_run(p, &j->uval[nt]);
+	if (l && p + l < e && (p[l] == ',' || p[l] == '}' || p[l] == ' ' || p[l] == '\t')) {
+		j->plain[nt] = 1; /* the common case: a plain integer */
+	} else {
+		for (l = 0; p + l < e && p[l] != ',' && p[l] != '}' && p[l] != ' ' && p[l] != '\t'; l++)
+			;
+		if (!l || check_primitive(p, l, 1, &j->uval[nt], &j->plain[nt]))
+			return 0;
+	}
+	j->tok[nt] = (jsmntok_t){JSMN_PRIMITIVE, (int)(p - s), (int)(p + l - s), 0};
+	*pp = p + l;
+	return 1;
+}
+
+/* s[0..n) (JL_PADDING readable bytes past it) parsed by sh's template: its
+ * text between values byte for byte that of the template's line (ASCII, no
+ * backslash or control character), each value an ASCII string without
+ * backslash or control character but TAB, or a JSON scalar.
+ * Such a line is the same JSON object shape as the template's, so the full
+ * parser would make these tokens (no stage 1, no structural index). 1 when
+ * done, its tokens and members ready (the shape's table); 0: not this shape. */
+static int template_line(struct jline *j, const struct jshape *sh, const char *s, size_t n)
+{
+	const char *p = s, *e = s + n;
+	int nm = sh->nm, nt = 1;
+	for (int i = 0; i < nm; i++) {
+		uint32_t ll = sh->llen[i];
+		if ((size_t)(e - p) <= ll || !lit_eq(p, sh->lit + sh->loff[i], ll))
+			return 0;
+		const char *k = p + sh->kpos[i];
+		j->tok[nt] = (jsmntok_t){JSMN_STRING, (int)(k - s), (int)(k - s) + (int)sh->klen[i], 1};
+		j->plain[nt++] = 0;
+		p += ll;
+		if (!template_value(j, s, &p, e, nt))
+			return 0;
+		j->mem[i] = (struct jmember){k, (int)sh->klen[i], nt++};
+	}
+	if ((size_t)(e - p) != sh->llen[nm] || !lit_eq(p, sh->lit + sh->loff[nm], sh->llen[nm]))
+		return 0;
+	j->tok[0] = (jsmntok_t){JSMN_OBJECT, 0, (int)n, nm};
+	j->ntok = nt;
+	j->nmem = nm;
+	j->fast = 1;
+	j->tab = sh->slot;
+	j->tgen = 1;
+	return 1;
+}
+
+/* The line by the template of a known shape (the one that took the last
+ * template line first): 1 when one took it. */
+static int template_parse(struct jline *j, const char *s, size_t n)
+{
+	int ns = j->nshape < JL_SHAPES ? j->nshape : JL_SHAPES;
+	for (int q = 0; q < ns; q++) {
+		int k = (j->tshape + q) % ns;
+		const struct jshape *sh = &j->shape[k];
+		if (!sh->tmpl || (size_t)sh->llen[0] >= n)
+			continue;
+		int need = 2 * sh->nm + 1;
+		if (j->cap < need) {
+			j->cap = need;
+			j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
+		}
+		plain_reserve(j, need);
+		if (j->memcap < sh->nm) {
+			j->memcap = sh->nm;
+			j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
+		}
+		if (template_line(j, sh, s, n)) {
+			j->tshape = k;
+			j->ascii = 1;
+			return j->templ = 1;
+		}
+	}
+	return 0;
 }
 
 static void index_members(struct jline *j)
@@ -391,11 +564,12 @@ static void index_members(struct jline *j)
 
 /* 1 when s[0..n) has no backslash and no control character but TAB: the
  * lines the fast path takes (the others, rare, go to the full parser, which
- * checks escapes and refuses control characters). 16 bytes at a time (SSE2,
- * every x86-64 has it), else 8 (SWAR). */
+ * checks escapes and refuses control characters); 2 when it is ASCII too.
+ * 16 bytes at a time (SSE2, every x86-64 has it), else 8 (SWAR). */
 static int plain_bytes(const char *s, size_t n)
 {
 	size_t i = 0;
+	unsigned hi = 0;
 #ifdef __SSE2__
 	const __m128i lim = _mm_set1_epi8(0x20), tab = _mm_set1_epi8('\t'), bs = _mm_set1_epi8('\\');
 	for (; i + 16 <= n; i += 16) {
@@ -406,21 +580,25 @@ static int plain_bytes(const char *s, size_t n)
 		__m128i bad = _mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(v, tab), ctl), _mm_cmpeq_epi8(v, bs));
 		if (_mm_movemask_epi8(bad))
 			return 0;
+		hi |= (unsigned)_mm_movemask_epi8(v); /* a byte of 0x80 or more */
 	}
 #else
 	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w = load8(s + i), b = w ^ (0x5c * ones); /* a zero byte where w has a backslash */
+		hi |= (w & high) != 0;
 		/* a byte below 0x20 (of those below 0x80), or a backslash */
 		if (!((((w - 0x20 * ones) & ~w) | ((b - ones) & ~b)) & high))
 			continue;
 		break; /* the bytewise loop below decides (a TAB is fine) */
 	}
 #endif
-	for (; i < n; i++)
+	for (; i < n; i++) {
 		if (((unsigned char)s[i] < 0x20 && s[i] != '\t') || s[i] == '\\')
 			return 0;
-	return 1;
+		hi |= (unsigned char)s[i] >= 0x80;
+	}
+	return hi ? 1 : 2;
 }
 
 int jl_fast = 1;
@@ -544,8 +722,15 @@ static int region_parse(struct jline *j, const char *s, size_t n)
  * are, 0 when the full parser must decide. */
 static int fast_tokens(struct jline *j, const char *s, size_t n)
 {
-	if (*s != '{' || n > INT_MAX / 2 || !plain_bytes(s, n))
+	int pb;
+	if (*s != '{' || n > INT_MAX / 2)
 		return 0;
+	if (j->nshape && j->pad_end && j->pad_end >= s && (size_t)(j->pad_end - s) >= n + JL_PADDING &&
+	    template_parse(j, s, n))
+		return 2; /* tokens and members ready (the template checks every byte plain_bytes would) */
+	if (!(pb = plain_bytes(s, n)))
+		return 0;
+	j->ascii = pb == 2;
 	if (!j->sj && !(j->sj = sj_new()))
 		return 0;
 	if (j->many_end && j->pad_end && j->pad_end - j->many_end >= JL_PADDING && region_parse(j, s, n))
@@ -590,6 +775,7 @@ enum jl_err jl_parse(struct jline *j, const char *s, size_t n)
 	j->tab = j->slot;
 	j->tgen = UINT32_MAX; /* no key is found in a refused line */
 	j->walked = 0;
+	j->templ = 0;
 	if (n == 0)
 		return JL_BLANK;
 	if (!j->tok) {

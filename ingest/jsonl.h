@@ -88,6 +88,9 @@ struct jline {
 	const uint32_t *many_ix; /* its structural indexes (sjline.h) */
 	uint32_t many_n, many_cur;
 	int walked;            /* the last line came from its region's walk */
+	int templ;             /* the last line came from a shape's template */
+	int tshape;            /* the shape whose template took the last such line */
+	int ascii;             /* the last line is ASCII (fast path) */
 	struct sjline *sj; /* the fast path's parser, made on first use */
 	int fast;          /* the last line's tokens came from the fast path */
 };

@@ -50,6 +50,18 @@ static size_t trim_len(std::string_view raw)
 	return l;
 }
 
+// s[a..b) is blanks around one comma (comma 1) or blanks alone (comma 0).
+static bool separator(const char *a, const char *b, bool comma)
+{
+	for (; a < b; a++) {
+		if (*a == ',' && comma)
+			comma = false;
+		else if (*a != ' ' && *a != '\t')
+			return false;
+	}
+	return !comma;
+}
+
 extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok, int tokcap)
 {
 	ondemand::document doc;
@@ -57,6 +69,7 @@ extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok
 	if (p->parser.iterate(s, n, n + SJ_PADDING).get(doc) || doc.get_object().get(obj))
 		return 0;
 	const char *end = s + n;
+	const char *pe = s + 1; // past the '{', then past each value
 	int nt = 1;
 	for (auto fr : obj) {
 		ondemand::field f;
@@ -67,6 +80,10 @@ extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok
 		const char *v = raw.data();
 		size_t l = trim_len(raw);
 		if (v <= k || v + l > end || l == 0 || *v == '{' || *v == '[') // nested: the full parser's
+			return 0;
+		// On-Demand does not check what lies between a value and the next
+		// key ("a":"x":"y" passed): blanks, then one comma after a value
+		if (!separator(pe, k - 1, nt > 1))
 			return 0;
 		// the key's closing quote: back from the value over the colon
 		const char *ke = v - 1;
@@ -88,7 +105,14 @@ extern "C" int sj_flat(struct sjline *p, const char *s, size_t n, jsmntok_t *tok
 		} else {
 			tok[nt++] = jsmntok_t{JSMN_PRIMITIVE, (int)(v - s), (int)(v + l - s), 0};
 		}
+		pe = v + l;
 	}
+	// after the last value (or the '{'): blanks, the '}' closing the line's
+	// text (jsonl.c trimmed the blanks after it): {"a":1}} passed
+	while (pe < end && (*pe == ' ' || *pe == '\t'))
+		pe++;
+	if (pe != end - 1 || *pe != '}')
+		return 0;
 	// 3.0.1 has no at_end(): past the object, the location must be out of bounds
 	const char *loc;
 	if (doc.current_location().get(loc) != OUT_OF_BOUNDS)

@@ -3,7 +3,7 @@
 # progress line (tests/unit_progress.c: its share, growth, redraw limit, end), and
 # the report's float and string rendering (tests/jsonfmt.c against python3's repr and json.dumps).
 # The number after a unit binary's name is its plan: the checks it makes (tests/lib.sh, unit()).
-unit unit_jsonl 78 tests/unit_jsonl.c lib/util.c lib/jsonesc.c $JSONL
+unit unit_jsonl 89 tests/unit_jsonl.c lib/util.c lib/jsonesc.c $JSONL
 unit unit_map 3 tests/unit_map.c lib/u64map.c lib/util.c
 unit unit_stats 48 tests/unit_stats.c report/stats.c -lm
 unit unit_json 13 tests/unit_json.c report/json.c lib/jsonesc.c lib/util.c -lm
