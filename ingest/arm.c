@@ -9,13 +9,19 @@
 
 const char *const role_name[NROLES] = {"writes", "reads", "other", "untagged"};
 
+/* name x (NUL-terminated) is s[0..n) */
+static int name_is(const char *x, const char *s, size_t n)
+{
+	return !strncmp(x, s, n) && x[n] == 0;
+}
+
 uint16_t arm_intern(struct arm *a, const char *s, size_t n)
 {
-	for (size_t i = 0; i < a->names.n; i++) {
-		const char *x = VEC_AT(&a->names, const char *, i);
-		if (strlen(x) == n && !memcmp(x, s, n))
-			return (uint16_t)i;
-	}
+	if (a->last_name < a->names.n && name_is(VEC_AT(&a->names, const char *, a->last_name), s, n))
+		return a->last_name; /* a capture's commands come in runs of one name */
+	for (size_t i = 0; i < a->names.n; i++)
+		if (name_is(VEC_AT(&a->names, const char *, i), s, n))
+			return a->last_name = (uint16_t)i;
 	if (a->names.n >= 65535)
 		return 0;
 	*(const char **)vec_push(&a->names, sizeof(char *)) = arena_dup(&a->strs, s, n);

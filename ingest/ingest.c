@@ -1,6 +1,5 @@
 /* ingest.c — kvio-ingest: JSONL captures (one or more arms) into trace.db. */
 #include "ingest.h"
-#include "../lib/writeback.h"
 #include "../db/schema.h"
 #include "write.h"
 #include "sjline.h" /* sj_kernel: named in the timing line */
@@ -424,14 +423,11 @@ int ingest_into(struct ingest_args *a, struct outfile *o, struct arm **armsp)
 	outfile_sqlite(o);
 	if (db_create(o->tmp, &db) != SQLITE_OK)
 		return 2;
-	/* the pages SQLite writes go to the disk as they come: the final fsync waits for the last ones */
-	struct writeback *wb = writeback_start(o->tmp, 50);
 	if (a->pftrace)
 		status = pftrace_import(a->pftrace, db) != 0 ? 2 : 0;
 	else
 		status = ingest_arms(a, db, armsp);
 	int crc = sqlite3_close(db);
-	writeback_stop(wb);
 	if (crc != SQLITE_OK && !status) {
 		kvio_err("writing %s: closing the database: %s", o->path, sqlite3_errstr(crc));
 		status = 2;

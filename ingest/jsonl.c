@@ -437,6 +437,29 @@ static void shape_template(const struct jline *j, struct jshape *sh)
 	sh->tmpl = 1;
 }
 
+/* The closing quote of a string whose text starts at q, before e: NULL
+ * when a byte before it is a backslash, a control character but TAB or not
+ * ASCII (the line then goes the other ways, which decide). Eight bytes a
+ * step (SWAR; the line is padded): the lowest flagged byte is the first
+ * special one (a borrow flags only bytes above a true one). */
+static const char *str_close(const char *q, const char *e)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	while (q < e) {
+		uint64_t w = load8(q), quo = w ^ (0x22 * ones), bs = w ^ (0x5c * ones);
+		uint64_t m = (((w - 0x20 * ones) & ~w) | ((quo - ones) & ~quo) | ((bs - ones) & ~bs) | w) & high;
+		if (!m) {
+			q += 8;
+			continue;
+		}
+		q += __builtin_ctzll(m) >> 3;
+		if (q >= e || *q != '\t')
+			return q < e && *q == '"' ? q : NULL;
+		q++; /* a TAB: the full parser takes it in a string */
+	}
+	return NULL;
+}
+
 /* Value token nt of a template line at *pp (before e): a string (to the next
  * quote: the line has no backslash) or a JSON scalar (to the next ',', '}'
  * or blank, checked as the full parser does). 0 when it is neither. */
@@ -444,11 +467,8 @@ static int template_value(struct jline *j, const char *s, const char **pp, const
 {
 	const char *p = *pp, *q;
 	j->plain[nt] = 0;
-	if (*p == '"') { /* to the closing quote: ASCII, no backslash, no control character but TAB */
-		for (q = p + 1; q < e && *q != '"'; q++)
-			if (((unsigned char)*q < 0x20 && *q != '\t') || *q == '\\' || (unsigned char)*q >= 0x80)
-				return 0;
-		if (q == e)
+	if (*p == '"') {
+		if (!(q = str_close(p + 1, e)))
 			return 0;
 		j->tok[nt] = (jsmntok_t){JSMN_STRING, (int)(p + 1 - s), (int)(q - s), 0};
 		*pp = q + 1;
@@ -725,7 +745,7 @@ static int fast_tokens(struct jline *j, const char *s, size_t n)
 	int pb;
 	if (*s != '{' || n > INT_MAX / 2)
 		return 0;
-	if (j->nshape && j->pad_end && j->pad_end >= s && (size_t)(j->pad_end - s) >= n + JL_PADDING &&
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && j->nshape && j->pad_end && j->pad_end >= s && (size_t)(j->pad_end - s) >= n + JL_PADDING &&
 	    template_parse(j, s, n))
 		return 2; /* tokens and members ready (the template checks every byte plain_bytes would) */
 	if (!(pb = plain_bytes(s, n)))

@@ -121,6 +121,10 @@ struct arm {
 	 * the stream's reorder pool takes them in; empty: not sorted (load.c) */
 	struct vec order;
 	struct vec names;   /* const char* interned op names */
+	uint16_t last_name; /* the name arm_intern found last */
+	/* name_cls[id] for the first 256 names: 0 not known yet, else 1 + the
+	 * role a tagged command of that name has (cmd_role, by join) */
+	unsigned char name_cls[256];
 	struct vec threads; /* struct thread_name: each (pid, tid, comm) seen on nvme_cmd lines */
 	struct u64map thread_ix; /* pid << 32 | tid -> index of its latest entry */
 	struct arena strs;

@@ -187,14 +187,17 @@ static void cmd_role(struct reader *r, struct cmd *c, uint32_t nlb, uint32_t io_
 			  : wr || !strcmp(nm, "store")     ? ROLE_WRITES
 			  : rd || !strcmp(nm, "retrieve")  ? ROLE_READS
 							   : ROLE_OTHER;
-	} else if (c->trace_id == 0 && !has_key)
+	} else if (c->trace_id == 0 && !has_key) {
 		c->role = ROLE_UNTAGGED;
-	else if (!strcmp(nm, "write") || !strcmp(nm, "store"))
-		c->role = ROLE_WRITES;
-	else if (!strcmp(nm, "read") || !strcmp(nm, "retrieve"))
-		c->role = ROLE_READS;
-	else
-		c->role = ROLE_OTHER;
+	} else if (c->name < sizeof a->name_cls && a->name_cls[c->name]) {
+		c->role = a->name_cls[c->name] - 1;
+	} else {
+		c->role = !strcmp(nm, "write") || !strcmp(nm, "store")   ? ROLE_WRITES
+			  : !strcmp(nm, "read") || !strcmp(nm, "retrieve") ? ROLE_READS
+									 : ROLE_OTHER;
+		if (c->name < sizeof a->name_cls)
+			a->name_cls[c->name] = (unsigned char)(c->role + 1);
+	}
 }
 
 /* An nvme_cmd line as a command of the arm: NULL, or why it is malformed. */

@@ -1,6 +1,7 @@
 /* outfile.c — output files that appear whole or not at all (see outfile.h). */
 #include "outfile.h"
 #include "util.h"
+#include "writeback.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -199,6 +200,8 @@ static int of_begin(struct outfile *o, const char *path, const char *dir, const 
 		reg[i].dev = st.st_dev;
 		reg[i].ino = st.st_ino;
 	}
+	if (!scratch) /* written out as it grows: the commit's fsync waits for the last pages only */
+		o->wb = writeback_start(o->tmp, 50);
 	maybe_stop(o);
 	return 0;
 }
@@ -332,6 +335,8 @@ static void of_close(struct outfile *o)
 
 void outfile_abort(struct outfile *o)
 {
+	writeback_stop(o->wb);
+	o->wb = NULL;
 	int e = o->err;
 	of_close(o);
 	o->err = e;
@@ -380,6 +385,8 @@ int outfile_commit(struct outfile *o)
 		if (fflush(o->f) != 0 && !o->err)
 			o->err = errno ? errno : EIO;
 	}
+	writeback_stop(o->wb);
+	o->wb = NULL;
 	if (o->fd < 0 && !o->err && !o->f) { /* SQLite wrote it: reopen to fsync */
 		o->fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
 		if (o->fd < 0)

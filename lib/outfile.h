@@ -30,9 +30,11 @@
  * Writes are sticky on failure: after the first failed write (ENOSPC, EIO...)
  * nothing more is written, o->err keeps that errno, and outfile_commit says
  * `prog: writing PATH: <strerror>` (the user's path, never the temp name),
- * removes the temp file and returns 2. outfile_commit fsyncs and closes the
- * temp file (both checked) before renaming it onto PATH (a symlink at PATH is
- * replaced by the new file, not written through).
+ * removes the temp file and returns 2. While it is written, a thread
+ * fdatasyncs the temp file every 50 ms (writeback.h; KVIO_WRITEBACK=0: not),
+ * so the commit's fsync waits for the last pages only. outfile_commit fsyncs
+ * and closes the temp file (both checked) before renaming it onto PATH (a
+ * symlink at PATH is replaced by the new file, not written through).
  *
  * Signals: outfile_signals_init() (called once by main) installs a handler for
  * SIGINT, SIGTERM, SIGHUP and SIGPIPE (unless the signal was ignored when the
@@ -63,6 +65,7 @@ struct outfile {
 	int slot;         /* registry entry */
 	int scratch;      /* outfile_scratch: never renamed, messages name tmp */
 	int std;          /* PATH "-": standard output, written as it goes (no temp) */
+	struct writeback *wb; /* the temp file written out while it grows (writeback.h), or NULL */
 };
 
 /* Install the signal handler (see above). Call once, before any outfile_open. */

@@ -1,16 +1,20 @@
 /* writeback.h — a file written out to the disk while it is still being
- * written, so the fsync that ends it (outfile_commit) waits for less.
+ * written, so the fsync that ends it (outfile_commit) waits for less. Every
+ * output file's temp (outfile.c) has one.
  *
- * kvio-ingest's database is written by SQLite through the page cache and
- * fsynced once, at the end: at 1M lines ~28 MB, whose fsync took 0.043-0.051 s
- * on the bench VM (~10% of the ingest) with both cores idle. Starting the
- * I/O early (sync_file_range SYNC_FILE_RANGE_WRITE) did not shorten it (the
- * wait is the journal's commit and the device's cache flush, not the data):
- * a thread that fdatasyncs the file every period_ms does (each 4-13 ms,
- * blocking that thread only); the final fsync then took 0.009 s. Measured
- * by hand (alternated, KVIO_WRITEBACK=0 against the default): 1M ingest mean
- * 0.597 -> 0.521 s over 10 runs each. Best effort: a file it cannot open
- * changes nothing; KVIO_WRITEBACK=0 turns it off. */
+ * Outputs are written through the page cache and fsynced once, at the end:
+ * kvio-ingest's 1M-line database (~28 MB) took 0.043-0.051 s in that fsync
+ * on the bench VM (~10% of the ingest), the 4M export's .pftrace 0.28 s
+ * (~25% of it), both cores idle meanwhile. Starting the I/O early
+ * (sync_file_range SYNC_FILE_RANGE_WRITE) did not shorten it (the wait is
+ * the journal's commit and the device's cache flush, not the data): a
+ * thread that fdatasyncs the file every period_ms does (each 4-13 ms,
+ * blocking that thread only); the final fsync then took 0.008-0.009 s.
+ * Measured by hand (alternated, KVIO_WRITEBACK=0 against the default, mean
+ * wall): 1M ingest 0.597 -> 0.521 s (10 runs each); 4M export without
+ * findings 1.378 -> 1.142 s, with findings 1.638 -> 1.376 s (5 each). Best
+ * effort: a file it cannot open changes nothing; KVIO_WRITEBACK=0 turns it
+ * off. */
 #ifndef KVIO_WRITEBACK_H
 #define KVIO_WRITEBACK_H
 
