@@ -46,6 +46,7 @@
 #include "../db/valid.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* interim rows (deleted at the stop): objects from TMP_OBJ (every arm's, in
@@ -92,6 +93,9 @@ struct larm {
 	double dev_since, dev_wall; /* (dev_wall: the same moment, Unix time) */
 	int quieted;        /* its quiet read done (until the file grows again) */
 	int sem_skipped;    /* device blocks were read before the semantic file had a whole line */
+	/* a quiet commit's: the unterminated last line of each input (0 none, 1
+	 * blanks only, 2 text), counted as a one-shot ingest of the files counts it */
+	int tail[3];
 	struct arm part;    /* a device block's records */
 	struct file_stats pfs;
 	int64_t sem_min, sem_end;
@@ -465,6 +469,40 @@ static void write_waiting(struct larm *R)
 	dbw_stat(&R->w, l, "follow_pid", (int64_t)getpid()); /* a reader on this host sees whether it still runs */
 }
 
+/* f's bytes past limit (the end of its complete lines), an unterminated last
+ * line: 0 none, 1 blanks only (a one-shot ingest counts a blank line), 2
+ * anything else (it counts a truncated tail: a partial line is not JSON). */
+static int tail_kind(const struct lfile *f, long long limit)
+{
+	struct stat sb;
+	char buf[256];
+	if (f->fd < 0 || fstat(f->fd, &sb) != 0 || (long long)sb.st_size <= limit)
+		return 0;
+	long long n = (long long)sb.st_size - limit;
+	ssize_t r = pread(f->fd, buf, n < (long long)sizeof buf ? (size_t)n : sizeof buf, (off_t)limit);
+	for (ssize_t i = 0; i < r; i++)
+		if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\r')
+			return 2;
+	return r == n ? 1 : 2;
+}
+
+/* A quiet commit's inputs' unterminated last lines, in the copy of the arm
+ * its small tables are written from: the interim database counts them as a
+ * one-shot ingest of the files as they are would. */
+static void count_tails(const struct larm *R, struct arm *c)
+{
+	struct file_stats *fs[3] = {&c->sem_f, &c->ebpf_f, &c->serving_f};
+	for (int k = 0; k < 3; k++) {
+		if (!R->quieted || !R->tail[k])
+			continue;
+		fs[k]->lines++;
+		if (R->tail[k] == 1)
+			fs[k]->blank++;
+		else
+			fs[k]->truncated_tail++;
+	}
+}
+
 /* The small tables of an interim commit for arm R, from a copy of the arm
  * finished as a one-shot's would be now but for the objects, which are the
  * interim commits' (capture info, serving spans, threads from *utid, stats). */
@@ -485,6 +523,7 @@ static void interim_small(struct live *L, struct larm *R, int64_t *utid)
 	for (size_t i = 0; i < R->arm.warnings.n; i++)
 		*(const char **)vec_push(&c.warnings, sizeof(char *)) = VEC_AT(&R->arm.warnings, const char *, i);
 	arm_finish_interim(&c, &L->a->o, R->store_spans);
+	count_tails(R, &c);
 	struct idsave v = L->snext;
 	ids_swap(w, &v);
 	write_capture_info(w, &c, &L->a->o, &R->t);
@@ -736,6 +775,8 @@ static void read_arms(struct live *L, const long long (*limit)[3], int final)
 			if (quiet && !L->broken && w->rc == SQLITE_OK) {
 				stream_quiet(R->s);
 				R->quieted = 1;
+				for (int i = 0; i < 3; i++)
+					R->tail[i] = tail_kind(&R->in[i], limit[k][i]);
 			}
 		}
 		if (k + 1 < L->n && w->track_end && w->next_track > w->track_end)

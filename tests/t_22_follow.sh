@@ -513,6 +513,25 @@ eq "a hung run, one-shot: the summary counts the command without a completion (t
 eq "a hung run, stopped: 5 commands, no follow_* row, the one-shot's report" "5 | $(rj "$H/one.db" | md5sum)" \
 	"$(sqlite3 -readonly "$H/h.db" "select sum(n) from kvio_cmd_chunk")$(hst "$H/h.db") | $(rj "$H/h.db" | md5sum)"
 
+# a hung run whose files end in a partial line (the tracer and the
+# application stopped mid-write): the quiet commit counts each as the one-shot
+# ingest of the files does (a truncated tail; before: 0 in the interim
+# database, 1 in the one-shot's: the reports differed in truncated_tail).
+# The device file's partial line is a command cut after its user_data, the
+# semantic file's a record cut in its key.
+cp "$H/s.jsonl" "$H/ts.jsonl"; cp "$H/e.jsonl" "$H/te.jsonl"
+printf '{"trace_id":3,"op":"store","key":"m@f0' >> "$H/ts.jsonl"
+printf '{"event_type":"nvme_cmd","pid":77,"tid":4323,"user_data":6' >> "$H/te.jsonl"
+KVIO_FOLLOW_QUIET_MS=300 "$ING" -q -o "$H/t.db" --sem "$H/ts.jsonl" --ebpf "$H/te.jsonl" --follow --interval 100 2>/dev/null &
+FP=$!
+await "5" 100 nchunk "$H/t.db"
+tt=$(sqlite3 -readonly "$H/t.db" "select value from kvio_stats where name = 'truncated_tail'")
+tint=$(rj "$H/t.db" | md5sum)
+kill $FP; wait $FP
+"$ING" -q -o "$H/tone.db" --sem "$H/ts.jsonl" --ebpf "$H/te.jsonl" 2>/dev/null
+eq "a hung run ending in partial lines: the quiet commit counts both truncated tails (by hand: 2), the one-shot's report" \
+	"2 | $(rj "$H/tone.db" | md5sum)" "$tt | $tint"
+
 # a hung run whose last store object (trace_id 3, writes at 1.85 s, its
 # first never completes) ends after the device's last record (op end 2.1 s):
 # the quiet commit decides the LBA size on it (before this session's last
