@@ -450,7 +450,7 @@ static void vec_copy(struct vec *to, const struct vec *from, size_t sz)
  * holds that the database does not show yet (a command whose completion has
  * not come holds the commands after it), when its device file last grew, and
  * the follower's pid. */
-static void write_waiting(struct larm *R)
+static void write_waiting(struct larm *R, double quiet_s)
 {
 	struct stream_wait v;
 	const char *l = R->arm.label;
@@ -466,6 +466,8 @@ static void write_waiting(struct larm *R)
 	}
 	if (R->dev_wall > 0)
 		dbw_stat(&R->w, l, "follow_device_grew_ms", (int64_t)(R->dev_wall * 1e3));
+	/* after this long quiet a commit draws what waits (KVIO_FOLLOW_QUIET_MS): --watch's red rule */
+	dbw_stat(&R->w, l, "follow_quiet_ms", (int64_t)(quiet_s * 1e3 + 0.5));
 	dbw_stat(&R->w, l, "follow_pid", (int64_t)getpid()); /* a reader on this host sees whether it still runs */
 }
 
@@ -534,7 +536,7 @@ static void interim_small(struct live *L, struct larm *R, int64_t *utid)
 	write_threads(w, &c);
 	*utid = w->next_utid;
 	write_stats(w, &c, &L->a->o);
-	write_waiting(R);
+	write_waiting(R, L->quiet);
 	vec_free(&c.serving);
 	vec_free(&c.warnings);
 	arena_free(&c.strs);

@@ -213,7 +213,7 @@ static struct jnode *pair_json(const struct cell *a, const struct cell *b, int s
 /* capture.follow, additive, in a database kvio-ingest --follow wrote: {commit,
  * final} and, from an interim commit, waiting {cmds, pool_records,
  * unpaired_cmds, unpaired_objects, unpaired_written, unpaired_age_ns, unpaired_oldest_trace_id,
- * device_grew_unix_ms, device_quiet_s, follower_pid, follower_running}
+ * device_grew_unix_ms, quiet_commit_after_ms, device_quiet_s, follower_pid, follower_running}
  * (capture.sql's follow_* columns; device_quiet_s the report's clock -
  * device_grew, follower_running whether that pid runs on this host). */
 static void json_follow(struct jnode *C, const struct sel *s, size_t j)
@@ -227,6 +227,7 @@ static void json_follow(struct jnode *C, const struct sel *s, size_t j)
 		{"follow_unpaired_age_ns", "unpaired_age_ns"},
 		{"follow_unpaired_oldest_tid", "unpaired_oldest_trace_id"},
 		{"follow_device_grew_ms", "device_grew_unix_ms"},
+		{"follow_quiet_ms", "quiet_commit_after_ms"},
 	};
 	const struct cell *fc = col(s, j, "follow_commit"), *wc = col(s, j, "follow_waiting_cmds");
 	if (!fc || fc->t == SQLITE_NULL)

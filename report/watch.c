@@ -145,13 +145,14 @@ struct live {
 	int64_t inflight, oldest_ns; /* oldest_ns -1: none in flight */
 	/* an interim --follow commit's capture.follow.waiting (NAN: none) */
 	double waiting, unpaired, unpaired_objs, unpaired_written, unpaired_age_ns, oldest_tid, quiet_s;
+	double quiet_after_s; /* the follower's quiet commit's threshold (2 s: a database without it) */
 	int gone; /* its follower does not run (on this host) */
 };
 
 static struct live live_of(const struct watch *w, const struct report_opts *o, const struct label *L,
 			   const struct rows *inf)
 {
-	struct live v = {0, 0, 0, -1, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0};
+	struct live v = {0, 0, 0, -1, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 2, 0};
 	int64_t lo = o->win.lo_ns > w->start_ns ? o->win.lo_ns : w->start_ns;
 	double dt = (double)(o->win.hi_ns - lo) / 1e9, n = jnum(L->R, "commands.n"),
 	       b = jnum(L->R, "commands.tagged_bytes");
@@ -166,6 +167,9 @@ static struct live live_of(const struct watch *w, const struct report_opts *o, c
 	v.unpaired_age_ns = jnum(L->R, "capture.follow.waiting.unpaired_age_ns");
 	v.oldest_tid = jnum(L->R, "capture.follow.waiting.unpaired_oldest_trace_id");
 	v.quiet_s = jnum(L->R, "capture.follow.waiting.device_quiet_s");
+	double qa = jnum(L->R, "capture.follow.waiting.quiet_commit_after_ms");
+	if (!isnan(qa))
+		v.quiet_after_s = qa / 1e3;
 	const struct jnode *fr = jpath(L->R, "capture.follow.waiting.follower_running");
 	v.gone = fr && fr->t == J_BOOL && !fr->i;
 	for (size_t k = 0; inf && k < inf->nrow; k++) {
@@ -236,13 +240,14 @@ static void put_loss(FILE *f, const char *name, double v)
 
 /* What the follower holds that the database does not show yet (an interim
  * commit's), in red when a command has waited its completion >= 1 s of
- * capture time or the device file has been quiet >= 2 s with one waiting. */
+ * capture time or the device file has been quiet with one waiting as long as
+ * the follower waits before its quiet commit (KVIO_FOLLOW_QUIET_MS, 2 s). */
 static void put_waiting(FILE *f, const struct live *v)
 {
 	char a[32];
 	if (isnan(v->waiting))
 		return;
-	int bad = v->unpaired > 0 && (v->unpaired_age_ns >= 1e9 || v->quiet_s >= 2);
+	int bad = v->unpaired > 0 && (v->unpaired_age_ns >= 1e9 || v->quiet_s >= v->quiet_after_s);
 	fprintf(f, "  waiting %.0f cmds, %s%.0f without completion", v->waiting, bad ? RED : "", v->unpaired);
 	if (v->unpaired > 0)
 		fprintf(f, " (%.0f object(s)), oldest trace_id %.0f %s before the last record", v->unpaired_objs,

@@ -83,6 +83,7 @@ SELECT
   max(CASE name WHEN 'follow_unpaired_age_ns' THEN value END) AS follow_unpaired_age_ns,
   max(CASE name WHEN 'follow_unpaired_oldest_tid' THEN value END) AS follow_unpaired_oldest_tid,
   max(CASE name WHEN 'follow_device_grew_ms' THEN value END) AS follow_device_grew_ms,
+  max(CASE name WHEN 'follow_quiet_ms' THEN value END) AS follow_quiet_ms,
   max(CASE name WHEN 'follow_pid' THEN value END) AS follow_pid
 FROM kvio_stats
 GROUP BY label

@@ -491,7 +491,7 @@ hst() { sqlite3 -readonly "$1" "select group_concat(name || '=' || value, ' ') f
 	where name like 'follow%' and name not in ('follow_device_grew_ms', 'follow_pid') order by name)"; }
 eq "a hung run smaller than a block: the database appears while following, with every command read" "5" "$got"
 eq "a hung run: the follower's waiting commands, as kvio_stats rows (by hand)" \
-	"follow_pool_records=0 follow_unpaired_age_ns=100040000 follow_unpaired_cmds=1 follow_unpaired_objects=1 follow_unpaired_oldest_tid=2 follow_unpaired_written=1 follow_waiting_cmds=0" \
+	"follow_pool_records=0 follow_quiet_ms=300 follow_unpaired_age_ns=100040000 follow_unpaired_cmds=1 follow_unpaired_objects=1 follow_unpaired_oldest_tid=2 follow_unpaired_written=1 follow_waiting_cmds=0" \
 	"$(hst "$H/h.db")"
 "$BUILD/kvio-report" --json "$H/h.db" > "$H/h.json" 2>/dev/null
 eq "a hung run: the report's capture.follow.waiting (quiet: at least the 300 ms before the commit; the follower runs)" \
@@ -503,6 +503,11 @@ eq "a hung run: --watch's JSON line (not a terminal) carries the waiting command
 	"$(timeout 10 "$BUILD/kvio-report" "$H/h.db" --watch 0.2 --count 1 2>/dev/null | jq -r '.live.capture | "\(.waiting_cmds) \(.unpaired_cmds) \(.unpaired_written) \(.unpaired_age_ns) \(.unpaired_oldest_trace_id)"')"
 eq "a hung run: --watch's screen (under script) says the stuck read was drawn" "1" \
 	"$(timeout 10 script -qc "$BUILD/kvio-report $H/h.db --watch 0.2 --count 1" /dev/null 2>/dev/null | grep -c 'waiting 0 cmds, .*1 without completion (1 object(s)), oldest trace_id 2 100.04ms before the last record, 1 drawn')"
+# the red rule's quiet wait is the follower's (KVIO_FOLLOW_QUIET_MS=300 here,
+# written as follow_quiet_ms): quiet >= 0.3 s with one waiting is red (before:
+# a fixed 2 s, not red here while the follower had drawn the stuck read)
+eq "a hung run: the follower's quiet wait in the report, and --watch's line red past it" "300 1" \
+	"$(jq -r '.capture.capture.follow.waiting.quiet_commit_after_ms' "$H/h.json") $(timeout 10 script -qc "$BUILD/kvio-report $H/h.db --watch 0.2 --count 1" /dev/null 2>/dev/null | grep -c "waiting 0 cmds, $(printf '\033')\[31;1m1 without completion")"
 hint=$(rj "$H/h.db" | md5sum)
 kill $FP; wait $FP
 "$ING" -o "$H/one.db" --sem "$H/s.jsonl" --ebpf "$H/e.jsonl" > "$H/one.out"
