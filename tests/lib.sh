@@ -28,7 +28,7 @@ q() {
 
 # the JSON line layer's sources for a unit test: jsonl.c and its fast path (the
 # C++ file make built, with the libraries it needs; after the other sources)
-JSONL="ingest/jsonl.c $BUILD/ingest/sjline.o -lsimdjson -lstdc++"
+JSONL="ingest/jsonl.c ingest/jlshape.c $BUILD/ingest/sjline.o -lsimdjson -lstdc++"
 
 # unit NAME PLAN SOURCES...: compile a C unit test with the project's warnings, run
 # it, and count its "ok - " / "FAIL - " lines. PLAN is the number of checks the
