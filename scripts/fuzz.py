@@ -12,7 +12,9 @@ Three targets, N runs each:
            reference-style one): byte flips, inserts, deletions, 0xff varints,
            swapped runs, cuts, gzip.
   parser   jl-diff on 200 mutated lines of those captures (the same line
-           mutations): the fast path (simdjson) and the full parser (jsmn)
+           mutations, and every other run mutations that keep the quotes
+           balanced, so the region walk and the key layouts' templates run):
+           the fast path (simdjson, templates) and the full parser (jsmn)
            must agree on every line's verdict, tokens and values.
 When an ingest succeeds, kvio-report and kvio-export run on its database too.
 A run fails when a command dies by a signal, exits outside its documented
@@ -53,6 +55,41 @@ def mutate_lines(lines):
         else:
             lines[i] = line.replace(b'1', b'9' * random.randint(1, 25), 1)
     return b''.join(lines)
+
+
+# bytes that change a line's JSON but never its quotes' balance
+LAYOUT = b'0123456789-+.eE,:{}[] \tntruefalsx'
+
+
+def mutate_layout(lines):
+    """A few bytes of some lines changed, dropped, inserted or repeated, the
+    quotes left balanced: the region of lines stays one simdjson's stage 1
+    takes, so the region walk learns key layouts and their templates parse
+    the lines after (a stray quote or control byte sends a whole region's
+    lines one at a time, where no template runs)."""
+    out = []
+    for line in lines:
+        body = bytearray(line.rstrip(b'\n'))
+        for _ in range(random.randint(1, 3) if random.random() < 0.15 else 0):
+            if not body:
+                break
+            i, r = random.randrange(len(body)), random.random()
+            if body[i:i + 1] == b'"':
+                continue
+            if r < 0.4:
+                body[i] = random.choice(LAYOUT)
+            elif r < 0.6:
+                del body[i]
+            elif r < 0.8:
+                body.insert(i, random.choice(LAYOUT))
+            else:
+                seg = body[i:i + random.randint(1, 20)]
+                if seg.count(b'"') % 2 == 0:
+                    body[i:i] = seg
+        out.append(bytes(body) + b'\n')
+    if out and random.random() < 0.3:  # a cut last line
+        out[-1] = out[-1][:random.randint(0, len(out[-1]))]
+    return b''.join(out)
 
 
 def mutate_bytes(d):
@@ -164,7 +201,8 @@ def main():
     lines = [l for base in (gen, tiny) for v in base.values() for l in v]
     pl = os.path.join(work, 'in.lines')
     for k in range(runs):
-        data = mutate_lines(random.sample(lines, min(len(lines), 200)))
+        sample = random.sample(lines, min(len(lines), 200))
+        data = mutate_layout(sample) if k % 2 else mutate_lines(sample)
         open(pl, 'wb').write(data)
         p = subprocess.run([os.path.join(b, 'jl-diff'), pl], capture_output=True, env=ENV)
         hit, err = bad(p)
