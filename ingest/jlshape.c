@@ -106,6 +106,20 @@ void plain_reserve(struct jline *j, int ntok)
 	}
 }
 
+/* Room for ntok tokens (and their plain values) and nmem members. */
+void jl_reserve(struct jline *j, int ntok, int nmem)
+{
+	if (j->cap < ntok) {
+		j->cap = ntok;
+		j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
+	}
+	plain_reserve(j, ntok);
+	if (j->memcap < nmem) {
+		j->memcap = nmem;
+		j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
+	}
+}
+
 /* Put member i (of the first JL_HASHED) in the hash table slot (entries of
  * generation gen are this line's); a later duplicate of a key takes the
  * earlier one's slot. */
@@ -316,6 +330,12 @@ static const char *str_close(const char *q, const char *e)
 	return NULL;
 }
 
+/* c ends a scalar of a template line: a separator, a brace or a blank */
+static inline int scalar_end(char c)
+{
+	return c == ',' || c == '}' || c == ' ' || c == '\t';
+}
+
 /* Value token nt of a template line at *pp (before e): a string (to the next
  * quote: the line has no backslash) or a JSON scalar (to the next ',', '}'
  * or blank, checked as the full parser does). 0 when it is neither. */
@@ -331,10 +351,10 @@ static int template_value(struct jline *j, const char *s, const char **pp, const
 		return 1;
 	}
 	size_t l = digit_run(p, &j->uval[nt]);
-	if (l && p + l < e && (p[l] == ',' || p[l] == '}' || p[l] == ' ' || p[l] == '\t')) {
+	if (l && p + l < e && scalar_end(p[l])) {
 		j->plain[nt] = 1; /* the common case: a plain integer */
 	} else {
-		for (l = 0; p + l < e && p[l] != ',' && p[l] != '}' && p[l] != ' ' && p[l] != '\t'; l++)
+		for (l = 0; p + l < e && !scalar_end(p[l]); l++)
 			;
 		if (!l || check_primitive(p, l, 1, &j->uval[nt], &j->plain[nt]))
 			return 0;
@@ -383,21 +403,12 @@ static int template_line(struct jline *j, const struct jshape *sh, const char *s
 int template_parse(struct jline *j, const char *s, size_t n)
 {
 	int ns = j->nshape < JL_SHAPES ? j->nshape : JL_SHAPES;
+	jl_reserve(j, 2 * JL_HASHED + 1, JL_HASHED); /* a template's layout has at most JL_HASHED members */
 	for (int q = 0; q < ns; q++) {
 		int k = (j->tshape + q) % ns;
 		const struct jshape *sh = &j->shape[k];
 		if (!sh->tmpl || (size_t)sh->llen[0] >= n)
 			continue;
-		int need = 2 * sh->nm + 1;
-		if (j->cap < need) {
-			j->cap = need;
-			j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
-		}
-		plain_reserve(j, need);
-		if (j->memcap < sh->nm) {
-			j->memcap = sh->nm;
-			j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
-		}
 		if (template_line(j, sh, s, n)) {
 			j->tshape = k;
 			j->ascii = 1;

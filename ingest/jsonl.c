@@ -299,16 +299,8 @@ static int region_parse(struct jline *j, const char *s, size_t n)
 {
 	if (s < j->many_skip || s + n >= j->many_end)
 		return 0;
-	size_t need = n / 2 + 4; /* a member takes 5 bytes at least: 2 tokens */
-	if ((size_t)j->cap < need) {
-		j->cap = (int)need;
-		j->tok = xrealloc(j->tok, sizeof(jsmntok_t) * j->cap);
-	}
-	plain_reserve(j, j->cap);
-	if (j->memcap < (int)need / 2) {
-		j->memcap = (int)need / 2;
-		j->mem = xrealloc(j->mem, j->memcap * sizeof *j->mem);
-	}
+	int need = (int)(n / 2 + 4); /* a member takes 5 bytes at least: 2 tokens */
+	jl_reserve(j, need, need / 2);
 	if ((!j->many_stop || s >= j->many_stop) && region_begin(j, s))
 		return 0;
 	uint32_t off = (uint32_t)(s - j->many_base), i = j->many_cur;
@@ -329,8 +321,9 @@ static int fast_tokens(struct jline *j, const char *s, size_t n)
 	int pb;
 	if (*s != '{' || n > INT_MAX / 2)
 		return 0;
-	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && j->nshape && j->pad_end && j->pad_end >= s && (size_t)(j->pad_end - s) >= n + JL_PADDING &&
-	    template_parse(j, s, n))
+	/* the line has JL_PADDING readable bytes after it where it lies */
+	int in_place = j->pad_end && j->pad_end >= s && (size_t)(j->pad_end - s) >= n + JL_PADDING;
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && j->nshape && in_place && template_parse(j, s, n))
 		return 2; /* tokens and members ready (the template checks every byte plain_bytes would) */
 	if (!(pb = plain_bytes(s, n)))
 		return 0;
@@ -340,8 +333,7 @@ static int fast_tokens(struct jline *j, const char *s, size_t n)
 	if (j->many_end && j->pad_end && j->pad_end - j->many_end >= JL_PADDING && region_parse(j, s, n))
 		return 2; /* tokens and members ready */
 	const char *p = s;
-	if (!j->pad_end || j->pad_end < s || (size_t)(j->pad_end - s) < n + JL_PADDING) {
-		/* no readable padding after the line: parse a copy */
+	if (!in_place) { /* no readable padding after the line: parse a copy */
 		if (j->padcap < n + SJ_PADDING) {
 			j->padcap = 2 * n + SJ_PADDING;
 			j->pad = xrealloc(j->pad, j->padcap);

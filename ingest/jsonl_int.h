@@ -36,6 +36,8 @@ static inline uint64_t load8(const char *p)
 int check_primitive(const char *p, size_t l, int padded, uint64_t *u, unsigned char *plain);
 /* Room for ntok tokens' plain values. */
 void plain_reserve(struct jline *j, int ntok);
+/* Room for ntok tokens (and their plain values) and nmem members. */
+void jl_reserve(struct jline *j, int ntok, int nmem);
 /* Member i in the hash table slot (entries of generation gen are the line's). */
 void hash_insert(const struct jmember *mem, uint32_t *slot, uint32_t gen, int i);
 void hash_member(struct jline *j, int i);
