@@ -385,8 +385,10 @@ int outfile_commit(struct outfile *o)
 		if (fflush(o->f) != 0 && !o->err)
 			o->err = errno ? errno : EIO;
 	}
-	writeback_stop(o->wb);
+	int wbe = writeback_stop(o->wb);
 	o->wb = NULL;
+	if (wbe && !o->err)
+		o->err = wbe;
 	if (o->fd < 0 && !o->err && !o->f) { /* SQLite wrote it: reopen to fsync */
 		o->fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
 		if (o->fd < 0)

@@ -12,6 +12,7 @@ struct writeback {
 	int fd;
 	unsigned period_ms;
 	int stop;
+	int err;            /* errno of the first failed fdatasync, 0 while all is well */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t th;
@@ -32,8 +33,10 @@ static void *writeback_loop(void *arg)
 		if (w->stop)
 			break;
 		pthread_mutex_unlock(&w->mu);
-		fdatasync(w->fd); /* blocks this thread only */ /* starts the I/O, does not wait */
+		int rc = fdatasync(w->fd), e = errno; /* blocks this thread only */
 		pthread_mutex_lock(&w->mu);
+		if (rc != 0 && !w->err)
+			w->err = e ? e : EIO;
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
@@ -66,17 +69,22 @@ struct writeback *writeback_start(const char *path, unsigned period_ms)
 	return w;
 }
 
-void writeback_stop(struct writeback *w)
+int writeback_stop(struct writeback *w)
 {
 	if (!w)
-		return;
+		return 0;
 	pthread_mutex_lock(&w->mu);
 	w->stop = 1;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->th, NULL);
+	int err = w->err;
+	const char *t = getenv("KVIO_TEST_WRITEBACK_EIO"); /* tests: as if an fdatasync had failed */
+	if (!err && t && !strcmp(t, "1"))
+		err = EIO;
 	close(w->fd);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
 	free(w);
+	return err;
 }

@@ -14,7 +14,7 @@
  * wall): 1M ingest 0.597 -> 0.521 s (10 runs each); 4M export without
  * findings 1.378 -> 1.142 s, with findings 1.638 -> 1.376 s (5 each). Best
  * effort: a file it cannot open changes nothing; KVIO_WRITEBACK=0 turns it
- * off. */
+ * off. Test knob: KVIO_TEST_WRITEBACK_EIO=1 makes writeback_stop report EIO. */
 #ifndef KVIO_WRITEBACK_H
 #define KVIO_WRITEBACK_H
 
@@ -22,7 +22,11 @@ struct writeback;
 
 /* Start on path (NULL when it cannot: the caller goes on without). */
 struct writeback *writeback_start(const char *path, unsigned period_ms);
-/* Stop and free (NULL is fine). */
-void writeback_stop(struct writeback *w);
+/* Stop and free (NULL is fine): 0, or the errno of the first fdatasync
+ * that failed. The caller must treat it as a failed write: the kernel
+ * reports a write-back error (EIO, ENOSPC of a delayed allocation) once per
+ * open file, and a file opened after the thread saw it (outfile_commit's
+ * reopen of a database SQLite wrote) would not see it again. */
+int writeback_stop(struct writeback *w);
 
 #endif

@@ -73,6 +73,21 @@ eq "same file: no temp file written" 0 "$(leftovers "$O")"
 G=$T/full-g
 "$BUILD/kvio-gen" --sem "$G.s" --ebpf "$G.e" --lines 300000 --seed 7 2>/dev/null
 "$BUILD/kvio-ingest" -q -o "$G.db" --sem "$G.s" --ebpf "$G.e"
+# a write-back error the output's writeback thread saw (EIO, a delayed
+# allocation's ENOSPC) fails the commit: the kernel reports it once per open
+# file, and the commit's reopen of a database SQLite wrote would not see it
+# again (before: exit 0, the database renamed into place)
+for c in ingest export; do
+	echo previous > "$T/wb.$c"
+	if [ $c = ingest ]; then
+		KVIO_TEST_WRITEBACK_EIO=1 "$BUILD/kvio-ingest" -o "$T/wb.$c" --sem "$G.s" --ebpf "$G.e" >/dev/null 2>"$T/wb.err"
+	else
+		KVIO_TEST_WRITEBACK_EIO=1 "$BUILD/kvio-export" "$G.db" -o "$T/wb.$c" >/dev/null 2>"$T/wb.err"
+	fi
+	eq "a write-back error, kvio-$c: exit 2 and one line, the previous output intact, no temp file" \
+		"2|kvio-$c: writing $T/wb.$c: Input/output error|previous|0" \
+		"$?|$(cat "$T/wb.err")|$(cat "$T/wb.$c")|$(leftovers "$T" -maxdepth 1)"
+done
 M=$T/full
 mkdir -p "$M"
 # full_case NAME OUTPUT EXPECTED-STDERR COMMAND...: the previous OUTPUT holds
