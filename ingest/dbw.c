@@ -113,6 +113,7 @@ void dbw_obj_begin(struct dbw *w, int64_t id)
 	sqlite3_clear_bindings(w->obj);
 	sqlite3_bind_int64(w->obj, 1, id);
 	w->obj_id = id;
+	w->obj_next = 0;
 }
 
 void dbw_obj_end(struct dbw *w)
@@ -122,21 +123,34 @@ void dbw_obj_end(struct dbw *w)
 	w->obj_id = -1;
 }
 
+/* key's kvio_obj column (obj_cols), -1 for none: the column after the last
+ * one found is tried first (write.c binds an object's in the table's order). */
+static int obj_col(struct dbw *w, const char *key)
+{
+	for (int k = 0; k < NOBJCOL; k++) {
+		int c = (w->obj_next + k) % NOBJCOL;
+		if (!strcmp(key, obj_cols[c])) {
+			w->obj_next = c + 1;
+			return c;
+		}
+	}
+	return -1;
+}
+
 void dbw_arg_row(struct dbw *w, int64_t set, const char *key, int vt_kind, int64_t i,
 		    const char *s, double d, const char *display)
 {
 	dbw_sync(w);
-	if (set == w->obj_id)
-		for (int c = 0; c < NOBJCOL; c++)
-			if (!strcmp(key, obj_cols[c])) {
-				if (vt_kind == 3)
-					sqlite3_bind_double(w->obj, c + 2, d);
-				else if (vt_kind == 4)
-					sqlite3_bind_text(w->obj, c + 2, s, -1, SQLITE_TRANSIENT);
-				else
-					sqlite3_bind_int64(w->obj, c + 2, i);
-				return;
-			}
+	int c = set == w->obj_id ? obj_col(w, key) : -1;
+	if (c >= 0) {
+		if (vt_kind == 3)
+			sqlite3_bind_double(w->obj, c + 2, d);
+		else if (vt_kind == 4)
+			sqlite3_bind_text(w->obj, c + 2, s, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_int64(w->obj, c + 2, i);
+		return;
+	}
 	static const char *const vt[] = {"int", "uint", "bool", "real", "string"};
 	char k[96];
 	snprintf(k, sizeof k, "debug.%s", key);

@@ -37,6 +37,7 @@ struct dbw {
 	sqlite3 *db;
 	sqlite3_stmt *process, *track, *chunk, *range, *slice, *arg, *counter, *flow, *name, *kv, *obj;
 	int64_t obj_id;      /* between dbw_obj_begin and dbw_obj_end: args of this set go to kvio_obj */
+	int obj_next;        /* the kvio_obj column after the last one bound (write.c binds them in order) */
 	struct chunkbuf *cb;
 	/* The chunk writer: a full chunk is encoded and inserted on its own thread
 	 * while the stream goes on (the chunks are most of the database's bytes).

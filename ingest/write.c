@@ -273,8 +273,10 @@ void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int6
 	int failed = ob->error.t == JV_STR ? ob->error.s[0] != 0
 		   : ob->error.t == JV_BOOL || ob->error.t == JV_INT ? ob->error.i != 0
 		   : ob->error.t == JV_REAL ? ob->error.d != 0 : ob->error.t == JV_UINT;
-	snprintf(name, sizeof name, "%s %s %.1fMiB%s", ob->op, ob->part ? ob->part : "kv",
-		 bytes / 1048576.0, failed ? " FAILED" : "");
+	char mib[32];
+	mib1_text(mib, sizeof mib, bytes);
+	str_cat(name, sizeof name, (const char *[]){ob->op, " ", ob->part ? ob->part : "kv", " ", mib, "MiB",
+						    failed ? " FAILED" : "", NULL});
 	dbw_sync(w); /* the statement is used directly: the chunk writer must be idle */
 	sqlite3_stmt *st = w->slice;
 	sqlite3_bind_int64(st, 1, id);

@@ -156,6 +156,43 @@ int64_t env_i64(const char *name, int64_t dflt, int64_t min)
 	return e && !parse_i64(e, &v) && v >= min ? v : dflt;
 }
 
+size_t str_cat(char *buf, size_t n, const char *const *parts)
+{
+	size_t k = 0;
+	for (; *parts && k + 1 < n; parts++) {
+		size_t l = strlen(*parts);
+		l = l < n - 1 - k ? l : n - 1 - k;
+		memcpy(buf + k, *parts, l);
+		k += l;
+	}
+	if (n)
+		buf[k] = 0;
+	return k;
+}
+
+int mib1_text(char *buf, size_t n, int64_t bytes)
+{
+	if (bytes < 0 || bytes >= (int64_t)1 << 53)
+		return snprintf(buf, n, "%.1f", (double)bytes / 1048576.0);
+	uint64_t x = (uint64_t)bytes * 10, q = x >> 20, r = x & 0xfffff; /* tenths, and the rest */
+	q += r > 0x80000 || (r == 0x80000 && (q & 1));
+	char d[24];
+	int k = (int)sizeof d;
+	d[--k] = (char)('0' + q % 10);
+	d[--k] = '.';
+	q /= 10;
+	do
+		d[--k] = (char)('0' + q % 10);
+	while (q /= 10);
+	int len = (int)sizeof d - k;
+	if (n) {
+		size_t m = (size_t)len < n ? (size_t)len : n - 1;
+		memcpy(buf, d + k, m);
+		buf[m] = 0;
+	}
+	return len;
+}
+
 double now_s(void)
 {
 	struct timespec t;

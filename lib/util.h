@@ -56,6 +56,13 @@ double now_s(void);
 double wall_s(void); /* Unix time (s), CLOCK_REALTIME */
 double thread_cpu_s(void); /* the calling thread's CPU time (s), for KVIO_TIMING's lines */
 double wall_since_ms(int64_t unix_ms); /* s from a Unix time in ms to now, to the ms; >= 0 */
+/* snprintf(buf, n, "%.1f", bytes / 1048576.0) (MiB with one decimal, as
+ * printf rounds: the exact value, ties to even) without printf's float
+ * path, in integers where that is exact (0 <= bytes < 2^53). Its length. */
+int mib1_text(char *buf, size_t n, int64_t bytes);
+/* The strings of the NULL-terminated list parts, one after another, into
+ * buf (n bytes; cut at n - 1, as snprintf cuts). The length written. */
+size_t str_cat(char *buf, size_t n, const char *const *parts);
 /* ns as people read a latency: 812ns, 139.6us, 2.41ms, 1.20s; "-" for NaN or < 0. */
 const char *ns_text(char *buf, size_t n, double ns);
 /* Whether process pid runs on this host: 1, 0 (no such process), -1 (not a pid). */

@@ -1,6 +1,7 @@
 # C unit tests: the JSON line layer (tests/unit_jsonl.c), the u64 hash map (tests/unit_map.c), the
 # report's JSON reader (tests/unit_json.c: jn_parse, how kvio-report reads its children's reports back), the
-# progress line (tests/unit_progress.c: its share, growth, redraw limit, end), and
+# progress line (tests/unit_progress.c: its share, growth, redraw limit, end), lib/util.c's text
+# helpers against snprintf (tests/unit_util.c: an object's MiB, names put together), and
 # the report's float and string rendering (tests/jsonfmt.c against python3's repr and json.dumps).
 # The number after a unit binary's name is its plan: the checks it makes (tests/lib.sh, unit()).
 unit unit_jsonl 89 tests/unit_jsonl.c lib/util.c lib/jsonesc.c $JSONL
@@ -8,6 +9,7 @@ unit unit_map 3 tests/unit_map.c lib/u64map.c lib/util.c
 unit unit_stats 48 tests/unit_stats.c report/stats.c -lm
 unit unit_json 13 tests/unit_json.c report/json.c lib/jsonesc.c lib/util.c -lm
 unit unit_progress 10 tests/unit_progress.c lib/progress.c lib/util.c
+unit unit_util 5 tests/unit_util.c lib/util.c -lm
 # report/stats.c against scipy (Debian's: /usr/bin/python3, whatever python3 is first
 # on PATH): U test p-values, bootstrap intervals (tests/stats_check.py --quick)
 if /usr/bin/python3 -c 'import scipy, numpy' 2>/dev/null; then
