@@ -15,6 +15,7 @@
 #include "valid.h"
 #include "memo.h"
 #include "values.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <xxhash.h>
@@ -167,28 +168,40 @@ static void hput(struct hbuf *h, const void *p, size_t n)
 	h->n += n;
 }
 
-/* Column value v into h: its type, then integers and reals as 8 bytes, text
- * and blobs as length and bytes. (The row's values are taken once each with
+/* A value into h: its type, then integers and reals as 8 bytes, text and
+ * blobs as length and bytes (hval reads one from a row, db_sum_* take the
+ * writer's: one encoding). */
+static void h_typed(struct hbuf *h, unsigned char ty, const void *p, uint32_t len)
+{
+	hput(h, &ty, 1);
+	if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
+		hput(h, p, 8);
+	} else if (ty == SQLITE_TEXT || ty == SQLITE_BLOB) {
+		hput(h, &len, 4);
+		if (len && p)
+			hput(h, p, len);
+	}
+}
+
+/* Column value v into h (h_typed). (The row's values are taken once each with
  * sqlite3_column_value and read with sqlite3_value_*: each sqlite3_column_*
  * call takes the connection's mutex, which cost more than the hashing and the
  * value checks together. The connection is this thread's while it steps.) */
 static void hval(struct hbuf *h, sqlite3_value *v)
 {
 	unsigned char ty = (unsigned char)sqlite3_value_type(v);
-	hput(h, &ty, 1);
+	union { int64_t i; double d; } u = {0};
 	if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
-		union { int64_t i; double d; } u;
 		if (ty == SQLITE_INTEGER)
 			u.i = sqlite3_value_int64(v);
 		else
 			u.d = sqlite3_value_double(v);
-		hput(h, &u, 8);
+		h_typed(h, ty, &u, 8);
 	} else if (ty == SQLITE_TEXT || ty == SQLITE_BLOB) {
 		const void *p = ty == SQLITE_TEXT ? (const void *)sqlite3_value_text(v) : sqlite3_value_blob(v);
-		uint32_t len = (uint32_t)sqlite3_value_bytes(v);
-		hput(h, &len, 4);
-		if (len && p)
-			hput(h, p, len);
+		h_typed(h, ty, p, (uint32_t)sqlite3_value_bytes(v));
+	} else {
+		h_typed(h, ty, NULL, 0);
 	}
 }
 
@@ -275,9 +288,9 @@ static int table_sum(sqlite3 *db, const char *q, const struct sumtab *t, int64_t
 		     struct vcx *vc)
 {
 	struct hbuf *h = hbuf_new();
+	*rows = 0;
 	if (!h)
 		return SQLITE_NOMEM;
-	*rows = 0;
 	int rc = rows_into(db, q, t, h, rows, vc, 1, 0);
 	*sum = hbuf_digest(h);
 	hbuf_free(h);
@@ -382,17 +395,94 @@ static int sum_inc(sqlite3 *db, struct sumcache *c, size_t i, int64_t frozen, in
 	return rc;
 }
 
+/* ---- sums taken as the rows are written ---- */
+
+struct db_sum {
+	struct hbuf *h;
+	int64_t rows;
+};
+
+struct db_sum *db_sum_new(void)
+{
+	struct db_sum *s = sqlite3_malloc(sizeof *s);
+	if (s && !(s->h = hbuf_new())) {
+		sqlite3_free(s);
+		return NULL;
+	}
+	if (s)
+		s->rows = 0;
+	return s;
+}
+
+void db_sum_free(struct db_sum *s)
+{
+	if (s)
+		hbuf_free(s->h);
+	sqlite3_free(s);
+}
+
+void db_sum_int(struct db_sum *s, int64_t v)
+{
+	h_typed(s->h, SQLITE_INTEGER, &v, 8);
+}
+
+void db_sum_real(struct db_sum *s, double v, int real_column)
+{
+	if (isnan(v)) { /* sqlite3_bind_double binds a NaN as NULL */
+		db_sum_null(s);
+		return;
+	}
+	if (real_column && v == 0)
+		v = 0.0; /* stored as the integer 0 there (REAL affinity), read back +0.0 */
+	h_typed(s->h, SQLITE_FLOAT, &v, 8);
+}
+
+void db_sum_text(struct db_sum *s, const char *t)
+{
+	if (!t)
+		db_sum_null(s);
+	else
+		h_typed(s->h, SQLITE_TEXT, t, (uint32_t)strlen(t));
+}
+
+void db_sum_null(struct db_sum *s)
+{
+	h_typed(s->h, SQLITE_NULL, NULL, 0);
+}
+
+void db_sum_row(struct db_sum *s)
+{
+	s->rows++;
+}
+
+/* The given sum of table name (names[k], sums[k]; names NULL-terminated), or NULL. */
+static const struct db_sum *sum_given(const char *name, const char *const *names, struct db_sum *const *sums)
+{
+	for (size_t k = 0; names && names[k]; k++)
+		if (sums[k] && !strcmp(names[k], name))
+			return sums[k];
+	return NULL;
+}
+
 /* The kvio_sum rows: every table read whole (c NULL), or only what changed
- * since c's last sums (--follow's commits). */
-static int write_sums(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx)
+ * since c's last sums (--follow's commits); a table whose sum is given
+ * (names, sums) is not read. */
+static int write_sums(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx,
+		      const char *const *names, struct db_sum *const *sums)
 {
 	sqlite3_stmt *ins;
 	int rc = sqlite3_prepare_v2(db, "INSERT INTO kvio_sum VALUES(?1, ?2, ?3)", -1, &ins, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < NSUMTAB; i++) {
 		int64_t rows;
 		uint64_t sum;
-		rc = c ? sum_inc(db, c, i, frozen(ctx, sumtabs[i].name), &rows, &sum)
-		       : table_sum(db, "main", &sumtabs[i], &rows, &sum, NULL);
+		const struct db_sum *g = c ? NULL : sum_given(sumtabs[i].name, names, sums);
+		if (g) {
+			rows = g->rows;
+			sum = hbuf_digest(g->h);
+		} else {
+			rc = c ? sum_inc(db, c, i, frozen(ctx, sumtabs[i].name), &rows, &sum)
+			       : table_sum(db, "main", &sumtabs[i], &rows, &sum, NULL);
+		}
 		if (rc != SQLITE_OK)
 			break;
 		sqlite3_bind_text(ins, 1, sumtabs[i].name, -1, SQLITE_STATIC);
@@ -407,12 +497,17 @@ static int write_sums(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *c
 
 int db_write_sums(sqlite3 *db)
 {
-	return write_sums(db, NULL, NULL, NULL);
+	return write_sums(db, NULL, NULL, NULL, NULL, NULL);
+}
+
+int db_write_sums_given(sqlite3 *db, const char *const *names, struct db_sum *const *sums)
+{
+	return write_sums(db, NULL, NULL, NULL, names, sums);
 }
 
 int db_write_sums_inc(sqlite3 *db, struct sumcache *c, int64_t (*frozen)(void *ctx, const char *table), void *ctx)
 {
-	return write_sums(db, c, frozen, ctx);
+	return write_sums(db, c, frozen, ctx, NULL, NULL);
 }
 
 const char *db_sum_table(size_t i)

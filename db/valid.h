@@ -38,6 +38,22 @@ int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why
 int db_unchecked(void);
 /* At the end of an ingest (main, in its transaction): kvio_sum's rows. */
 int db_write_sums(sqlite3 *db);
+/* A table's rows hashed as its writer writes them, so that its kvio_sum row
+ * need not read them back: each column's value, in the table's column
+ * order, as SQLite stores it (the same bytes db_write_sums hashes reading
+ * the table; a real in a REAL column: -0.0 is stored as 0; a NaN bound is
+ * NULL), rows in the table's order (its rowid's). */
+struct db_sum;
+struct db_sum *db_sum_new(void);
+void db_sum_free(struct db_sum *s);
+void db_sum_int(struct db_sum *s, int64_t v);
+void db_sum_real(struct db_sum *s, double v, int real_column);
+void db_sum_text(struct db_sum *s, const char *t); /* NULL: a NULL */
+void db_sum_null(struct db_sum *s);
+void db_sum_row(struct db_sum *s); /* a row's values are in: one row more */
+/* db_write_sums with the sums of the tables named in given (NULL-terminated
+ * pairs of table name and sum) taken as they are, the others read. */
+int db_write_sums_given(sqlite3 *db, const char *const *names, struct db_sum *const *sums);
 /* kvio-ingest --follow: kvio_sum's rows as db_write_sums writes them, each
  * commit reading only what changed: frozen(ctx, table) gives the key (its
  * first ORDER BY column) below which the table's rows are those of the last

@@ -60,7 +60,7 @@ int jv_int(const struct jv *v, int64_t dflt, int64_t *out)
 	switch (v->t) {
 	case JV_INT: case JV_BOOL: *out = v->i; return 1;
 	case JV_UINT: *out = (int64_t)v->u; return 1;
-	case JV_REAL: *out = (int64_t)v->d; return 1;
+	case JV_REAL: *out = i64_of_double(v->d); return 1;
 	default: *out = dflt; return 0;
 	}
 }

@@ -40,6 +40,51 @@ static void bind_i64_or_null(sqlite3_stmt *st, int i, int present, int64_t v)
 		sqlite3_bind_null(st, i);
 }
 
+/* ---- the big tables' sums, taken as their rows are written ---- */
+
+static const char *const rsum_table[DBW_NRSUM + 1] = {"kvio_slice", "kvio_obj", "flow", "kvio_counter", NULL};
+
+void dbw_sum_rows(struct dbw *w)
+{
+	for (int k = 0; k < DBW_NRSUM && w->rc == SQLITE_OK; k++) {
+		char sql[96];
+		sqlite3_stmt *st;
+		snprintf(sql, sizeof sql, "SELECT NOT EXISTS (SELECT 1 FROM %s)", rsum_table[k]);
+		int empty = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+			    sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		if (empty && !w->rsum[k] && (w->rsum[k] = db_sum_new()))
+			w->rsum_last[k] = INT64_MIN;
+	}
+}
+
+/* Table k's sum for a row of id: NULL when not taken (or no longer: a row
+ * out of id order is hashed out of the table's order, so it is read back). */
+static struct db_sum *rsum_row(struct dbw *w, int k, int64_t id)
+{
+	struct db_sum *s = w->rsum[k];
+	if (s && id <= w->rsum_last[k]) {
+		db_sum_free(s);
+		w->rsum[k] = s = NULL;
+	}
+	if (s) {
+		w->rsum_last[k] = id;
+		db_sum_row(s);
+	}
+	return s;
+}
+
+static void rsum_free(struct dbw *w)
+{
+	for (int k = 0; k < DBW_NRSUM; k++) {
+		db_sum_free(w->rsum[k]);
+		w->rsum[k] = NULL;
+	}
+	free(w->objtext);
+	w->objtext = NULL;
+	w->objtext_n = w->objtext_cap = 0;
+}
+
 int64_t dbw_process(struct dbw *w, int64_t pid, const char *name)
 {
 	dbw_sync(w);
@@ -99,6 +144,18 @@ void dbw_slice_id(struct dbw *w, int64_t id, int64_t ts, int64_t dur, int64_t tr
 	sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, id);
 	dbw_step(w, st);
+	struct db_sum *h = rsum_row(w, RS_SLICE, id);
+	if (h) { /* id, ts, dur, track_id, category, name, depth (0), parent_id, arg_set_id */
+		db_sum_int(h, id);
+		db_sum_int(h, ts);
+		db_sum_int(h, dur);
+		db_sum_int(h, track);
+		db_sum_null(h);
+		db_sum_text(h, name);
+		db_sum_int(h, 0);
+		db_sum_null(h);
+		db_sum_int(h, id);
+	}
 }
 
 /* ---- args of generic slices ---- */
@@ -106,6 +163,7 @@ static const char *const obj_cols[] = {"trace_id", "op", "part", "bytes", "slot_
 	"chunk", "tp_rank", "tp_world", "tp_chunk", "n_cmds", "op_latency_ms", "error", "instance", "producer_pid",
 	"key", "occurrence"};
 #define NOBJCOL (int)(sizeof obj_cols / sizeof obj_cols[0])
+_Static_assert(NOBJCOL == DBW_OBJ_COLS, "dbw.h sizes the kvio_obj row kept for its sum");
 
 void dbw_obj_begin(struct dbw *w, int64_t id)
 {
@@ -114,13 +172,62 @@ void dbw_obj_begin(struct dbw *w, int64_t id)
 	sqlite3_bind_int64(w->obj, 1, id);
 	w->obj_id = id;
 	w->obj_next = 0;
+	if (w->rsum[RS_OBJ]) { /* the row's values as bound, for its sum */
+		for (int c = 0; c < NOBJCOL; c++)
+			w->objv[c].t = SQLITE_NULL;
+		w->objtext_n = 0;
+	}
+}
+
+/* kvio_obj's row into its sum: the values bound (no declared types: each as it was bound). */
+static void obj_sum(struct dbw *w, int64_t id)
+{
+	struct db_sum *h = rsum_row(w, RS_OBJ, id);
+	if (!h)
+		return;
+	db_sum_int(h, id);
+	for (int c = 0; c < NOBJCOL; c++) {
+		if (w->objv[c].t == SQLITE_INTEGER)
+			db_sum_int(h, w->objv[c].i);
+		else if (w->objv[c].t == SQLITE_FLOAT)
+			db_sum_real(h, w->objv[c].d, 0);
+		else if (w->objv[c].t == SQLITE_TEXT)
+			db_sum_text(h, w->objtext + w->objv[c].s);
+		else
+			db_sum_null(h);
+	}
 }
 
 void dbw_obj_end(struct dbw *w)
 {
 	dbw_sync(w);
 	dbw_step(w, w->obj);
+	obj_sum(w, w->obj_id);
 	w->obj_id = -1;
+}
+
+/* Column c of the kvio_obj row bound, kept for its sum (vt_kind as dbw_arg_row's). */
+static void obj_keep(struct dbw *w, int c, int vt_kind, int64_t i, const char *s, double d)
+{
+	if (!w->rsum[RS_OBJ])
+		return;
+	if (vt_kind == 3) {
+		w->objv[c].t = SQLITE_FLOAT;
+		w->objv[c].d = d;
+	} else if (vt_kind == 4) {
+		size_t l = strlen(s) + 1;
+		w->objv[c].t = SQLITE_TEXT;
+		if (w->objtext_n + l > w->objtext_cap) {
+			w->objtext_cap = (w->objtext_n + l) * 2;
+			w->objtext = xrealloc(w->objtext, w->objtext_cap);
+		}
+		w->objv[c].s = w->objtext_n;
+		memcpy(w->objtext + w->objtext_n, s, l);
+		w->objtext_n += l;
+	} else {
+		w->objv[c].t = SQLITE_INTEGER;
+		w->objv[c].i = i;
+	}
 }
 
 /* key's kvio_obj column (obj_cols), -1 for none: the column after the last
@@ -149,6 +256,7 @@ void dbw_arg_row(struct dbw *w, int64_t set, const char *key, int vt_kind, int64
 			sqlite3_bind_text(w->obj, c + 2, s, -1, SQLITE_TRANSIENT);
 		else
 			sqlite3_bind_int64(w->obj, c + 2, i);
+		obj_keep(w, c, vt_kind, i, s, d);
 		return;
 	}
 	static const char *const vt[] = {"int", "uint", "bool", "real", "string"};
@@ -192,22 +300,40 @@ void dbw_counter(struct dbw *w, int64_t ts, int64_t track, double v)
 {
 	dbw_sync(w);
 	sqlite3_stmt *st = w->counter;
-	sqlite3_bind_int64(st, 1, w->next_counter++);
+	int64_t id = w->next_counter++;
+	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, ts);
 	sqlite3_bind_int64(st, 3, track);
 	sqlite3_bind_double(st, 4, v);
 	dbw_step(w, st);
+	struct db_sum *h = rsum_row(w, RS_COUNTER, id);
+	if (h) { /* id, ts, track_id, value (REAL) */
+		db_sum_int(h, id);
+		db_sum_int(h, ts);
+		db_sum_int(h, track);
+		db_sum_real(h, v, 1);
+	}
 }
 
 void dbw_flow(struct dbw *w, int64_t out, int64_t in, int64_t flow_id)
 {
 	dbw_sync(w);
 	sqlite3_stmt *st = w->flow;
-	sqlite3_bind_int64(st, 1, w->next_flow++);
+	int64_t id = w->next_flow++;
+	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, out);
 	sqlite3_bind_int64(st, 3, in);
 	sqlite3_bind_int64(st, 4, flow_id);
 	dbw_step(w, st);
+	struct db_sum *h = rsum_row(w, RS_FLOW, id);
+	if (h) { /* id, type (its default), slice_out, slice_in, trace_id, arg_set_id */
+		db_sum_int(h, id);
+		db_sum_text(h, "__intrinsic_flow");
+		db_sum_int(h, out);
+		db_sum_int(h, in);
+		db_sum_int(h, flow_id);
+		db_sum_null(h);
+	}
 }
 
 /* ---- command chunks ---- */
@@ -576,7 +702,7 @@ static void end_rows(struct dbw *w, int narms)
 		w->rc = db_exec(w->db, sql, "writing the database");
 	}
 	if (w->rc == SQLITE_OK && (w->rc = w->sums ? db_write_sums_inc(w->db, w->sums, w->frozen, w->frozen_ctx)
-						 : db_write_sums(w->db)) != SQLITE_OK) /* the last write: what kvio wrote */
+						 : db_write_sums_given(w->db, rsum_table, w->rsum)) != SQLITE_OK) /* the last write */
 		kvio_err("writing %s: %s", db_name(w->db), db_reason(w->db, w->rc));
 }
 
@@ -593,6 +719,7 @@ int dbw_end(struct dbw *w, int narms)
 	dbw_flush_chunk(w);
 	writer_stop(w);
 	end_rows(w, narms);
+	rsum_free(w);
 	dbw_detach(w);
 	chunkbuf_free(w->cb);
 	chunkbuf_free(w->spare);
@@ -610,6 +737,8 @@ int dbw_end(struct dbw *w, int narms)
 void dbw_set_depth(struct dbw *w, int64_t id, int depth)
 {
 	dbw_sync(w);
+	db_sum_free(w->rsum[RS_SLICE]); /* a row changed: read back */
+	w->rsum[RS_SLICE] = NULL;
 	sqlite3_stmt *st;
 	if (w->rc != SQLITE_OK ||
 	    sqlite3_prepare_v2(w->db, "UPDATE kvio_slice SET depth = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)

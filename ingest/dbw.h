@@ -32,6 +32,11 @@ struct chunkbuf {
 };
 
 #define DBW_NAME_CACHE 16
+struct db_sum; /* db/valid.h */
+#define DBW_OBJ_COLS 18 /* kvio_obj's columns after id */
+
+/* The big tables whose sums a one-shot ingest takes as it writes them. */
+enum { RS_SLICE, RS_OBJ, RS_FLOW, RS_COUNTER, DBW_NRSUM };
 
 struct dbw {
 	sqlite3 *db;
@@ -66,6 +71,13 @@ struct dbw {
 	size_t nused;        /* names used */
 	int names_unordered; /* a name first used by it had not the next id (another writer's came between) */
 	struct sumcache *sums; /* --follow: the sums of each commit read what changed (db/valid.h) */
+	/* dbw_sum_rows: kvio_slice's, kvio_obj's, flow's and kvio_counter's sums
+	 * taken as their rows are written (NULL: read back at the end) */
+	struct db_sum *rsum[DBW_NRSUM];
+	int64_t rsum_last[DBW_NRSUM];     /* the id of each one's last row */
+	struct { uint8_t t; int64_t i; double d; size_t s; } objv[DBW_OBJ_COLS]; /* the kvio_obj row bound */
+	char *objtext;                    /* its texts (objv[].s: offsets), NUL-terminated */
+	size_t objtext_n, objtext_cap;
 	int64_t (*frozen)(void *ctx, const char *table);
 	void *frozen_ctx;
 	int rc;
@@ -89,6 +101,11 @@ int dbw_begin(struct dbw *w, sqlite3 *db);
 /* The same without the placeholder rows (--follow --merge: an arm's writer
  * after the first's, its command names in names_of's list; NULL: its own). */
 int dbw_begin_more(struct dbw *w, sqlite3 *db, struct dbw *names_of);
+/* Take the sums of kvio_slice, kvio_obj, flow and kvio_counter as dbw writes
+ * their rows (db/valid.h's db_sum; the end then does not read them back),
+ * each one empty now; one whose rows do not all come through dbw in id order
+ * is read back. The caller writes those tables through dbw only. */
+void dbw_sum_rows(struct dbw *w);
 /* Flush, metadata (n arms), finalize, COMMIT (or just finalize after an error). */
 int dbw_end(struct dbw *w, int narms);
 

@@ -398,6 +398,7 @@ int ingest_arms(struct ingest_args *a, sqlite3 *db, struct arm **armsp)
 	struct dbw w;
 	if (dbw_begin(&w, db) != SQLITE_OK)
 		return 2;
+	dbw_sum_rows(&w); /* the big tables' sums as they are written (write.c writes them through dbw) */
 	for (int i = 0; i < a->narms && !status && w.rc == SQLITE_OK; i++)
 		status = ingest_arm(a, i, &w, &arms[i], t0);
 	if (!status)

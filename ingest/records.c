@@ -24,7 +24,8 @@ static const char *tok_str(struct arm *a, struct jline *j, int t, struct scratch
 	return arena_dup(&a->strs, sc->buf, n);
 }
 
-/* A semantic field kept with its JSON type. Returns -1 on a bad string escape. */
+/* A semantic field kept with its JSON type. Returns -1 on a bad string
+ * escape, -2 on a number no double holds (1e999, or over 63 characters). */
 static int get_jv(struct arm *a, struct jline *j, int t, struct scratch *sc, struct jv *v)
 {
 	v->t = JV_NONE;
@@ -54,7 +55,7 @@ static int get_jv(struct arm *a, struct jline *j, int t, struct scratch *sc, str
 			else if (!jl_f64(j, t, &v->d))
 				v->t = JV_REAL;
 			else
-				return -1;
+				return -2;
 		}
 	} else {
 		/* object/array: kept as its JSON text */
@@ -329,11 +330,12 @@ static const char *sem_line(struct reader *r, int *other, uint64_t lineno)
 	}
 	t = JL_FIND(j, "key");
 	if (t >= 0 && !jl_is_null(j, t)) {
-		if (get_jv(a, j, t, &r->sc, &v))
+		int kr = get_jv(a, j, t, &r->sc, &v);
+		if (kr == -1)
 			return "semantic record key has a bad escape";
-		if (v.t == JV_STR)
+		if (!kr && v.t == JV_STR)
 			o.key = v.s;
-		else /* a number or bool: its JSON text, as str() would print it */
+		else /* a number (any: 1e999 too) or bool: its JSON text, as str() would print it */
 			o.key = arena_dup(&a->strs, j->s + j->tok[t].start, j->tok[t].end - j->tok[t].start);
 	}
 	t = JL_FIND(j, "key_hex");
@@ -342,12 +344,14 @@ static const char *sem_line(struct reader *r, int *other, uint64_t lineno)
 			return "semantic record key_hex has a bad escape";
 		o.key_hex = v.s;
 	}
-	if (get_jv(a, j, JL_FIND(j, "bytes"), &r->sc, &o.bytes) ||
-	    get_jv(a, j, JL_FIND(j, "slot_offset"), &r->sc, &o.slot_offset) ||
-	    get_jv(a, j, JL_FIND(j, "error"), &r->sc, &o.error) ||
-	    get_jv(a, j, JL_FIND(j, "instance"), &r->sc, &o.instance) ||
-	    get_jv(a, j, JL_FIND(j, "pid"), &r->sc, &o.pid))
-		return "semantic record has a bad string escape";
+	int bad;
+	if ((bad = get_jv(a, j, JL_FIND(j, "bytes"), &r->sc, &o.bytes)) ||
+	    (bad = get_jv(a, j, JL_FIND(j, "slot_offset"), &r->sc, &o.slot_offset)) ||
+	    (bad = get_jv(a, j, JL_FIND(j, "error"), &r->sc, &o.error)) ||
+	    (bad = get_jv(a, j, JL_FIND(j, "instance"), &r->sc, &o.instance)) ||
+	    (bad = get_jv(a, j, JL_FIND(j, "pid"), &r->sc, &o.pid)))
+		return bad == -2 ? "semantic record has a number no double holds (1e999, or over 63 characters)"
+				 : "semantic record has a bad string escape";
 	o.line = (uint32_t)lineno;
 	*(struct obj *)vec_push(&a->objs, sizeof o) = o;
 	return NULL;
@@ -365,11 +369,13 @@ static const char *serving_line(struct reader *r, int *other)
 	struct serving s = {0};
 	if (sec_to_ns(j, ts, &s.start) || sec_to_ns(j, te, &s.end))
 		return "serving record ts/ts_start is not a non-negative number of seconds";
-	if (get_jv(a, j, JL_FIND(j, "op"), &r->sc, &s.op) ||
-	    get_jv(a, j, JL_FIND(j, "name"), &r->sc, &s.name) ||
-	    get_jv(a, j, JL_FIND(j, "tokens"), &r->sc, &s.tokens) ||
-	    get_jv(a, j, JL_FIND(j, "request_id"), &r->sc, &s.request_id))
-		return "serving record has a bad string escape";
+	int bad;
+	if ((bad = get_jv(a, j, JL_FIND(j, "op"), &r->sc, &s.op)) ||
+	    (bad = get_jv(a, j, JL_FIND(j, "name"), &r->sc, &s.name)) ||
+	    (bad = get_jv(a, j, JL_FIND(j, "tokens"), &r->sc, &s.tokens)) ||
+	    (bad = get_jv(a, j, JL_FIND(j, "request_id"), &r->sc, &s.request_id)))
+		return bad == -2 ? "serving record has a number no double holds (1e999, or over 63 characters)"
+				 : "serving record has a bad string escape";
 	*(struct serving *)vec_push(&a->serving, sizeof s) = s;
 	return NULL;
 }

@@ -266,7 +266,7 @@ void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int6
 	if (ob->bytes.t == JV_INT || ob->bytes.t == JV_BOOL)
 		bytes = ob->bytes.i;
 	else if (ob->bytes.t == JV_REAL)
-		bytes = (int64_t)ob->bytes.d;
+		bytes = i64_of_double(ob->bytes.d);
 	else if (ob->bytes.t == JV_UINT)
 		bytes = (int64_t)ob->bytes.u;
 	char name[256];
@@ -277,15 +277,7 @@ void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int6
 	mib1_text(mib, sizeof mib, bytes);
 	str_cat(name, sizeof name, (const char *[]){ob->op, " ", ob->part ? ob->part : "kv", " ", mib, "MiB",
 						    failed ? " FAILED" : "", NULL});
-	dbw_sync(w); /* the statement is used directly: the chunk writer must be idle */
-	sqlite3_stmt *st = w->slice;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, ob->b);
-	sqlite3_bind_int64(st, 3, ob->e - ob->b);
-	sqlite3_bind_int64(st, 4, track);
-	sqlite3_bind_text(st, 5, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 6, id);
-	dbw_step(w, st);
+	dbw_slice_id(w, id, ob->b, ob->e - ob->b, track, name);
 
 	dbw_obj_begin(w, id);
 	dbw_arg_i(w, id, "trace_id", (int64_t)ob->trace_id);
@@ -296,7 +288,7 @@ void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int6
 	if (ob->slot_offset.t == JV_INT || ob->slot_offset.t == JV_BOOL)
 		slot = ob->slot_offset.i;
 	else if (ob->slot_offset.t == JV_REAL)
-		slot = (int64_t)ob->slot_offset.d;
+		slot = i64_of_double(ob->slot_offset.d);
 	dbw_arg_i(w, id, "slot_offset", slot);
 	if (ob->key)
 		key_fields(w, id, ob->key);

@@ -156,6 +156,17 @@ int64_t env_i64(const char *name, int64_t dflt, int64_t min)
 	return e && !parse_i64(e, &v) && v >= min ? v : dflt;
 }
 
+int64_t i64_of_double(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 9223372036854775808.0)
+		return INT64_MAX;
+	if (d < -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
 size_t str_cat(char *buf, size_t n, const char *const *parts)
 {
 	size_t k = 0;

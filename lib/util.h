@@ -56,6 +56,10 @@ double now_s(void);
 double wall_s(void); /* Unix time (s), CLOCK_REALTIME */
 double thread_cpu_s(void); /* the calling thread's CPU time (s), for KVIO_TIMING's lines */
 double wall_since_ms(int64_t unix_ms); /* s from a Unix time in ms to now, to the ms; >= 0 */
+/* d as an int64 the way a C cast truncates it, saturated where the cast
+ * is undefined: past the range the nearest end, a NaN 0 (a semantic
+ * record's 1e300 bytes is a value, not undefined behaviour). */
+int64_t i64_of_double(double d);
 /* snprintf(buf, n, "%.1f", bytes / 1048576.0) (MiB with one decimal, as
  * printf rounds: the exact value, ties to even) without printf's float
  * path, in integers where that is exact (0 <= bytes < 2^53). Its length. */

@@ -91,3 +91,25 @@ eq "tiny: threads (tid, comm), comm escapes decoded" '4321|python3 4322|python3 
 	"$(q "$DB" "select tid || '|' || name from thread where utid > 0 order by utid" | tr '\n' ' ' | sed 's/ $//')"
 eq "tiny: views and extract_arg work under trusted_schema=OFF" "13|2" \
 	"$(sqlite3 -batch -cmd ".load $BUILD/kvio" -cmd "pragma trusted_schema=OFF" "$DB" "select (select count(*) from slice), (select extract_arg(arg_set_id, 'debug.n_cmds') from slice where name like 'store%')")"
+# The sums of kvio_slice, kvio_obj, flow and kvio_counter are taken as their rows
+# are written (dbw.c, db_sum): on values SQLite stores its own way (-0.0 kept in
+# kvio_obj's untyped columns, 0 in a REAL one; the largest double; an unsigned
+# 64-bit integer; text that is not ASCII) kvio-check, which reads every table
+# back and hashes it, must find them as written
+mkdir -p "$T/odd"
+sed -e 's/"bytes":262144,"slot_offset":40960/"bytes":-0.0,"slot_offset":1.7976931348623157e308/' \
+    -e 's/"instance":"i0"}/"instance":-0.0,"error":"é\\u00e9 ünï","pid":18446744073709551615}/' \
+    fixtures/tiny/sem.jsonl > "$T/odd/sem.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/odd/t.db" --sem "$T/odd/sem.jsonl" --ebpf fixtures/tiny/ebpf.jsonl 2>"$T/odd/err"
+eq "tiny: odd semantic values: the database's sums taken as written are those read back (kvio-check)" \
+	"$T/odd/t.db: clean" "$("$BUILD/kvio-check" "$T/odd/t.db" 2>&1 | tail -1)"
+eq "tiny: odd semantic values are stored as SQLite keeps them (real, text, integer; slot_offset 1.8e308 saturated)" \
+	"real|0.0|integer|9223372036854775807|text|éé ünï|integer|-1" \
+	"$(q "$T/odd/t.db" "select typeof(instance), quote(instance), typeof(slot_offset), slot_offset, typeof(error), error,
+	                    typeof(producer_pid), producer_pid from kvio_obj order by id limit 1")"
+# a number no double holds (1e999) is named as what it is, not a bad string escape
+sed -e 's/"instance":"i0"}/"instance":"i0","bytes":1e999}/' fixtures/tiny/sem.jsonl > "$T/odd/big.jsonl"
+"$BUILD/kvio-ingest" -q -o "$T/odd/big.db" --sem "$T/odd/big.jsonl" --ebpf fixtures/tiny/ebpf.jsonl 2>"$T/odd/big.err"
+eq "tiny: a semantic number no double holds: its line is skipped, said as such" \
+	"$T/odd/big.jsonl:2: semantic record has a number no double holds (1e999, or over 63 characters) (line skipped)" \
+	"$(sed -n 's/^kvio-ingest: //p' "$T/odd/big.err" | head -1)"
