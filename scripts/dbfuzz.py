@@ -512,8 +512,8 @@ def m_blob_grow(c, R):
             # copies of the last command at fresh ids: plausible unless the ids run into another
             # chunk's (the directory's check) or a slice's, or a flow names them
             v = PLAUSIBLE if free_ids(c, cid, cid + d['n'] - k, cid + d['n']) else INVALID
-            hit = has_table(c, 'kvio_slice') and q1(c, "SELECT count(*) FROM kvio_slice WHERE id >= ? AND id < ?",
-                                                   (cid + d['n'] - k, cid + d['n']))
+            hit = has_table(c, 'kvio_slice') and cid + d['n'] <= I64_MAX and \
+                q1(c, "SELECT count(*) FROM kvio_slice WHERE id >= ? AND id < ?", (cid + d['n'] - k, cid + d['n']))
             return Mut('blob-grow', kind, 'chunk %d grown from %d to %d bytes' % (cid, len(b), len(nb)), v,
                        check=INVALID if hit else None)
     set_blob(c, cid, nb)
@@ -735,8 +735,9 @@ def m_name(c, R):
     if val is None:
         relax(c, 'kvio_cmd_name')
     c.execute("UPDATE kvio_cmd_name SET name = ? WHERE id = ?", (val, nid))
-    # a name longer than 64 bytes (db/chunk.h CHUNK_NAME_MAX) is not kvio's: dir.c refuses it, used or not
-    v = PLAUSIBLE if kind in ('rename-fresh', 'empty') else INVALID
+    # a name longer than 64 bytes (db/chunk.h CHUNK_NAME_MAX) is not kvio's: dir.c refuses it, used or not;
+    # an integer is stored as its text (the column's TEXT affinity: 5 -> '5'), a name an op may have
+    v = PLAUSIBLE if kind in ('rename-fresh', 'empty', 'int') else INVALID
     return Mut('name', kind, 'kvio_cmd_name %d (%s) = %s' % (nid, name, kind), v if used or kind == 'long' else NEUTRAL)
 
 
