@@ -262,13 +262,8 @@ static const char *key_tail(const char *s, size_t ncp)
 /* Python's "%.1f MiB" of bytes/1048576 and the other object args. */
 void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int64_t id)
 {
-	int64_t bytes = 0;
-	if (ob->bytes.t == JV_INT || ob->bytes.t == JV_BOOL)
-		bytes = ob->bytes.i;
-	else if (ob->bytes.t == JV_REAL)
-		bytes = i64_of_double(ob->bytes.d);
-	else if (ob->bytes.t == JV_UINT)
-		bytes = (int64_t)ob->bytes.u;
+	int64_t bytes;
+	jv_int(&ob->bytes, 0, &bytes);
 	char name[256];
 	int failed = ob->error.t == JV_STR ? ob->error.s[0] != 0
 		   : ob->error.t == JV_BOOL || ob->error.t == JV_INT ? ob->error.i != 0
