@@ -53,32 +53,6 @@ static int say(char **why, const char *fmt, ...)
 	return *why ? SQLITE_CORRUPT : SQLITE_NOMEM;
 }
 
-int db_check_version(sqlite3 *db, const char *q, char **why)
-{
-	sqlite3_stmt *st;
-	char *sql = sqlite3_mprintf("SELECT typeof(int_value), int_value FROM %s.metadata WHERE name = 'kvio_schema_version'", q);
-	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
-	sqlite3_free(sql);
-	if (rc != SQLITE_OK)
-		return rc == SQLITE_NOMEM ? rc : say(why, "not a kvio database (%s; make one with kvio-ingest)", sqlite3_errmsg(db));
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return rc != SQLITE_DONE ? rc : say(why, "not a kvio database (no kvio_schema_version; make one with kvio-ingest)");
-	}
-	int isint = !strcmp((const char *)sqlite3_column_text(st, 0), "integer");
-	sqlite3_int64 v = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	if (!isint)
-		return say(why, KVIO_DAMAGED "metadata: kvio_schema_version is not an integer");
-	if (v < KVIO_DB_VERSION)
-		return say(why, "kvio database version %lld, written by an older kvio (version %d added chunk checksums):"
-			   " this kvio reads version %d; ingest the capture again with it", v, KVIO_DB_VERSION, KVIO_DB_VERSION);
-	if (v > KVIO_DB_VERSION)
-		return say(why, "kvio database version %lld, written by a newer kvio: this kvio reads version %d; read it"
-			   " with the kvio that wrote it", v, KVIO_DB_VERSION);
-	return SQLITE_OK;
-}
-
 /* ddl.c's statements: their object names and texts, as sqlite_schema keeps them. */
 #define MAXOBJ 64
 struct expect {
@@ -127,10 +101,13 @@ static int schema_row(struct expect *e, int n, const char *type, const char *nam
 	return SQLITE_OK; /* a table or view of the user's own, or SQLite's: not read by kvio */
 }
 
-int db_check_schema(sqlite3 *db, const char *q, char **why)
+/* The sqlite_schema rows against ddl.c's statements: every row (only NULL),
+ * each expected object present; or the rows of the object named only. */
+static int schema_walk(sqlite3 *db, const char *q, const char *only, char **why)
 {
 	char *buf = sqlite3_mprintf("%s", kvio_schema_sql);
-	char *sql = sqlite3_mprintf("SELECT type, name, tbl_name, sql FROM %s.sqlite_schema", q);
+	char *sql = only ? sqlite3_mprintf("SELECT type, name, tbl_name, sql FROM %s.sqlite_schema WHERE name = %Q", q, only)
+			 : sqlite3_mprintf("SELECT type, name, tbl_name, sql FROM %s.sqlite_schema", q);
 	struct expect e[MAXOBJ];
 	sqlite3_stmt *st = NULL;
 	int n = buf ? expect_parse(buf, e) : 0, rc = !buf || !sql ? SQLITE_NOMEM : sqlite3_prepare_v2(db, sql, -1, &st, NULL);
@@ -138,12 +115,51 @@ int db_check_schema(sqlite3 *db, const char *q, char **why)
 		rc = schema_row(e, n, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
 				(const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3), why);
 	sqlite3_finalize(st);
-	for (int k = 0; rc == SQLITE_DONE && k < n; k++)
+	for (int k = 0; !only && rc == SQLITE_DONE && k < n; k++)
 		if (!e[k].seen)
 			rc = say(why, KVIO_DAMAGED "%s is missing", e[k].name);
 	sqlite3_free(buf);
 	sqlite3_free(sql);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int db_check_schema(sqlite3 *db, const char *q, char **why)
+{
+	return schema_walk(db, q, NULL, why);
+}
+
+int db_check_version(sqlite3 *db, const char *q, char **why)
+{
+	/* metadata first: kvio's table, or none (the read below then says "not a
+	 * kvio database"); a view of endless rows in its place would hang the read */
+	char *mwhy = NULL;
+	int mrc = schema_walk(db, q, "metadata", &mwhy);
+	if (mwhy || mrc == SQLITE_NOMEM) {
+		*why = mwhy;
+		return mrc;
+	} /* else SQLite's own error, which the read below says */
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("SELECT typeof(int_value), int_value FROM %s.metadata WHERE name = 'kvio_schema_version'", q);
+	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return rc == SQLITE_NOMEM ? rc : say(why, "not a kvio database (%s; make one with kvio-ingest)", sqlite3_errmsg(db));
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc != SQLITE_DONE ? rc : say(why, "not a kvio database (no kvio_schema_version; make one with kvio-ingest)");
+	}
+	int isint = !strcmp((const char *)sqlite3_column_text(st, 0), "integer");
+	sqlite3_int64 v = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	if (!isint)
+		return say(why, KVIO_DAMAGED "metadata: kvio_schema_version is not an integer");
+	if (v < KVIO_DB_VERSION)
+		return say(why, "kvio database version %lld, written by an older kvio (version %d added chunk checksums):"
+			   " this kvio reads version %d; ingest the capture again with it", v, KVIO_DB_VERSION, KVIO_DB_VERSION);
+	if (v > KVIO_DB_VERSION)
+		return say(why, "kvio database version %lld, written by a newer kvio: this kvio reads version %d; read it"
+			   " with the kvio that wrote it", v, KVIO_DB_VERSION);
+	return SQLITE_OK;
 }
 
 /* Values go into the hash through a buffer: XXH3's streaming update costs

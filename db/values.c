@@ -183,6 +183,18 @@ static int at_least(struct vcx *c, sqlite3_value **v, int col, int64_t lo)
 	return 0;
 }
 
+/* v[col] (when an integer) within lo..hi, what kvio writes there. */
+static int within(struct vcx *c, sqlite3_value **v, int col, int64_t lo, int64_t hi)
+{
+	if (!at_least(c, v, col, lo))
+		return 0;
+	if (sqlite3_value_type(v[col]) != SQLITE_INTEGER || ival(v, col) <= hi)
+		return 1;
+	bad(c, "%s %lld is above %lld, the most kvio writes", sqlite3_column_name(c->st, col), (long long)ival(v, col),
+	    (long long)hi);
+	return 0;
+}
+
 /* Grow *p (*cap items of sz bytes) to hold need. SQLITE_OK or NOMEM. */
 static int grow(void **p, size_t *cap, size_t need, size_t sz)
 {
@@ -652,7 +664,10 @@ static int obj_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TT, TT | TN, TI, TI, TI | TN, TT | TN, TT | TN, TI | TN,
 					 TI | TN, TT | TN, TI, TR, TANY, TANY, TANY, TT, TI | TN};
-	static const int counts[] = {6, 9, 10, 12, 18}; /* rank, tp_rank, tp_world, n_cmds, occurrence */
+	/* rank, tp_rank, tp_world: a key's field of at most 18 digits, or a byte of
+	 * its hex KVRANK (write.c); n_cmds: a count; occurrence: an int32 position */
+	static const struct { int col; int64_t hi; } counts[] = {
+		{6, 999999999999999999}, {9, 999999999999999999}, {10, 999999999999999999}, {12, INT64_MAX}, {18, INT32_MAX}};
 	int rc = need_slices(c);
 	at(c, "kvio_obj", rowid, NULL);
 	if (rc != SQLITE_OK)
@@ -664,7 +679,7 @@ static int obj_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 	if (!types_ok(c, v, types, 19))
 		return SQLITE_OK;
 	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
-		at_least(c, v, counts[k], 0);
+		within(c, v, counts[k].col, 0, counts[k].hi);
 	if (sqlite3_value_double(v[13]) < 0)
 		bad(c, "op_latency_ms %g is negative", sqlite3_value_double(v[13]));
 	int64_t id = ival(v, 0);

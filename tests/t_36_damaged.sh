@@ -15,7 +15,7 @@ eq "the base: two chunks of 8 commands at ids 1 and 18, tracks 1..43" "1|8 18|8 
 eq "the base is clean (kvio-check exit 0)" "0" "$("$BUILD/kvio-check" "$D/base.db" > "$D/base.check"; echo $?)"
 
 # damage NAME 'SQL or forge commands' 'expected line (after "DB: ")' [cmd|none] ['export's line']
-# Every reader: exit 2, that one line on stderr, nothing on stdout, no file written (the
+# Every reader (each stopped after 60 s: a hang fails): exit 2, that one line on stderr, nothing on stdout, no file written (the
 # export's line is another when it finds the damage elsewhere first: it checks every
 # table before it reads a chunk, a report reads chunks before it checks the big tables). In
 # sqlite3 the statement reading kvio_cmd fails with the line: through slice (the chunks
@@ -26,17 +26,17 @@ damage() {
 	n=$1 how=$2 want=$3 sq=${4:-slice} xwant=${5:-$3}
 	cp "$D/base.db" "$D/$n.db"
 	(cd "$D" && eval "$how") > "$D/$n.how" 2>&1
-	"$BUILD/kvio-report" "$D/$n.db" --json > "$D/$n.json" 2> "$D/$n.err"
+	timeout 60 "$BUILD/kvio-report" "$D/$n.db" --json > "$D/$n.json" 2> "$D/$n.err"
 	r=$?
-	"$BUILD/kvio-report" "$D/$n.db" --html "$D/$n.html" > /dev/null 2> "$D/$n.herr"
+	timeout 60 "$BUILD/kvio-report" "$D/$n.db" --html "$D/$n.html" > /dev/null 2> "$D/$n.herr"
 	h=$?
-	"$BUILD/kvio-export" "$D/$n.db" -o "$D/$n.pftrace" > /dev/null 2> "$D/$n.xerr"
+	timeout 60 "$BUILD/kvio-export" "$D/$n.db" -o "$D/$n.pftrace" > /dev/null 2> "$D/$n.xerr"
 	x=$?
 	case $sq in
-	slice) sqlite3 -batch -cmd ".load $BUILD/kvio" "$D/$n.db" "select count(*), sum(dur) from slice" > "$D/$n.q" 2> "$D/$n.qerr" ;;
-	cmd) sqlite3 -batch -cmd ".load $BUILD/kvio" "$D/$n.db" "select count(*) from kvio_cmd" > "$D/$n.q" 2> "$D/$n.qerr" ;;
+	slice) timeout 60 sqlite3 -batch -cmd ".load $BUILD/kvio" "$D/$n.db" "select count(*), sum(dur) from slice" > "$D/$n.q" 2> "$D/$n.qerr" ;;
+	cmd) timeout 60 sqlite3 -batch -cmd ".load $BUILD/kvio" "$D/$n.db" "select count(*) from kvio_cmd" > "$D/$n.q" 2> "$D/$n.qerr" ;;
 	esac
-	"$BUILD/kvio-check" "$D/$n.db" > "$D/$n.check" 2>&1
+	timeout 60 "$BUILD/kvio-check" "$D/$n.db" > "$D/$n.check" 2>&1
 	c=$?
 	line="$D/$n.db: $want"
 	eq "damaged ($n): report, --html, export exit 2; kvio-check 2" "2 2 2 2" "$r $h $x $c"
@@ -115,6 +115,14 @@ damage slice_dur "sqlite3 slice_dur.db \"update kvio_slice set dur = dur + 1 whe
 	"$DM kvio_slice: its $(sqlite3 "$D/base.db" "select count(*) from kvio_slice") rows do not match their checksum (kvio wrote $(sqlite3 "$D/base.db" "select count(*) from kvio_slice") rows)" none
 damage track_id "sqlite3 track_id.db \"update kvio_track set id = 16777215 where id = 43\" && '$T/dbforge' track_id.db resum" \
 	"$DM kvio_track 16777215: id outside the table's numbering"
+# metadata is read first (the version): a view of endless rows in its place hung every reader
+damage endless_metadata "sqlite3 endless_metadata.db \"drop table metadata; create view metadata(name, key_type, int_value, str_value) as with recursive r(x) as (select 1 union all select x + 1 from r) select x, x, x, x from r\"" \
+	"$DM the view metadata is not kvio's (a changed or crafted schema)" cmd
+# a rank is a key's field of at most 18 digits (write.c): 2^63 - 1 behind valid sums is no rank kvio writes
+damage rank_huge "sqlite3 rank_huge.db \"update kvio_obj set rank = 9223372036854775807 where id = (select min(id) from kvio_obj)\" && '$T/dbforge' rank_huge.db resum" \
+	"$DM kvio_obj $(sqlite3 "$D/base.db" "select min(id) from kvio_obj"): rank 9223372036854775807 is above 999999999999999999, the most kvio writes" none
+damage occurrence_huge "sqlite3 occurrence_huge.db \"update kvio_obj set occurrence = 2147483648 where id = (select max(id) from kvio_obj)\" && '$T/dbforge' occurrence_huge.db resum" \
+	"$DM kvio_obj $(sqlite3 "$D/base.db" "select max(id) from kvio_obj"): occurrence 2147483648 is above 2147483647, the most kvio writes" none
 damage version_type "sqlite3 version_type.db \"update metadata set int_value = 'x' where name = 'kvio_schema_version'\"" \
 	"$DM metadata: kvio_schema_version is not an integer" cmd
 
