@@ -57,6 +57,7 @@ struct vcx {
 	int have_slices;
 	int64_t *slices, *objs; /* slice ids; those of object spans (ingests) */
 	size_t nslices, cslices, nobjs, cobjs, objpos, argpos;
+	struct vflow { int64_t key, in; int n; } flow[MAX_LABELS]; /* per arm: its last flow's, rows of that key (0: none) */
 };
 
 struct vcx *vcx_new(sqlite3 *db, const char *q)
@@ -771,6 +772,30 @@ static int names_slice(struct vcx *c, int64_t id)
 	return has_id(c->slices, c->nslices, id) || cmd_chunk(c, id);
 }
 
+/* An ingest's flows (write.c, live.c): per object, flow id arm << 40 | the
+ * object's index, ascending in each arm: the object to its first command,
+ * then (when it has another) that command to its last, the next row. */
+static void flow_order(struct vcx *c, int64_t out, int64_t in, int64_t key)
+{
+	int64_t arm = key >> 40;
+	if (key < 0 || arm >= MAX_LABELS) {
+		bad(c, "trace_id %lld is not a flow id kvio writes (arm << 40 | object)", (long long)key);
+		return;
+	}
+	struct vflow *f = &c->flow[arm];
+	if (f->n == 1 && key == f->key && out == f->in) {
+		f->n = 2;
+	} else if (f->n && key <= f->key) {
+		bad(c, "trace_id %lld repeats or goes back (kvio writes an object's flows once, in order)", (long long)key);
+	} else if (!has_id(c->objs, c->nobjs, out)) {
+		bad(c, "slice_out %lld is not an object span (an object's first flow starts at it)", (long long)out);
+	} else {
+		f->key = key;
+		f->in = in;
+		f->n = 1;
+	}
+}
+
 /* flow: between two slices or commands (an object and its first command, that
  * and the last; an import's flows), a flow id. */
 static int flow_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
@@ -788,6 +813,8 @@ static int flow_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 		bad(c, "slice_out %lld names no slice or command", (long long)ival(v, 2));
 	else if (!names_slice(c, ival(v, 3)))
 		bad(c, "slice_in %lld names no slice or command", (long long)ival(v, 3));
+	else if (!c->import)
+		flow_order(c, ival(v, 2), ival(v, 3), ival(v, 4));
 	return SQLITE_OK;
 }
 

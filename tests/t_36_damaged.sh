@@ -123,6 +123,16 @@ damage rank_huge "sqlite3 rank_huge.db \"update kvio_obj set rank = 922337203685
 	"$DM kvio_obj $(sqlite3 "$D/base.db" "select min(id) from kvio_obj"): rank 9223372036854775807 is above 999999999999999999, the most kvio writes" none
 damage occurrence_huge "sqlite3 occurrence_huge.db \"update kvio_obj set occurrence = 2147483648 where id = (select max(id) from kvio_obj)\" && '$T/dbforge' occurrence_huge.db resum" \
 	"$DM kvio_obj $(sqlite3 "$D/base.db" "select max(id) from kvio_obj"): occurrence 2147483648 is above 2147483647, the most kvio writes" none
+# an ingest writes an object's flows once, in order (per arm: flow id arm << 40 | object, the
+# object to its first command, then that to its last): a copy of flow 2 (object 13's second) as
+# flow 9, object 27's first flow renumbered into arm A (its second then starts arm B's flows at a
+# command), an object's first flow from a command, behind valid sums
+damage flow_dup "sqlite3 flow_dup.db \"insert into flow select 9, type, slice_out, slice_in, trace_id, arg_set_id from flow where id = 2\" && '$T/dbforge' flow_dup.db resum" \
+	"$DM flow 9: trace_id 0 repeats or goes back (kvio writes an object's flows once, in order)" none
+damage flow_arm "sqlite3 flow_arm.db \"update flow set trace_id = 2 where id = 5\" && '$T/dbforge' flow_arm.db resum" \
+	"$DM flow 6: slice_out 18 is not an object span (an object's first flow starts at it)" none
+damage flow_start "sqlite3 flow_start.db \"update flow set slice_out = 2 where id = 3\" && '$T/dbforge' flow_start.db resum" \
+	"$DM flow 3: slice_out 2 is not an object span (an object's first flow starts at it)" none
 damage version_type "sqlite3 version_type.db \"update metadata set int_value = 'x' where name = 'kvio_schema_version'\"" \
 	"$DM metadata: kvio_schema_version is not an integer" cmd
 
