@@ -94,6 +94,26 @@ static int chunks_apart(sqlite3 *db, const char *q, const struct dbdir *d, char 
 	return rc;
 }
 
+/* No chunk row the directory does not list: a directory row deleted would
+ * drop its commands from every reader without a word (those it lists must
+ * exist: reading one that does not says so). One count of kvio_cmd_chunk's
+ * rows (its b-tree's leaves, not the blobs). */
+static int chunks_listed(sqlite3 *db, const char *q, const struct dbdir *d, char **why)
+{
+	sqlite3_stmt *st;
+	int rc = dir_prep(db, q, "SELECT count(*) FROM %s.kvio_cmd_chunk", &st);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t n = sqlite3_column_int64(st, 0);
+		rc = n > (int64_t)d->nchunks ? damaged(why, "kvio_cmd_chunk: %lld rows, kvio_cmd_range lists %lld (a chunk"
+						       " without its directory row)", (long long)n, (long long)d->nchunks)
+					     : SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if ((rc & 0xff) == SQLITE_CORRUPT && !*why) /* SQLite found kvio_cmd_chunk's pages damaged */
+		rc = damaged(why, "kvio_cmd_chunk: %s", sqlite3_errstr(rc));
+	return rc;
+}
+
 /* The chunks, from their directory kvio_cmd_range: ids from 1, ascending and
  * disjoint, below DIR_MAX_ID, apart from the slices' ids; 1 <= n <= CHUNK_ROWS;
  * a time extent of integers and a trace_id extent of u32 (NULL: no tagged command). */
@@ -118,7 +138,9 @@ static int load_chunks(sqlite3 *db, const char *q, struct dbdir *d, char **why)
 			break;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? chunks_apart(db, q, d, why) : rc;
+	if (rc == SQLITE_DONE && (rc = chunks_apart(db, q, d, why)) == SQLITE_OK)
+		rc = chunks_listed(db, q, d, why);
+	return rc;
 }
 
 /* The command names: ids 0..65535 (a chunk's u16), each a text of at most

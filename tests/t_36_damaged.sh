@@ -133,6 +133,9 @@ damage flow_arm "sqlite3 flow_arm.db \"update flow set trace_id = 2 where id = 5
 	"$DM flow 6: slice_out 18 is not an object span (an object's first flow starts at it)" none
 damage flow_start "sqlite3 flow_start.db \"update flow set slice_out = 2 where id = 3\" && '$T/dbforge' flow_start.db resum" \
 	"$DM flow 3: slice_out 2 is not an object span (an object's first flow starts at it)" none
+# a chunk's directory row deleted behind re-made sums: its commands vanished from every reader
+damage range_deleted "sqlite3 range_deleted.db \"delete from kvio_cmd_range where id = 18\" && '$T/dbforge' range_deleted.db resum" \
+	"$DM kvio_cmd_chunk: 2 rows, kvio_cmd_range lists 1 (a chunk without its directory row)"
 damage version_type "sqlite3 version_type.db \"update metadata set int_value = 'x' where name = 'kvio_schema_version'\"" \
 	"$DM metadata: kvio_schema_version is not an integer" cmd
 
