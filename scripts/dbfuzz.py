@@ -817,7 +817,7 @@ def m_track(c, R):
 
 OBJ_INT = {'trace_id', 'bytes', 'slot_offset', 'rank', 'tp_rank', 'tp_world', 'n_cmds', 'occurrence'}
 OBJ_INT_NULL = {'rank', 'tp_rank', 'tp_world', 'occurrence'}  # NULL where the capture has none (kvio writes it)
-OBJ_TEXT = {'op', 'part', 'fmt', 'chunk', 'tp_chunk', 'key'}
+OBJ_TEXT = {'op', 'part', 'fmt', 'chunk', 'tp_chunk', 'key'}  # part NULL: a record without one (named 'kv')
 OBJ_ANY = {'error', 'instance', 'producer_pid'}
 
 
@@ -858,7 +858,7 @@ def m_obj(c, R):
         v = PLAUSIBLE if isinstance(val, int) and isinstance(now, int) or val is None and col in OBJ_INT_NULL \
             else INVALID
     elif col in OBJ_TEXT:
-        v = PLAUSIBLE if kind == 'long' or (val is None and col in ('fmt', 'chunk', 'tp_chunk')) else INVALID
+        v = PLAUSIBLE if kind == 'long' or (val is None and col in ('part', 'fmt', 'chunk', 'tp_chunk')) else INVALID
     else:  # op_latency_ms
         v = PLAUSIBLE if isinstance(val, float) else INVALID
     c.execute('UPDATE kvio_obj SET %s = ? WHERE id = ?' % col, (val, oid))
