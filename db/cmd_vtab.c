@@ -249,6 +249,7 @@ static int vt_close(sqlite3_vtab_cursor *cur)
 	sqlite3_free(((struct cmd_cur *)cur)->perm);
 	sqlite3_free(((struct cmd_cur *)cur)->bval);
 	sqlite3_free(((struct cmd_cur *)cur)->btype);
+	sqlite3_free(((struct cmd_cur *)cur)->bskip);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }

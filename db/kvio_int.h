@@ -132,6 +132,9 @@ struct bcol {
 	int col;
 	int is;       /* kvio_is(column, eq): the value is 1 where the column IS eq, else 0 */
 	struct key eq; /* its text owned (kvio_is's copy) */
+	int where;    /* kvio_where(cond, column): column's value; a row whose cond is not true is skipped */
+	int wcol, wis; /* cond: column wcol, or (wis) kvio_is(wcol, weq) */
+	struct key weq; /* its text owned */
 	unsigned fetched, used; /* this batch: xColumn calls, and arguments of kvio's aggregates read */
 };
 
@@ -184,6 +187,8 @@ struct cmd_cur {
 	int64_t *bval;
 	uint8_t *btype;
 	size_t bcap;
+	uint8_t *bskip; /* its rows that a kvio_where argument skips (1) */
+	size_t bskipcap;
 };
 
 struct prow {
@@ -511,6 +516,7 @@ struct dset {
 	struct gtab t;
 	int sorted;
 };
+void dset_free(void *p); /* (NULL is fine) */
 
 /* count/min/max/sum of one value column within a group */
 struct vsum {
@@ -554,6 +560,7 @@ int op_depth_register(sqlite3 *db);
 int op_group_register(sqlite3 *db);
 int op_grid_register(sqlite3 *db);
 int op_sign_register(sqlite3 *db);
+int op_keep_register(sqlite3 *db);
 int args_register(sqlite3 *db, struct store *s);
 
 #endif

@@ -65,6 +65,7 @@ static void bcol_free(void *p)
 {
 	struct bcol *b = p;
 	sqlite3_free(b->eq.s);
+	sqlite3_free(b->weq.s);
 	sqlite3_free(b);
 }
 
@@ -98,6 +99,56 @@ static void is_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_pointer(ctx, n, "kvio_batch", bcol_free);
 }
 
+
+/* kvio_where(cond, x): x for the rows where cond is true (a number not 0); a
+ * gathering aggregate skips the others, so that one pass over the commands
+ * feeds gathers of different row filters (prelude.sql's kvio_pool_gather).
+ * On a kvio_cmd batch x is a column and cond a column or kvio_is of one, of
+ * the same batch; on single rows, values (x, or a marker the aggregates skip). */
+static void where_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	static const char skip = 0;
+	const struct bcol *cond = sqlite3_value_pointer(argv[0], "kvio_batch"), *x = sqlite3_value_pointer(argv[1], "kvio_batch");
+	if (!cond && !x) {
+		int t = sqlite3_value_numeric_type(argv[0]);
+		int yes = t == SQLITE_INTEGER ? sqlite3_value_int64(argv[0]) != 0
+			: t == SQLITE_FLOAT ? sqlite3_value_double(argv[0]) != 0 : 0;
+		if (yes)
+			sqlite3_result_value(ctx, argv[1]);
+		else
+			sqlite3_result_pointer(ctx, (void *)&skip, "kvio_skip", NULL);
+		return;
+	}
+	if (!cond || !x || cond->c != x->c || cond->where || x->is || x->where) {
+		sqlite3_result_error(ctx, "kvio_where: cond (a column or kvio_is of one) and x (a column) of one kvio_cmd"
+					  " batch", -1);
+		return;
+	}
+	struct bcol *n = sqlite3_malloc(sizeof *n);
+	struct key weq = {.t = SQLITE_NULL};
+	if (!n || (cond->is && key_copy(&weq, &cond->eq) != SQLITE_OK)) {
+		sqlite3_free(n);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	((struct bcol *)x)->used++;
+	if (cond->is)
+		x->c->derived_used++; /* the kvio_is column, read here */
+	else
+		((struct bcol *)cond)->used++;
+	*n = (struct bcol){.c = x->c, .col = x->col, .where = 1, .wcol = cond->col, .wis = cond->is, .weq = weq};
+	x->c->derived_made++; /* an aggregate must read it (vt_next checks) */
+	sqlite3_result_pointer(ctx, n, "kvio_batch", bcol_free);
+}
+
+/* Whether a row's condition value k (of kvio_where's cond) is true. */
+static int cond_true(const struct bcol *b, struct key k)
+{
+	if (b->wis)
+		return key_is(&k, &b->weq);
+	return k.t == SQLITE_INTEGER ? k.i != 0 : k.t == SQLITE_FLOAT ? k.d != 0 : 0;
+}
 
 #define IS_NAMES 64 /* kvio_is(name, x) on a batch is looked up by name id when the ids are this few */
 
@@ -147,17 +198,62 @@ static void column_fill(const struct store *s, const struct chunk_view *v, int64
 	}
 }
 
+/* c->bskip[r] = 1 for the rows r of the batch that a kvio_where argument of
+ * bc[0..nb) skips (kvio_is conditions by name id): SQLITE_OK, or NOMEM (the
+ * caller then goes row by row). */
+static int where_skips(struct cmd_cur *c, const struct store *s, const struct chunk_view *v, int64_t first,
+		       const uint32_t *rows, uint32_t n, int nb, const struct bcol *const *bc)
+{
+	if (c->bskipcap < n) {
+		uint8_t *b = sqlite3_realloc64(c->bskip, n);
+		if (!b)
+			return SQLITE_NOMEM;
+		c->bskip = b;
+		c->bskipcap = n;
+	}
+	uint8_t *skip = c->bskip, tab[IS_NAMES];
+	memset(skip, 0, n);
+	for (int m = 0; m < nb; m++) {
+		const struct bcol *b = bc[m];
+		if (!b->where)
+			continue;
+		if (!b->wis && (b->wcol == C_REAL || b->wcol == C_TAGGED)) { /* (prelude.sql's: from the arrays) */
+			for (uint32_t r = 0; r < n; r++)
+				skip[r] |= b->wcol == C_REAL ? !(v->flags[rows[r]] & CHF_REAL) : !v->trace_id[rows[r]];
+			continue;
+		}
+		if (!b->wis) {
+			for (uint32_t r = 0; r < n; r++)
+				skip[r] |= !cond_true(b, col_key(s, v, first, rows[r], b->wcol));
+			continue;
+		}
+		is_by_name(s, &b->weq, tab);
+		for (uint32_t r = 0; r < n; r++) {
+			uint16_t id = v->name[rows[r]];
+			skip[r] |= !tab[id < s->d.nnames ? id : IS_NAMES - 1];
+		}
+	}
+	return SQLITE_OK;
+}
+
 /* The batch's columns bc[0..nb) for its n rows into c->bval and c->btype,
  * column by column (kvio_is(name, x) by name id), when every one is a number:
  * 1; 0 (a text column, a kvio_is of another, no memory): row by row instead. */
 static int batch_columns(struct cmd_cur *c, const struct store *s, const struct chunk_view *v, int64_t first,
 			 const uint32_t *rows, uint32_t n, int nb, const struct bcol *const *bc)
 {
+	int nw = 0;
 	for (int m = 0; m < nb; m++) {
 		int col = bc[m]->col;
 		if (bc[m]->is ? col != C_NAME || s->d.nnames >= IS_NAMES : col == C_NAME || col == C_ROLE)
 			return 0;
+		if (bc[m]->where && (bc[m]->wis ? bc[m]->wcol != C_NAME || s->d.nnames >= IS_NAMES
+					       : bc[m]->wcol == C_NAME || bc[m]->wcol == C_ROLE))
+			return 0;
+		nw += bc[m]->where;
 	}
+	if (nw && where_skips(c, s, v, first, rows, n, nb, bc) != SQLITE_OK)
+		return 0;
 	size_t need = (size_t)nb * n;
 	if (c->bcap < need) {
 		int64_t *bv = sqlite3_realloc64(c->bval, need * sizeof *bv);
@@ -206,6 +302,8 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 	for (int j = 0; j < argc; j++) {
 		int t = sqlite3_value_type(argv[j]);
 		const struct bcol *b = t == SQLITE_NULL ? sqlite3_value_pointer(argv[j], "kvio_batch") : NULL;
+		if (!b && t == SQLITE_NULL && sqlite3_value_pointer(argv[j], "kvio_skip"))
+			return; /* a single row that kvio_where leaves out */
 		if (!b) { /* a value (a pointer reads as NULL) */
 			k[j] = key_raw_t(argv[j], t);
 			continue;
@@ -217,8 +315,8 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 		c = b->c;
 		at[nb] = j;
 		bc[nb++] = b;
-		if (b->is)
-			c->derived_used++; /* a kvio_is column, read here */
+		if (b->is || b->where)
+			c->derived_used++; /* a kvio_is or kvio_where column, read here */
 		else
 			((struct bcol *)b)->used++; /* read here (vt_next checks every fetched column was) */
 	}
@@ -240,12 +338,17 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 		n = c->nsel - c->psel;
 	}
 	int64_t first = s->d.first[c->k];
+	int nw = 0;
+	for (int m = 0; m < nb; m++)
+		nw += bc[m]->where;
 	if (n > 1 && batch_columns(c, s, v, first, rows, n, nb, bc)) {
 		for (int m = 0; m < nb; m++)
 			k[at[m]] = (struct key){.t = SQLITE_NULL};
 		const int64_t *bv = c->bval;
-		const uint8_t *bt = c->btype;
+		const uint8_t *bt = c->btype, *skip = nw ? c->bskip : NULL;
 		for (uint32_t r = 0; r < n; r++) {
+			if (skip && skip[r])
+				continue;
 			for (int m = 0; m < nb; m++) {
 				struct key *x = &k[at[m]];
 				x->t = bt[(size_t)m * n + r];
@@ -259,12 +362,15 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 		return;
 	}
 	for (uint32_t r = 0; r < n; r++) {
+		int skip = 0;
 		for (int m = 0; m < nb; m++) {
 			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);
 			if (bc[m]->is)
 				k[at[m]] = (struct key){.t = SQLITE_INTEGER, .i = key_is(&k[at[m]], &bc[m]->eq)};
+			else if (bc[m]->where)
+				skip |= !cond_true(bc[m], col_key(s, v, first, rows[r], bc[m]->wcol));
 		}
-		if (f(ctx, a, argc, k) != SQLITE_OK)
+		if (!skip && f(ctx, a, argc, k) != SQLITE_OK)
 			return;
 	}
 }
@@ -285,6 +391,9 @@ int op_register_aggs(sqlite3 *db, const struct op_agg *a, size_t n)
 
 int op_batch_register(sqlite3 *db)
 {
-	return sqlite3_create_function_v2(db, "kvio_is", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, is_func, NULL, NULL,
-					  NULL);
+	int rc = sqlite3_create_function_v2(db, "kvio_is", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, is_func, NULL, NULL,
+					    NULL);
+	return rc != SQLITE_OK ? rc
+			       : sqlite3_create_function_v2(db, "kvio_where", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL,
+							    where_func, NULL, NULL, NULL);
 }

@@ -23,7 +23,7 @@ static void dgroup_fini(struct ghead *h)
 	sqlite3_free(g->spans);
 }
 
-static void dset_free(void *p)
+void dset_free(void *p)
 {
 	struct dset *s = p;
 	if (!s)

@@ -62,8 +62,7 @@ static void export_mark(const char *step)
 }
 
 /* With the findings, once the commands and counters are written: the slices
- * into memory while the findings' SQL runs (without a window), then on an
- * idle machine two of its gathers on this thread (findings_help), the wait;
+ * into memory while the findings' SQL runs (without a window), the wait;
  * then the findings' tracks, the slices (those a finding's flow reaches
  * encoded again with it), the findings. 0, -1 (a read failed), or 2 (said). */
 static int pieces_findings(sqlite3 *db, struct exporter *x, struct flows *fl, struct findings *f)
@@ -76,8 +75,6 @@ static int pieces_findings(sqlite3 *db, struct exporter *x, struct flows *fl, st
 		return -1 - findings_finish(db, f, 1);
 	}
 	export_mark("slices ahead");
-	findings_help(f); /* this thread's commands are written: it may compute two of the gathers */
-	export_mark("help");
 	if (findings_finish(db, f, 0)) {
 		early_free(&ea);
 		return 2; /* said */
@@ -102,10 +99,9 @@ static int pieces_findings(sqlite3 *db, struct exporter *x, struct flows *fl, st
 
 /* The pieces in order: without findings the tracks, the slices, the commands,
  * the counters; with them (f started, fst its start's result), the tracks, the
- * commands and the counters while the findings' SQL runs (then, on an idle
- * machine, two of its gathers on this thread: findings_help), then the
- * findings' tracks, the slices (objects with the findings' flows), the
- * findings. 0, or 2 after the one line. */
+ * commands and the counters while the findings' SQL runs, then the findings'
+ * tracks, the slices (objects with the findings' flows), the findings. 0, or 2
+ * after the one line. */
 static int export_pieces(sqlite3 *db, struct exporter *x, const struct export_opts *eo, struct flows *fl,
 			 struct findings *f, int fst)
 {

@@ -236,28 +236,9 @@ struct fconn {
 	char *err;            /* its failure, said by findings_finish */
 };
 
-/* A shared gather of prelude.sql (kvio_x: the rows of kvio_x_fill) computed
- * by the export's thread on a connection of its own once its commands are
- * written, handed to the findings' connection. */
-struct fgather {
-	const char *name;
-	int ncol;
-	struct vec vals;      /* sqlite3_value *, ncol a row, in the fill's order */
-};
-
-#define NHELP 2           /* the gathers the export's thread may compute: kvio_qd, kvio_batch */
-enum { HELP_OPEN, HELP_MAIN, HELP_THREAD, HELP_DONE }; /* who computes them: not decided yet, the
-                                                          export's thread (computing, done), the findings' */
-
 struct findings {
 	const struct export_opts *eo;
 	struct fconn c;       /* the findings' connection: prelude.sql, findings.sql */
-	struct fconn h;       /* the export thread's helping connection: prelude.sql, the gathers g */
-	struct fgather g[NHELP];
-	pthread_mutex_t mu;   /* help's, under mu; cv: it became HELP_DONE */
-	pthread_cond_t cv;
-	int help, inited;     /* inited: mu and cv */
-	int taken;            /* the findings' thread reached the helped gathers (help_take done) */
 	int stop;             /* set (atomic) when the export failed: the threads stop at their next statement */
 	int imported;         /* the database holds findings already (written as they are) */
 	int ncol;             /* arg columns, named col[] */
@@ -269,7 +250,6 @@ struct findings {
 
 int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo);
 int findings_finish(sqlite3 *db, struct findings *f, int stop);
-void findings_help(struct findings *f);
 void findings_tracks(struct exporter *x, struct findings *f);
 void findings_flows(const struct exporter *x, struct findings *f, struct flows *fl);
 void findings_slices(struct exporter *x, struct findings *f);

@@ -114,28 +114,10 @@ static const char *statement_head(sqlite3_stmt *st)
 	return q ? q : "";
 }
 
-static int help_take(struct findings *f);
-
-/* Whether st reads one of the gathers the export's thread may compute (its
- * kvio_x_fill view): the findings' thread takes them on, or waits for them,
- * only there (the statements before it run meanwhile). */
-static int reads_helped(const struct findings *f, sqlite3_stmt *st)
-{
-	const char *q = sqlite3_sql(st);
-	for (int i = 0; q && i < NHELP; i++) {
-		char fill[96];
-		snprintf(fill, sizeof fill, "%s_fill", f->g[i].name);
-		if (strstr(q, fill))
-			return 1;
-	}
-	return 0;
-}
-
 /* Run every statement of sql (named what in errors and timing lines) on c;
  * keep: the rows of its statements with columns (findings.sql has one) are
- * the findings, and the helped gathers are taken (help_take) before the
- * first statement that reads one. Stops before a statement once f->stop is
- * set. 0, or -1 (kept in c). */
+ * the findings. Stops before a statement once f->stop is set. 0, or -1 (kept
+ * in c). */
 static int findings_exec(struct findings *f, struct fconn *c, const char *sql, const char *what, int keep)
 {
 	const char *tail = sql;
@@ -152,13 +134,6 @@ static int findings_exec(struct findings *f, struct fconn *c, const char *sql, c
 		}
 		if (!st)
 			continue; /* a comment or blank tail */
-		if (keep && !f->taken && reads_helped(f, st)) {
-			f->taken = 1;
-			if (help_take(f)) {
-				sqlite3_finalize(st);
-				return -1;
-			}
-		}
 		findings_bind(st, f->eo);
 		double t0 = now_s(), c0 = thread_cpu_s();
 		int rows = keep && sqlite3_column_count(st) > 0, s;
@@ -224,161 +199,11 @@ static int findings_setup(struct fconn *c)
 	return 0;
 }
 
-/* The gathers of f->g on the helping connection: each kvio_x_fill's rows
- * (prelude.sql's views: the rows findings.sql's INSERT INTO kvio_x SELECT *
- * FROM kvio_x_fill would insert), kept as values. 0 or -1 (kept in f->h). */
-static int help_gathers(struct findings *f)
-{
-	for (int i = 0; i < NHELP; i++) {
-		struct fgather *g = &f->g[i];
-		char sql[96];
-		const char *what = "sql/findings.sql"; /* whose statements these are without the help */
-		sqlite3_stmt *st;
-		snprintf(sql, sizeof sql, "SELECT * FROM %s_fill", g->name);
-		if (sqlite3_prepare_v2(f->h.db, sql, -1, &st, NULL) != SQLITE_OK)
-			return findings_fail(&f->h, what);
-		double t0 = now_s(), c0 = thread_cpu_s();
-		int s;
-		g->ncol = sqlite3_column_count(st);
-		while ((s = sqlite3_step(st)) == SQLITE_ROW)
-			for (int k = 0; k < g->ncol; k++) {
-				sqlite3_value *v = sqlite3_value_dup(sqlite3_column_value(st, k));
-				if (!v) {
-					kvio_err("out of memory");
-					exit(2);
-				}
-				*(sqlite3_value **)vec_push(&g->vals, sizeof v) = v;
-			}
-		sqlite3_finalize(st);
-		if (getenv("KVIO_TIMING"))
-			kvio_err("timing: findings: (export's thread) %s %.3fs (CPU %.3fs)", sql, now_s() - t0,
-				 thread_cpu_s() - c0);
-		if (s != SQLITE_DONE)
-			return findings_fail(&f->h, what);
-	}
-	return 0;
-}
-
-/* Whether the export's thread should help: a processor is idle now (no
- * runnable task but this process's two threads, /proc/loadavg's count) and the
- * machine was not busy over the last minute (a load below the processors
- * plus one: this process's own threads and a bench's are allowed for). On a
- * busy machine a third pass over the commands, on the export's thread, is
- * only more work. KVIO_FINDINGS_HELP=0 or 1 decides instead (tests: the trace
- * is the same either way). */
-static int help_wanted(void)
-{
-	const char *e = getenv("KVIO_FINDINGS_HELP");
-	if (e && *e)
-		return strcmp(e, "0") != 0;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	double load = 0;
-	int running = 0, total = 0;
-	FILE *f = fopen("/proc/loadavg", "r");
-	int got = f && fscanf(f, "%lf %*f %*f %d/%d", &load, &running, &total) == 3;
-	if (f)
-		fclose(f);
-	if (!got && getloadavg(&load, 1) == 1)
-		running = 2; /* no count of the runnable tasks: the average alone */
-	else if (!got)
-		return 0;
-	return n >= 2 && running - 2 < n - 1 && load < (double)n + 1;
-}
-
-/* Called by the export's thread once its commands are written: when it
- * should help (help_wanted) and the findings' thread did not take them on
- * already, compute f->g's gathers on the helping connection (the findings'
- * thread waits for them). */
-void findings_help(struct findings *f)
-{
-	if (!f->c.started || !help_wanted())
-		return;
-	pthread_mutex_lock(&f->mu);
-	int mine = f->help == HELP_OPEN;
-	if (mine)
-		f->help = HELP_MAIN;
-	pthread_mutex_unlock(&f->mu);
-	if (!mine)
-		return;
-	f->h.rc = findings_setup(&f->h) || findings_run(f, &f->h, "prelude.sql", 0) || help_gathers(f) ? -1 : 0;
-	pthread_mutex_lock(&f->mu);
-	f->help = HELP_DONE;
-	pthread_cond_signal(&f->cv);
-	pthread_mutex_unlock(&f->mu);
-}
-
-/* The helped gathers' rows into their kvio_x tables on the findings'
- * connection, marked filled in kvio_filled (prelude.sql's protocol:
- * findings.sql's fills of them then read nothing). 0, or -1 (kept in f->c). */
-static int help_insert(struct findings *f)
-{
-	for (int i = 0; i < NHELP; i++) {
-		struct fgather *g = &f->g[i];
-		char sql[256], *q = sql;
-		sqlite3_stmt *st;
-		q += sprintf(q, "INSERT INTO %s VALUES (", g->name);
-		for (int k = 0; k < g->ncol && k < 32; k++)
-			q += sprintf(q, "%s?", k ? "," : "");
-		sprintf(q, ")");
-		if (sqlite3_prepare_v2(f->c.db, sql, -1, &st, NULL) != SQLITE_OK)
-			return findings_fail(&f->c, "sql/findings.sql");
-		sqlite3_value **v = g->vals.v;
-		size_t nrow = g->ncol ? g->vals.n / (size_t)g->ncol : 0;
-		int rc = SQLITE_OK;
-		for (size_t r = 0; r < nrow && rc == SQLITE_OK; r++) {
-			for (int k = 0; k < g->ncol; k++)
-				sqlite3_bind_value(st, k + 1, v[r * (size_t)g->ncol + (size_t)k]);
-			rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_reset(st) : SQLITE_ERROR;
-		}
-		if (rc != SQLITE_OK)
-			findings_fail(&f->c, "sql/findings.sql");
-		sqlite3_finalize(st);
-		snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO kvio_filled VALUES ('%s')", g->name);
-		if (rc != SQLITE_OK || sqlite3_exec(f->c.db, sql, NULL, NULL, NULL) != SQLITE_OK)
-			return findings_fail(&f->c, "sql/findings.sql");
-	}
-	return 0;
-}
-
-/* On the findings' thread, its own gathers done: take the helped ones on
- * (findings.sql computes them) unless the export's thread did; then wait for
- * it and insert its rows. 0, or -1 (its failure, kept in f->c). */
-static int help_take(struct findings *f)
-{
-	pthread_mutex_lock(&f->mu);
-	if (f->help == HELP_OPEN)
-		f->help = HELP_THREAD;
-	while (f->help == HELP_MAIN)
-		pthread_cond_wait(&f->cv, &f->mu);
-	int done = f->help == HELP_DONE;
-	pthread_mutex_unlock(&f->mu);
-	if (!done)
-		return 0;
-	if (f->h.rc) {
-		f->c.err = f->h.err;
-		f->c.errcode = f->h.errcode;
-		f->h.err = NULL;
-		return -1;
-	}
-	return help_insert(f);
-}
-
-/* The findings' connection's own gathers (prelude.sql's protocol), before
- * the ones the export's thread may compute. */
-static const char findings_own[] =
-	"INSERT INTO kvio_qd1_gap SELECT * FROM kvio_qd1_gap_fill;\n"
-	"INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_qd1_gap');\n"
-	"INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill;\n"
-	"INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_latency');\n";
-
-/* The thread: set the connection up, prelude.sql, its own gathers,
- * findings.sql (the helped gathers taken where it first reads one), the
- * parents. */
+/* The thread: set the connection up, prelude.sql, findings.sql, the parents. */
 static void *findings_main(void *arg)
 {
 	struct findings *f = arg;
 	f->c.rc = findings_setup(&f->c) || findings_run(f, &f->c, "prelude.sql", 0) ||
-			  findings_exec(f, &f->c, findings_own, "sql/findings.sql", 0) ||
 			  findings_run(f, &f->c, "findings.sql", 1) || findings_parents(f) ? -1 : 0;
 	if (getenv("KVIO_TIMING"))
 		kvio_err("timing: findings: done, %.3fs of the thread's CPU", thread_cpu_s());
@@ -414,29 +239,23 @@ static int findings_open(sqlite3 *db, struct fconn *c, const char *snap)
 	return moved;
 }
 
-/* f's two connections on db's snapshot: when a commit came between, db's read
+/* f's connection on db's snapshot: when a commit came between, db's read
  * transaction starts again on the newest one (nothing is read from db before
  * this), up to 8 times. 0, or -1 after a one-line error. */
-static int findings_open_both(sqlite3 *db, struct findings *f)
+static int findings_open_snap(sqlite3 *db, struct findings *f)
 {
 	for (int tries = 0; tries < 8; tries++) {
 		char *snap = db_snapshot_id(db, 0);
 		if (!snap) /* (the export's reads of db say what failed: its first read of db is this) */
 			return -1;
-		int a = findings_open(db, &f->c, snap), b = a ? a : findings_open(db, &f->h, snap);
+		int a = findings_open(db, &f->c, snap);
 		sqlite3_free(snap);
-		if (a < 0 || b < 0)
-			return -1;
-		if (!a && !b)
-			return 0;
-		if (f->c.db) {
-			sqlite3_close(f->c.db);
-			f->c.db = NULL;
-		}
+		if (a <= 0)
+			return a;
 		if (db_exec(db, "COMMIT; BEGIN", "starting a read transaction") != SQLITE_OK)
 			return -1;
 	}
-	say_once("%s: the database kept changing under the reader (8 commits while its connections opened)",
+	say_once("%s: the database kept changing under the reader (8 commits while its connection opened)",
 		 db_name(db));
 	return -1;
 }
@@ -466,14 +285,9 @@ int findings_start(sqlite3 *db, struct findings *f, const struct export_opts *eo
 		return -1;
 	if (f->imported)
 		return 0;
-	f->g[0].name = "kvio_qd";
-	f->g[1].name = "kvio_batch";
 	/* (db's snapshot may start again there: its tracks read again) */
-	if (findings_open_both(db, f) || findings_tracks_of(db, f))
+	if (findings_open_snap(db, f) || findings_tracks_of(db, f))
 		return -1;
-	pthread_mutex_init(&f->mu, NULL);
-	pthread_cond_init(&f->cv, NULL);
-	f->inited = 1;
 	if (pthread_create(&f->c.th, NULL, findings_main, f)) {
 		say_once("cannot start a thread for the findings");
 		return -1;
@@ -696,19 +510,7 @@ void findings_free(struct findings *f)
 	for (size_t i = 0; i < f->labels.n; i++)
 		free(VEC_AT(&f->labels, struct flabel, i).label);
 	vec_free(&f->labels);
-	for (int i = 0; i < NHELP; i++) {
-		for (size_t k = 0; k < f->g[i].vals.n; k++)
-			sqlite3_value_free(VEC_AT(&f->g[i].vals, sqlite3_value *, k));
-		vec_free(&f->g[i].vals);
-	}
 	free(f->c.err);
-	free(f->h.err);
 	if (f->c.db)
 		sqlite3_close(f->c.db);
-	if (f->h.db)
-		sqlite3_close(f->h.db);
-	if (f->inited) {
-		pthread_mutex_destroy(&f->mu);
-		pthread_cond_destroy(&f->cv);
-	}
 }

@@ -637,13 +637,6 @@ val SZF export_size_f stat -c %s "$O/t4f.pftrace"
 echo "kvio-export 4M: ${XF4:-?}s with findings, ${XN4:-?}s without; ${SZF:-?} bytes with, ${SZN:-?} without"
 ratio "export 4M with findings / without" '$XF4/$XN4' "<=" 1.1
 ratio "pftrace size 4M with findings / without" '$SZF/$SZN' "" "no target: the findings' bytes"
-# the findings' gathers on the findings' thread alone, or two of them on the export's thread
-# once its commands are written (kvio-export's choice when a processor is idle, docs/export.md;
-# KVIO_FINDINGS_HELP forces it; the trace is the same): what each costs on this machine
-best_pair export4h0 export4h1 "env KVIO_FINDINGS_HELP=0 $B/kvio-export $O/t4.db -o $O/t4h.pftrace" \
-	"env KVIO_FINDINGS_HELP=1 $B/kvio-export $O/t4.db -o $O/t4h.pftrace" XH0 XHK0_ XH1 XHK1_
-echo "kvio-export 4M with findings: ${XH0:-?}s on their thread alone, ${XH1:-?}s helped by the export's (load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null))"
-ratio "export 4M findings helped / not (KVIO_FINDINGS_HELP 1/0)" '$XH1/$XH0' "" "no target: which one kvio-export's idle-machine rule should pick"
 # retired target (<= 45): 74 B keeps every arg a user clicks and is half the reference's size
 ratio "pftrace bytes per command slice" '$SZ/$NC' "" "no target: retired, docs/bench.md"
 # a 2 s window of the 4M database (issue 13): kvio_cmd_range lets it read only its chunks,

@@ -27,7 +27,7 @@
 -- object, the object in flight where a QD<=1 span starts, a TP chunk's last
 -- object to end. Times are the database's ns.
 -- Inputs: kvio_command_ordered_batches, kvio_pool_ordered_batches, kvio_cmd_proc,
--- kvio_proc, kvio_object, kvio_object_span, kvio_rule, kvio_qd1_gap, kvio_latency,
+-- kvio_proc, kvio_object, kvio_object_span, kvio_rule, kvio_pool_gather, kvio_qd1_gap, kvio_latency,
 -- kvio_batch, kvio_qd, kvio_filled, kvio_qd1_verdict, kvio_tp_gap (prelude.sql); kvio_pct,
 -- kvio_is, kvio_runs, kvio_depth_spans (the extension).
 CREATE INDEX IF NOT EXISTS temp.kvio_object_id ON kvio_object(id);
@@ -38,6 +38,10 @@ DROP TABLE IF EXISTS temp.kvio_find_tid;
 CREATE TEMP TABLE kvio_find_tid(label TEXT, tid, obj INTEGER, obj_ts INTEGER, PRIMARY KEY (label, tid)) WITHOUT ROWID;
 INSERT INTO kvio_find_tid
 SELECT label, tid, min(id), ts FROM kvio_object WHERE tid IS NOT NULL GROUP BY label, tid; -- ts: min(id)'s row
+
+-- the four gathers below in one pass over the commands (prelude.sql's kvio_pool_gather), unless
+-- this connection filled one of them already
+INSERT OR IGNORE INTO kvio_filled SELECT 'kvio_pool' FROM kvio_pool_gather;
 
 INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill; -- the QD1 service time's (kvio_qd1_verdict)
 INSERT OR IGNORE INTO kvio_filled VALUES ('kvio_latency');

@@ -34,6 +34,7 @@ DROP TABLE IF EXISTS temp.kvio_batch;
 DROP TABLE IF EXISTS temp.kvio_qd;
 DROP VIEW IF EXISTS temp.kvio_qd_fill;
 DROP VIEW IF EXISTS temp.kvio_batch_fill;
+DROP VIEW IF EXISTS temp.kvio_pool_gather;
 DROP VIEW IF EXISTS temp.kvio_qd1_svc;
 DROP VIEW IF EXISTS temp.kvio_qd1_verdict;
 DROP VIEW IF EXISTS temp.kvio_object_span;
@@ -210,10 +211,13 @@ CREATE TEMP TABLE kvio_latency(
   PRIMARY KEY (lid, op_id));
 CREATE TEMP VIEW kvio_latency_fill AS
 SELECT k1, k2, n, p25, p50, p95, p99, max
-FROM kvio_pct((SELECT kvio_pct_gather(lid, op_id, dur)
-               FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_latency'))
-                    CROSS JOIN kvio_pool_batches
-               WHERE real = 1 AND op IN ('read', 'write')));
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_latency'))
+     CROSS JOIN kvio_pct(kvio_pick('kvio_latency', (
+  SELECT kvio_pct_gather(lid, op_id, dur)
+  FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
+       CROSS JOIN kvio_pool_batches
+  WHERE real = 1 AND op IN ('read', 'write'))))
+WHERE k2 IN (SELECT id FROM kvio_cmd_name WHERE name IN ('read', 'write')); -- (kvio_pool_gather's has every op)
 
 -- kvio_batch: the inferred batches: each label's pool commands in submit order,
 -- split where a submit gap exceeds kvio_rule's batch_gap_ns; numbered (pos) in
@@ -227,9 +231,11 @@ CREATE TEMP TABLE kvio_batch(
   tid);                                             -- its first command's trace_id (no type, as kvio_object's)
 CREATE TEMP VIEW kvio_batch_fill AS
 SELECT NULL, k, start, end, n, tag
-FROM kvio_runs((SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid)
-                FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_batch'))
-                     CROSS JOIN kvio_pool_ordered_batches));
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_batch'))
+     CROSS JOIN kvio_runs(kvio_pick('kvio_batch', (
+  SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid)
+  FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
+       CROSS JOIN kvio_pool_ordered_batches)));
 
 -- kvio_qd: the pool's achieved queue depth: per label id, the sweep of its commands
 -- with a real duration (+1 at submit, -1 at completion): the ns at each depth (rows
@@ -238,10 +244,12 @@ FROM kvio_runs((SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_
 CREATE TEMP TABLE kvio_qd(lid INTEGER, depth INTEGER, time INTEGER, start INTEGER, end INTEGER);
 CREATE TEMP VIEW kvio_qd_fill AS
 SELECT k, depth, time, start, end
-FROM kvio_depth_and_spans((SELECT kvio_depth_gather(lid, ts, dur, (SELECT qd_low FROM kvio_rule), 1000000)
-                           FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd'))
-                                CROSS JOIN kvio_pool_ordered_batches
-                           WHERE real = 1));
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd'))
+     CROSS JOIN kvio_depth_and_spans(kvio_pick('kvio_qd', (
+  SELECT kvio_depth_gather(lid, ts, dur, (SELECT qd_low FROM kvio_rule), 1000000)
+  FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
+       CROSS JOIN kvio_pool_ordered_batches
+  WHERE real = 1)));
 
 -- The QD1 detector's rule (qd1.sql judges each label's objects together, findings.sql
 -- each object): gaps between consecutive submits of a trace_id's tagged commands,
@@ -271,11 +279,36 @@ CREATE TEMP TABLE kvio_qd1_gap(
   gap_p95 INTEGER,                                  -- submit gap p95 (ns)
   n_objects INTEGER);                               -- objects behind the gaps
 CREATE TEMP VIEW kvio_qd1_gap_fill AS
-SELECT k, seq, CASE cls WHEN 1 THEN 'load' ELSE 'store' END, p50, p95, members FROM kvio_gaps((
+SELECT k, seq, CASE cls WHEN 1 THEN 'load' ELSE 'store' END, p50, p95, members
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd1_gap'))
+     CROSS JOIN kvio_gaps(kvio_pick('kvio_qd1_gap', (
   SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule), 1) -- the class:
-  FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd1_gap'))
+  FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
        CROSS JOIN kvio_command_ordered_batches        -- its first command is a read
-  WHERE tid > 0));
+  WHERE tid > 0)));
+
+-- kvio_pool_gather: the four gathers above (kvio_qd1_gap's, kvio_latency's, kvio_qd's,
+-- kvio_batch's) in one pass over the pool's commands, in submit order: one read of the
+-- chunks, not four (findings.sql runs it first, then names kvio_pool in kvio_filled).
+-- Each keeps its set on the connection (kvio_keep), which its fill view takes
+-- (kvio_pick) instead of gathering (kvio_pool filled skips their own passes). The same
+-- rows: a WHERE term of a gather above is kvio_where(term, value) here, the rows the
+-- aggregate skips (kvio_qd1_gap's tid > 0: the pool's tagged commands, the pool being
+-- every tagged command of a label that has some; real = 1); kvio_latency's gathers
+-- every op, its fill keeps read and write. Only while none of the four is filled (a
+-- connection that filled one already gathers the others on their own), and nothing
+-- is kept when there was no pass or no command (HAVING).
+CREATE TEMP VIEW kvio_pool_gather AS
+SELECT
+  kvio_keep('kvio_qd1_gap', kvio_gaps_gather(lid, tid, kvio_where(tagged, ts), kvio_is(op, 'read'),
+                                             (SELECT qd1_min_cmds FROM kvio_rule), 1)),
+  kvio_keep('kvio_latency', kvio_pct_gather(lid, op_id, kvio_where(real, dur))),
+  kvio_keep('kvio_qd', kvio_depth_gather(lid, ts, kvio_where(real, dur), (SELECT qd_low FROM kvio_rule), 1000000)),
+  kvio_keep('kvio_batch', kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid))
+FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled
+                                   WHERE name IN ('kvio_pool', 'kvio_qd1_gap', 'kvio_latency', 'kvio_qd', 'kvio_batch')))
+     CROSS JOIN kvio_pool_ordered_batches
+HAVING count(*) > 0;
 
 -- kvio_qd1_verdict: each row of kvio_qd1_gap judged. kind "serialized" when
 -- gap_p50 >= qd1_ratio x service time; without completions (no service time)

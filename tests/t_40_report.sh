@@ -258,6 +258,31 @@ for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 		ok "kvio_cmd batch = $b: the comparison has rows of every operator, no error ($(basename "$db"))" \
 			test "$(grep -c . "$T/bt.pl.out")" -gt 100 -a "$(grep -ci error "$T/bt.pl.out")" -eq 0
 	done
+	# kvio_where(cond, x): the rows where cond holds, as a WHERE term would keep them (batches and single rows)
+	for b in 1 2; do
+		[ $b = 1 ] && order=id || order="upid, ts, id"
+		[ $b = 1 ] && [ "$db" = "$T/un.db" ] && continue # (the ordered operators refuse its rows out of order)
+		: > "$T/wh.a"; : > "$T/wh.b"
+		while IFS='|' read -r agg cond sq val; do
+			printf "SELECT * FROM $agg;\n" "kvio_where($cond, $val)" "kvio_cmd WHERE batch = $b" >> "$T/wh.a"
+			printf "SELECT * FROM $agg;\n" "kvio_where($cond, $val)" "(SELECT * FROM plain ORDER BY $order)" >> "$T/wh.a"
+			printf "SELECT * FROM $agg;\n" "$val" "kvio_cmd WHERE batch = $b AND $sq" >> "$T/wh.b"
+			printf "SELECT * FROM $agg;\n" "$val" "(SELECT * FROM plain WHERE $sq ORDER BY $order)" >> "$T/wh.b"
+		done <<-'AGG'
+		kvio_pct((SELECT kvio_pct_gather(upid, name_id, %s) FROM %s))|real_dur|real_dur = 1|dur
+		kvio_depth((SELECT kvio_depth_gather(upid, ts, %s, 1, 1000) FROM %s))|real_dur|real_dur = 1|dur
+		kvio_pct((SELECT kvio_gaps_gather(upid, trace_id, %s, kvio_is(name, 'read'), 3) FROM %s))|tagged|trace_id > 0|ts
+		kvio_pct((SELECT kvio_runs_gather(upid, %s, 20000) FROM %s))|kvio_is(name, 'write')|name = 'write'|ts
+		AGG
+		for f in a b; do
+			{ echo "CREATE TEMP TABLE plain AS SELECT * FROM kvio_cmd;"; cat "$T/wh.$f"; } |
+				sqlite3 -cmd ".load $BUILD/kvio" "$db" > "$T/wh.$f.out" 2>&1
+		done
+		eq "kvio_where(cond, x) = x WHERE cond: 4 operators, batch = $b and single rows ($(basename "$db"))" \
+			"$(cat "$T/wh.b.out")" "$(cat "$T/wh.a.out")"
+		ok "kvio_where: the comparison has rows, no error ($(basename "$db"), batch = $b)" \
+			test "$(grep -c . "$T/wh.b.out")" -gt 8 -a "$(grep -ci error "$T/wh.b.out")" -eq 0
+	done
 	eq "kvio_cmd batch = 1: one row per chunk holding a wanted row, batch reads 1 ($(basename "$db"))" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(DISTINCT id / 8192), 1 FROM kvio_cmd WHERE trace_id > 0")" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*), max(batch) FROM kvio_cmd WHERE batch = 1 AND trace_id > 0")"
@@ -274,6 +299,17 @@ for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 	eq "kvio_cmd.tagged, ts_end = trace_id IS NOT NULL, ts + dur ($(basename "$db"))" "0" \
 		"$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT count(*) FROM kvio_cmd WHERE tagged IS NOT (trace_id IS NOT NULL) OR ts_end IS NOT ts + dur")"
 done
+# kvio_keep(name, set) keeps a set for one kvio_pick(name, set), which else gives its own set:
+# the kept set of three values once (n 3, p50 2), then the given one (n 1, 9); a depth set
+# ([0, 10) and [5, 15): depth 2 for 5 ns); a value that is no set is an error
+eq "kvio_keep / kvio_pick: the kept set once, then the given one; a depth set" "1 1|3|2 1|1|9 1 1|2|5" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" :memory: "SELECT kvio_keep('x', (SELECT kvio_pct_gather(1, NULL, v) FROM (SELECT 1 AS v UNION ALL SELECT 2 UNION ALL SELECT 3)));
+		SELECT k1, n, p50 FROM kvio_pct(kvio_pick('x', (SELECT kvio_pct_gather(1, NULL, 9))));
+		SELECT k1, n, p50 FROM kvio_pct(kvio_pick('x', (SELECT kvio_pct_gather(1, NULL, 9))));
+		SELECT kvio_keep('d', (SELECT kvio_depth_gather(1, t, 10) FROM (SELECT 0 AS t UNION ALL SELECT 5)));
+		SELECT k, depth, time FROM kvio_depth(kvio_pick('d', NULL)) WHERE depth = 2;" | tr '\n' ' ' | sed 's/ $//')"
+eq "kvio_keep of a value that is no set: the statement fails saying so" "1" \
+	"$(sqlite3 -cmd ".load $BUILD/kvio" :memory: "SELECT kvio_keep('y', 7)" 2>&1 | grep -c 'kvio_keep: the set is not a kvio_pct_gather')"
 # kvio_is(x, y) = SQL's x IS y between two expressions (no affinity), every pair of eight values
 # (10 pairs are the same: each value with itself, and 1 with 1.0 both ways)
 eq "kvio_is = SQL's IS: 64 pairs of NULL, integers, reals, text and blobs" "64|0|10" \

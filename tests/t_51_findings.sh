@@ -171,27 +171,28 @@ KVIO_SQL_DIR="$T/badsql" "$BUILD/kvio-export" "$AB" -o "$T/bad.pftrace" > /dev/n
 eq "the findings' SQL fails: exit 2, one line naming sql/findings.sql, no trace" "2 1 1 no" \
 	"$? $(wc -l < "$T/bad.err") $(grep -c '^kvio-export: sql/findings.sql: no such function: no_such_function$' "$T/bad.err") $([ -e "$T/bad.pftrace" ] && echo yes || echo no)"
 
-# the findings' gathers: on an idle machine the export's thread computes two of them
-# (kvio_qd, kvio_batch) once its commands are written, the findings' thread the others
-# (KVIO_FINDINGS_HELP=1 forces it, 0 leaves all to the findings' thread): the same trace
-# either way, byte for byte; a failing gather says the same line either way
+# the findings' four command gathers (kvio_qd1_gap, kvio_latency, kvio_qd, kvio_batch) come from
+# one pass (prelude.sql's kvio_pool_gather, its row filters as kvio_where): the same trace, byte
+# for byte, as their four passes of their own (a findings.sql without that statement: each fill
+# view gathers as kvio-report's files do)
+mkdir -p "$T/sep" && cp sql/*.sql "$T/sep/" && grep -v "FROM kvio_pool_gather;" sql/findings.sql > "$T/sep/findings.sql"
+eq "findings.sql without the one pass differs from findings.sql by that statement only" "1" \
+	"$(diff sql/findings.sql "$T/sep/findings.sql" | grep -c '^<')"
 for c in "fab:$AB" "demo:$T/demo.db" "nc:$T/nc.db" "w:$T/demo.db --time-range 0.1,0.2" "g1:$AB --batch-gap-us 1000"; do
 	n=${c%%:*}
 	# shellcheck disable=SC2086
-	KVIO_FINDINGS_HELP=1 "$BUILD/kvio-export" -q ${c#*:} -o "$T/h1.$n.pftrace"
+	"$BUILD/kvio-export" -q ${c#*:} -o "$T/p1.$n.pftrace"
 	r1=$?
 	# shellcheck disable=SC2086
-	KVIO_FINDINGS_HELP=0 "$BUILD/kvio-export" -q ${c#*:} -o "$T/h0.$n.pftrace"
-	r0=$?
-	eq "findings' gathers helped or not ($n): exit 0, byte-identical, findings written" "0 0 same yes" \
-		"$r1 $r0 $(cmp -s "$T/h1.$n.pftrace" "$T/h0.$n.pftrace" && echo same) $(grep -q 'kvio findings' "$T/h1.$n.pftrace" && echo yes)"
+	KVIO_SQL_DIR="$T/sep" "$BUILD/kvio-export" -q ${c#*:} -o "$T/p4.$n.pftrace"
+	r4=$?
+	eq "findings' gathers in one pass or four ($n): exit 0, byte-identical, findings written" "0 0 same yes" \
+		"$r1 $r4 $(cmp -s "$T/p1.$n.pftrace" "$T/p4.$n.pftrace" && echo same) $(grep -q 'kvio findings' "$T/p1.$n.pftrace" && echo yes)"
 done
-mkdir -p "$T/badqd" && cp sql/*.sql "$T/badqd/" && cat >> "$T/badqd/prelude.sql" <<'SQL'
-DROP VIEW temp.kvio_qd_fill;
-CREATE TEMP VIEW kvio_qd_fill AS SELECT no_such_function() AS k, 1, 2, 3, 4;
-SQL
-for h in 0 1; do
-	KVIO_FINDINGS_HELP=$h KVIO_SQL_DIR="$T/badqd" "$BUILD/kvio-export" "$AB" -o "$T/badqd$h.pftrace" > /dev/null 2> "$T/badqd$h.err"
-	eq "a helped gather fails (KVIO_FINDINGS_HELP=$h): exit 2, one line naming sql/findings.sql, no trace" "2 1 1 no" \
-		"$? $(wc -l < "$T/badqd$h.err") $(grep -c '^kvio-export: sql/findings.sql: no such function: no_such_function$' "$T/badqd$h.err") $([ -e "$T/badqd$h.pftrace" ] && echo yes || echo no)"
+for v in kvio_qd_fill kvio_pool_gather; do
+	mkdir -p "$T/bad$v" && cp sql/*.sql "$T/bad$v/"
+	printf 'DROP VIEW temp.%s;\nCREATE TEMP VIEW %s AS SELECT no_such_function() AS k, 1, 2, 3, 4;\n' "$v" "$v" >> "$T/bad$v/prelude.sql"
+	KVIO_SQL_DIR="$T/bad$v" "$BUILD/kvio-export" "$AB" -o "$T/bad$v.pftrace" > /dev/null 2> "$T/bad$v.err"
+	eq "a gather fails ($v): exit 2, one line naming sql/findings.sql, no trace" "2 1 1 no" \
+		"$? $(wc -l < "$T/bad$v.err") $(grep -c '^kvio-export: sql/findings.sql: no such function: no_such_function$' "$T/bad$v.err") $([ -e "$T/bad$v.pftrace" ] && echo yes || echo no)"
 done
