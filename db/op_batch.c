@@ -282,6 +282,51 @@ static int batch_columns(struct cmd_cur *c, const struct store *s, const struct 
 	return 1;
 }
 
+/* f once per row of the batch (rows[0..n) of chunk v): the batch columns bc
+ * (at argument positions at) that row's values, the other arguments k as
+ * given; a row a kvio_where argument leaves out skipped. */
+static void batch_rows(sqlite3_context *ctx, struct agg *a, row_fn f, int argc, struct key *k, struct cmd_cur *c,
+		       struct store *s, const struct chunk_view *v, const uint32_t *rows, uint32_t n, int nb,
+		       const int *at, const struct bcol *const *bc)
+{
+	int64_t first = s->d.first[c->k];
+	int nw = 0;
+	for (int m = 0; m < nb; m++)
+		nw += bc[m]->where;
+	if (n > 1 && batch_columns(c, s, v, first, rows, n, nb, bc)) {
+		for (int m = 0; m < nb; m++)
+			k[at[m]] = (struct key){.t = SQLITE_NULL};
+		const int64_t *bv = c->bval;
+		const uint8_t *bt = c->btype, *skip = nw ? c->bskip : NULL;
+		for (uint32_t r = 0; r < n; r++) {
+			if (skip && skip[r])
+				continue;
+			for (int m = 0; m < nb; m++) {
+				struct key *x = &k[at[m]];
+				x->t = bt[(size_t)m * n + r];
+				x->i = bv[(size_t)m * n + r];
+				if (__builtin_expect(x->t == SQLITE_FLOAT, 0))
+					memcpy(&x->d, &x->i, sizeof x->d);
+			}
+			if (f(ctx, a, argc, k) != SQLITE_OK)
+				return;
+		}
+		return;
+	}
+	for (uint32_t r = 0; r < n; r++) {
+		int skip = 0;
+		for (int m = 0; m < nb; m++) {
+			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);
+			if (bc[m]->is)
+				k[at[m]] = (struct key){.t = SQLITE_INTEGER, .i = key_is(&k[at[m]], &bc[m]->eq)};
+			else if (bc[m]->where)
+				skip |= !cond_true(bc[m], col_key(s, v, first, rows[r], bc[m]->wcol));
+		}
+		if (!skip && f(ctx, a, argc, k) != SQLITE_OK)
+			return;
+	}
+}
+
 /* Step the aggregate of ctx: f once with argv's values, or, when arguments are
  * columns of a kvio_cmd batch (batch = 1), once per row of the batch, those
  * arguments that row's values (col_key: the values SQL reads) and the others
@@ -337,42 +382,7 @@ void agg_rows(sqlite3_context *ctx, int argc, sqlite3_value **argv, row_fn f)
 		rows = c->sel + c->psel;
 		n = c->nsel - c->psel;
 	}
-	int64_t first = s->d.first[c->k];
-	int nw = 0;
-	for (int m = 0; m < nb; m++)
-		nw += bc[m]->where;
-	if (n > 1 && batch_columns(c, s, v, first, rows, n, nb, bc)) {
-		for (int m = 0; m < nb; m++)
-			k[at[m]] = (struct key){.t = SQLITE_NULL};
-		const int64_t *bv = c->bval;
-		const uint8_t *bt = c->btype, *skip = nw ? c->bskip : NULL;
-		for (uint32_t r = 0; r < n; r++) {
-			if (skip && skip[r])
-				continue;
-			for (int m = 0; m < nb; m++) {
-				struct key *x = &k[at[m]];
-				x->t = bt[(size_t)m * n + r];
-				x->i = bv[(size_t)m * n + r];
-				if (__builtin_expect(x->t == SQLITE_FLOAT, 0))
-					memcpy(&x->d, &x->i, sizeof x->d);
-			}
-			if (f(ctx, a, argc, k) != SQLITE_OK)
-				return;
-		}
-		return;
-	}
-	for (uint32_t r = 0; r < n; r++) {
-		int skip = 0;
-		for (int m = 0; m < nb; m++) {
-			k[at[m]] = col_key(s, v, first, rows[r], bc[m]->col);
-			if (bc[m]->is)
-				k[at[m]] = (struct key){.t = SQLITE_INTEGER, .i = key_is(&k[at[m]], &bc[m]->eq)};
-			else if (bc[m]->where)
-				skip |= !cond_true(bc[m], col_key(s, v, first, rows[r], bc[m]->wcol));
-		}
-		if (!skip && f(ctx, a, argc, k) != SQLITE_OK)
-			return;
-	}
+	batch_rows(ctx, a, f, argc, k, c, s, v, rows, n, nb, at, bc);
 }
 
 /* kvio_pct_gather(k1, k2, v): v into the value set of group (k1, k2). */
