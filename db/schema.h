@@ -7,6 +7,10 @@
 extern const char kvio_schema_sql[];
 /* Schema version stored in metadata('kvio_schema_version'). */
 #define KVIO_DB_VERSION 3
+/* A label (--label, --merge L=) and the device (--device) are at most this many
+ * bytes: they name processes and repeat in every report and page (db/values.c
+ * refuses a longer process name: no kvio writes it). */
+#define KVIO_LABEL_MAX 128
 
 /* Open path for writing a fresh database: page size, journal off, schema. */
 int db_create(const char *path, sqlite3 **out);

@@ -12,6 +12,7 @@
  * read when it first needs it, or gathered while that table is checked. */
 #include "kvio_int.h"
 #include "values.h"
+#include "schema.h"
 #include "../lib/util.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -477,6 +478,9 @@ static int process_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 		bad(c, "upid %lld is not its id", (long long)ival(v, 1));
 	else if (!c->import && ival(v, 1) > 0 && sqlite3_value_type(v[3]) == SQLITE_NULL)
 		bad(c, "name is NULL (kvio-ingest names every process but upid 0)");
+	else if (!c->import && sqlite3_value_bytes(v[3]) > 6 + 2 * KVIO_LABEL_MAX) /* "NVMe <device> <label>" */
+		bad(c, "name is %d bytes, longer than kvio writes (a label and the device: at most %d bytes each)",
+		    sqlite3_value_bytes(v[3]), KVIO_LABEL_MAX);
 	return SQLITE_OK;
 }
 
@@ -756,6 +760,7 @@ static int counter_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 	at(c, "kvio_counter", rowid, NULL);
 	if (!types_ok(c, v, types, 4) || (!c->import && !type_ok(c, v, 3, TR)))
 		return SQLITE_OK;
+	double x = sqlite3_value_double(v[3]);
 	const struct vtrack *t = track_of(c, ival(v, 2));
 	if (ival(v, 0) < ((int64_t)1 << 40) || ival(v, 0) >= DIR_MAX_ID)
 		bad(c, "id is not one kvio numbers (2^40..2^53)");
@@ -763,6 +768,8 @@ static int counter_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 		bad(c, "ts %lld is before the capture", (long long)ival(v, 1));
 	else if (!t || (!c->import && !t->counter))
 		bad(c, "track_id %lld is not a counter track", (long long)ival(v, 2));
+	else if (!c->import && !(x >= 0 && x <= 18446744073709551616.0)) /* counts, objects in flight, bytes a second */
+		bad(c, "value %g is not a count or rate kvio writes (0..2^64)", x);
 	return SQLITE_OK;
 }
 

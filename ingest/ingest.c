@@ -18,7 +18,7 @@ const char ingest_options_help[] =
 	"                        for --ebpf, --serving): standard input, for one of them\n"
 	"  --ebpf FILE           nvme_uring_cmd_monitor JSONL (commands, completions)\n"
 	"  --serving FILE        serving-layer request spans JSONL (optional)\n"
-	"  --label L             label of the single arm (default: capture)\n"
+	"  --label L             label of the single arm (default: capture; at most 128 bytes, as --merge's)\n"
 	"  --merge L=SEM,EBPF[,SERVING]\n"
 	"                        add an arm (repeatable; '-' omits a component)\n"
 	"  --no-rebase           keep absolute CLOCK_MONOTONIC ns (same-boot arms only)\n"
@@ -28,7 +28,7 @@ const char ingest_options_help[] =
 	"  --pair-horizon N      records after which a command's completion is given up\n"
 	"                        (default 500000; memory grows with it only while\n"
 	"                        completions are missing)\n"
-	"  --device NAME         device label in process names (default: ng)\n"
+	"  --device NAME         device label in process names (default: ng; at most 128 bytes)\n"
 	"  --time-range S,E      write only what overlaps [S, E] seconds after the arm's\n"
 	"                        rebase (absolute seconds with --no-rebase)\n"
 	"  --trace-id A[-B]      write only the commands and objects of trace_id A..B\n"
@@ -195,6 +195,15 @@ int ingest_finish_args(struct ingest_args *a)
 		}
 		a->arms[0] = (struct arm_spec){g_label, g_sem, g_ebpf, g_serving, {0}};
 		a->narms = 1;
+	}
+	for (int i = 0; i <= a->narms; i++) {
+		const char *v = i < a->narms ? a->arms[i].label : a->o.device;
+		if (strlen(v) > KVIO_LABEL_MAX) {
+			kvio_err("%s '%.32s...' is %zu bytes: at most %d (it names the processes in every report)",
+				 i < a->narms ? (a->narms > 1 ? "--merge: label" : "--label") : "--device", v, strlen(v),
+				 KVIO_LABEL_MAX);
+			return -1;
+		}
 	}
 	for (int i = 0; i < a->narms; i++)
 		for (int k = 0; k < i; k++)

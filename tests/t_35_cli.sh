@@ -245,6 +245,21 @@ for c in "kvio-report $T/c.db --json $T/twice1.json --json $T/twice2.json" "kvio
 		"$? $(grep -c 'given twice' "$T/twice.err") $(ls "$T"/twice1.* "$T"/twice2.* 2>/dev/null | wc -l)"
 done
 
+# a label or the device is at most 128 bytes (it names processes, repeated in every report and
+# page): 129 is a usage error saying so, 128 is taken (the tiny fixture's report then exits 0)
+L128=$(printf '%0128d' 0); L129=$(printf '%0129d' 0)
+for c in "kvio-ingest -o $T/lab1.db --label $L129 --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl|--label" \
+	"kvio-ingest -o $T/lab1.db --device $L129 --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl|--device" \
+	"kvio-ingest -o $T/lab1.db --merge $L129=fixtures/ab/a.sem.jsonl,fixtures/ab/a.ebpf.jsonl --merge B=fixtures/ab/b.sem.jsonl,fixtures/ab/b.ebpf.jsonl|--merge: label" \
+	"kvio2perfetto -o $T/lab1.pftrace --label $L129 --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl|--label"; do
+	cmd=${c%|*}
+	"$BUILD/${cmd%% *}" ${cmd#* } > /dev/null 2>"$T/lab.err"
+	eq "${cmd%% *} ${c#*|} of 129 bytes: exit 2, one line saying the 128-byte limit, nothing written" "2 1 1 0" \
+		"$? $(wc -l < "$T/lab.err") $(grep -c "^${cmd%% *}: ${c#*|} '0*\.\.\.' is 129 bytes: at most 128" "$T/lab.err") $(ls "$T"/lab1.* 2>/dev/null | wc -l)"
+done
+"$BUILD/kvio-ingest" -q -o "$T/lab2.db" --label "$L128" --device "$L128" --sem fixtures/tiny/sem.jsonl --ebpf fixtures/tiny/ebpf.jsonl
+eq "a 128-byte label and device: ingest and report exit 0" "0 0" "$? $("$BUILD/kvio-report" "$T/lab2.db" --json > /dev/null; echo $?)"
+
 # malloc's heaps on huge pages (cmd/hugemem.c): where the kernel gives them on request, every
 # command runs with glibc's huge-page tunables, seen in the running process's environment
 # (a kvio-ingest blocked opening a FIFO as --ebpf), not with KVIO_HUGEMEM=0 or a

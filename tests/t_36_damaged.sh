@@ -136,6 +136,10 @@ damage flow_start "sqlite3 flow_start.db \"update flow set slice_out = 2 where i
 # a chunk's directory row deleted behind re-made sums: its commands vanished from every reader
 damage range_deleted "sqlite3 range_deleted.db \"delete from kvio_cmd_range where id = 18\" && '$T/dbforge' range_deleted.db resum" \
 	"$DM kvio_cmd_chunk: 2 rows, kvio_cmd_range lists 1 (a chunk without its directory row)"
+# a label is at most 128 bytes (kvio-ingest refuses a longer one): a 1 MiB process name behind
+# re-made sums made the --html page grow past 256 MiB (ASan dbfuzz seed 21)
+damage long_label "sqlite3 long_label.db \"update process set name = 'NVMe ng ' || printf('%.*c', 1048576, 'k') where upid = 2\" && '$T/dbforge' long_label.db resum" \
+	"$DM process 2: name is 1048584 bytes, longer than kvio writes (a label and the device: at most 128 bytes each)" cmd
 damage version_type "sqlite3 version_type.db \"update metadata set int_value = 'x' where name = 'kvio_schema_version'\"" \
 	"$DM metadata: kvio_schema_version is not an integer" cmd
 
@@ -170,6 +174,17 @@ eq "kvio_cmd_chunk's own n: kvio-check names the rows that differ from the direc
 "$BUILD/kvio-export" "$D/ok3.db" -o "$D/ok3.pftrace" > /dev/null 2> "$D/ok3.err"
 eq "counters damaged: kvio-export (which reads them) exit 2, the table named" "2 1" \
 	"$? $(grep -c 'kvio_counter: its' "$D/ok3.err")"
+
+# a counter's value is a count or a rate (0..2^64): 1e308 behind re-made sums changed the
+# exported counter unrefused (ASan dbfuzz seed 21); kvio-export reads counters, kvio-report not
+cp "$D/base.db" "$D/ctr.db"
+sqlite3 "$D/ctr.db" "update kvio_counter set value = 1e308 where id = (select min(id) from kvio_counter)"
+"$T/dbforge" "$D/ctr.db" resum
+"$BUILD/kvio-export" "$D/ctr.db" -o "$D/ctr.pftrace" > /dev/null 2> "$D/ctr.err"
+eq "a counter of 1e308: kvio-export exit 2, the row and the value named, no trace" "2 1 no" \
+	"$? $(grep -c "kvio_counter $(sqlite3 "$D/base.db" "select min(id) from kvio_counter"): value 1e+308 is not a count or rate kvio writes" "$D/ctr.err") $([ -e "$D/ctr.pftrace" ] && echo yes || echo no)"
+"$BUILD/kvio-check" "$D/ctr.db" > "$D/ctr.check"
+eq "a counter of 1e308: kvio-check exit 2, DAMAGED" "2 1" "$? $(grep -c 'DAMAGED: kvio_counter' "$D/ctr.check")"
 
 # A forger's NULL label and an empty blob as an op: no crash, whatever the answer
 cp "$D/base.db" "$D/nul.db"
