@@ -212,7 +212,7 @@ CREATE TEMP TABLE kvio_latency(
 CREATE TEMP VIEW kvio_latency_fill AS
 SELECT k1, k2, n, p25, p50, p95, p99, max
 FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_latency'))
-     CROSS JOIN kvio_pct(kvio_pick('kvio_latency', (
+     CROSS JOIN kvio_pct(kvio_pick((SELECT 'kvio_latency' FROM kvio_filled WHERE name = 'kvio_pool'), (
   SELECT kvio_pct_gather(lid, op_id, dur)
   FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
        CROSS JOIN kvio_pool_batches
@@ -232,7 +232,7 @@ CREATE TEMP TABLE kvio_batch(
 CREATE TEMP VIEW kvio_batch_fill AS
 SELECT NULL, k, start, end, n, tag
 FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_batch'))
-     CROSS JOIN kvio_runs(kvio_pick('kvio_batch', (
+     CROSS JOIN kvio_runs(kvio_pick((SELECT 'kvio_batch' FROM kvio_filled WHERE name = 'kvio_pool'), (
   SELECT kvio_runs_gather(lid, ts, (SELECT batch_gap_ns FROM kvio_rule), ts_end, tid)
   FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
        CROSS JOIN kvio_pool_ordered_batches)));
@@ -245,7 +245,7 @@ CREATE TEMP TABLE kvio_qd(lid INTEGER, depth INTEGER, time INTEGER, start INTEGE
 CREATE TEMP VIEW kvio_qd_fill AS
 SELECT k, depth, time, start, end
 FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd'))
-     CROSS JOIN kvio_depth_and_spans(kvio_pick('kvio_qd', (
+     CROSS JOIN kvio_depth_and_spans(kvio_pick((SELECT 'kvio_qd' FROM kvio_filled WHERE name = 'kvio_pool'), (
   SELECT kvio_depth_gather(lid, ts, dur, (SELECT qd_low FROM kvio_rule), 1000000)
   FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
        CROSS JOIN kvio_pool_ordered_batches
@@ -281,7 +281,7 @@ CREATE TEMP TABLE kvio_qd1_gap(
 CREATE TEMP VIEW kvio_qd1_gap_fill AS
 SELECT k, seq, CASE cls WHEN 1 THEN 'load' ELSE 'store' END, p50, p95, members
 FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd1_gap'))
-     CROSS JOIN kvio_gaps(kvio_pick('kvio_qd1_gap', (
+     CROSS JOIN kvio_gaps(kvio_pick((SELECT 'kvio_qd1_gap' FROM kvio_filled WHERE name = 'kvio_pool'), (
   SELECT kvio_gaps_gather(lid, tid, ts, kvio_is(op, 'read'), (SELECT qd1_min_cmds FROM kvio_rule), 1) -- the class:
   FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_pool'))
        CROSS JOIN kvio_command_ordered_batches        -- its first command is a read
@@ -291,7 +291,9 @@ FROM (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM kvio_filled WHERE name = 'kvio_qd
 -- kvio_batch's) in one pass over the pool's commands, in submit order: one read of the
 -- chunks, not four (findings.sql runs it first, then names kvio_pool in kvio_filled).
 -- Each keeps its set on the connection (kvio_keep), which its fill view takes
--- (kvio_pick) instead of gathering (kvio_pool filled skips their own passes). The same
+-- (kvio_pick) instead of gathering while kvio_pool is filled (it skips their own
+-- passes; a set kept before this prelude.sql ran, by a statement that failed
+-- after the pass, is never taken: kvio_filled starts empty here). The same
 -- rows: a WHERE term of a gather above is kvio_where(term, value) here, the rows the
 -- aggregate skips (kvio_qd1_gap's tid > 0: the pool's tagged commands, the pool being
 -- every tagged command of a label that has some; real = 1); kvio_latency's gathers

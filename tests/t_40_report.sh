@@ -308,6 +308,33 @@ eq "kvio_keep / kvio_pick: the kept set once, then the given one; a depth set" "
 		SELECT k1, n, p50 FROM kvio_pct(kvio_pick('x', (SELECT kvio_pct_gather(1, NULL, 9))));
 		SELECT kvio_keep('d', (SELECT kvio_depth_gather(1, t, 10) FROM (SELECT 0 AS t UNION ALL SELECT 5)));
 		SELECT k, depth, time FROM kvio_depth(kvio_pick('d', NULL)) WHERE depth = 2;" | tr '\n' ' ' | sed 's/ $//')"
+# a set kvio_pool_gather kept under another prelude.sql run (a window's, its statement then
+# failing before the fills took it) is never taken once prelude.sql runs again: the batches
+# of the whole capture, as a fresh connection's (the window's are fewer)
+lo=$(sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" "SELECT (3 * min(ts) + max(ts)) / 4 FROM kvio_cmd")
+hi=$(sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" "SELECT (min(ts) + max(ts)) / 2 FROM kvio_cmd")
+fill='INSERT INTO kvio_batch SELECT * FROM kvio_batch_fill; SELECT count(*), sum(n) FROM kvio_batch;'
+stale=$(printf '.parameter set :win_lo %s\n.parameter set :win_hi %s\n.read sql/prelude.sql\nSELECT count(*) FROM kvio_pool_gather;\n.parameter clear\n.read sql/prelude.sql\n%s\n' "$lo" "$hi" "$fill" |
+	sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db" | tail -n 1)
+fresh=$(printf '.read sql/prelude.sql\n%s\n' "$fill" | sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db")
+win=$(printf '.parameter set :win_lo %s\n.parameter set :win_hi %s\n.read sql/prelude.sql\n%s\n' "$lo" "$hi" "$fill" |
+	sqlite3 -cmd ".load $BUILD/kvio" "$T/gm.db")
+eq "a set kept before prelude.sql ran again is not taken: the fresh batches, not the window's" "$fresh differs" \
+	"$stale $([ "$win" != "$fresh" ] && echo differs)"
+# kvio_pool_gather's one pass fills the four tables as their own passes do (the fills then read
+# the kept sets: their own gathers scan nothing once kvio_pool is filled, so a set not taken
+# would leave its table empty)
+fills='INSERT INTO kvio_qd1_gap SELECT * FROM kvio_qd1_gap_fill; INSERT INTO kvio_latency SELECT * FROM kvio_latency_fill;
+INSERT INTO kvio_qd SELECT * FROM kvio_qd_fill; INSERT INTO kvio_batch SELECT * FROM kvio_batch_fill;
+SELECT count(*), total(gap_p50), total(gap_p95), total(n_objects) FROM kvio_qd1_gap; SELECT count(*), total(n), total(p25), total(max) FROM kvio_latency;
+SELECT count(*), total(depth * time), total(end - start) FROM kvio_qd; SELECT count(*), total(n), total(end - start) FROM kvio_batch;'
+for db in "$T/gm.db" "$T/tiny.db"; do
+	one=$(printf ".read sql/prelude.sql\nINSERT OR IGNORE INTO kvio_filled SELECT 'kvio_pool' FROM kvio_pool_gather;\n%s\nSELECT count(*) FROM kvio_filled WHERE name = 'kvio_pool';\n" "$fills" |
+		sqlite3 -cmd ".load $BUILD/kvio" "$db" | tr '\n' ' ')
+	four=$(printf ".read sql/prelude.sql\n%s\nSELECT 1;\n" "$fills" | sqlite3 -cmd ".load $BUILD/kvio" "$db" | tr '\n' ' ')
+	eq "kvio_pool_gather: the four tables as their own passes fill them, the pass marked ($(basename "$db"))" "$four" "$one"
+	ok "kvio_pool_gather: the comparison has rows ($(basename "$db"))" test "$(echo "$four" | cut -d' ' -f4 | cut -d'|' -f1)" -gt 0
+done
 eq "kvio_keep of a value that is no set: the statement fails saying so" "1" \
 	"$(sqlite3 -cmd ".load $BUILD/kvio" :memory: "SELECT kvio_keep('y', 7)" 2>&1 | grep -c 'kvio_keep: the set is not a kvio_pct_gather')"
 # kvio_is(x, y) = SQL's x IS y between two expressions (no affinity), every pair of eight values
