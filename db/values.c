@@ -325,8 +325,8 @@ static const struct vtrack *track_of(const struct vcx *c, int64_t id)
 static int range_row(struct vcx *c, sqlite3_value **v)
 {
 	if (sqlite3_value_type(v[0]) != SQLITE_INTEGER || sqlite3_value_type(v[1]) != SQLITE_INTEGER ||
-	    ival(v, 1) < 1 || ival(v, 1) > CHUNK_ROWS || ival(v, 0) > DIR_MAX_ID)
-		return SQLITE_OK; /* dir.c refuses it */
+	    ival(v, 1) < 1 || ival(v, 1) > CHUNK_ROWS || ival(v, 0) < 1 || ival(v, 0) > DIR_MAX_ID)
+		return SQLITE_OK; /* dir.c refuses it (and cmd_chunk's id - first stays in int64) */
 	size_t cap = c->nranges;
 	int rc = grow((void **)&c->ranges, &cap, c->nranges + 1, sizeof *c->ranges);
 	if (rc == SQLITE_OK)

@@ -27,6 +27,17 @@ eq "the undamaged base: the same filtered count answers" "0" \
 # without a filter the count is the directory's (checked), no chunk read: the right answer
 eq "a damaged chunk, count(*) without a filter: the directory's 16" "16" "$(xq "$D/flip.db" "select count(*) from kvio_cmd" 2>&1)"
 
+# dbfuzz (ASan, damage, seed 24): a chunk and its directory row moved to id -2^63: kvio-check's
+# value checks took the row as a chunk and computed id - first past int64 (UBSan: signed
+# overflow), then said slice 9 was one of its commands; the row is not a chunk (dir.c says so
+# in its own line), the flows that named its commands dangle
+cp "$D/base.db" "$D/i64.db"
+sqlite3 "$D/i64.db" "update kvio_cmd_range set id = -9223372036854775808 where id = 1; update kvio_cmd_chunk set id = -9223372036854775808 where id = 1"
+"$T/dbforge" "$D/i64.db" resum
+"$BUILD/kvio-check" "$D/i64.db" > "$D/i64.check" 2>&1
+eq "a chunk moved to id -2^63: kvio-check exit 2, the directory and the flow named, no slice called a command" "2 1 1 0" \
+	"$? $(grep -c 'directory .*DAMAGED: kvio_cmd_range -9223372036854775808' "$D/i64.check") $(grep -c 'flow .*DAMAGED: flow 1: slice_in 1 names no slice or command' "$D/i64.check") $(grep -c "id is a command's too" "$D/i64.check")"
+
 # dbfuzz (forger, name[rename-dup]): a command name renamed to another row's, the sums made
 # to match: kvio writes each name once (ingest/dbw.c interns them); two ids that read the
 # same split one name's commands in two (the export interned it twice). db/dir.c refuses it.
