@@ -11,6 +11,9 @@ extern const char kvio_schema_sql[];
  * bytes: they name processes and repeat in every report and page (db/values.c
  * refuses a longer process name: no kvio writes it). */
 #define KVIO_LABEL_MAX 128
+/* The widest rate counter bucket (ingest/write.h's CTR_*_MS): a rate counter's
+ * closing point lies at most this far past the capture's last end (db/values.c). */
+#define KVIO_CTR_BUCKET_MAX_NS 10000000
 
 /* Open path for writing a fresh database: page size, journal off, schema. */
 int db_create(const char *path, sqlite3 **out);

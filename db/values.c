@@ -59,6 +59,8 @@ struct vcx {
 	int64_t *slices, *objs; /* slice ids; those of object spans (ingests) */
 	size_t nslices, cslices, nobjs, cobjs, objpos, argpos;
 	struct vflow { int64_t key, in; int n; } flow[MAX_LABELS]; /* per arm: its last flow's, rows of that key (0: none) */
+	int have_ext;
+	int64_t ext_hi; /* the latest end of a command or slice (counters: at most a bucket past it) */
 };
 
 struct vcx *vcx_new(sqlite3 *db, const char *q)
@@ -751,11 +753,28 @@ static int kv_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 /* kvio_counter: ids from 2^40 (apart from the commands' slba points), a point
  * in time (an ingest's from 0 on) on a counter track (an import's: its event's
  * track), a value (an import's NaN reads NULL). */
+static int ext_row(struct vcx *c, sqlite3_value **v)
+{
+	int64_t x = sqlite3_value_type(v[0]) == SQLITE_NULL ? 0 : sqlite3_value_int64(v[0]); /* (a real: saturated) */
+	c->ext_hi = x > c->ext_hi ? x : c->ext_hi;
+	return SQLITE_OK;
+}
+
+/* The capture's latest end: of its commands (their directory's extents) and slices. */
+static int need_ext(struct vcx *c)
+{
+	if (c->have_ext)
+		return SQLITE_OK;
+	c->have_ext = 1;
+	int rc = each_row(c, "SELECT max(end_max) FROM %s.kvio_cmd_range", ext_row);
+	return rc != SQLITE_OK ? rc : each_row(c, "SELECT max(ts + dur) FROM %s.kvio_slice", ext_row);
+}
+
 static int counter_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TI, TR | TN};
 	int rc;
-	if ((rc = need_kind(c)) != SQLITE_OK || (rc = need_tracks(c)) != SQLITE_OK)
+	if ((rc = need_kind(c)) != SQLITE_OK || (rc = need_tracks(c)) != SQLITE_OK || (rc = need_ext(c)) != SQLITE_OK)
 		return rc;
 	at(c, "kvio_counter", rowid, NULL);
 	if (!types_ok(c, v, types, 4) || (!c->import && !type_ok(c, v, 3, TR)))
@@ -766,6 +785,9 @@ static int counter_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 		bad(c, "id is not one kvio numbers (2^40..2^53)");
 	else if (!c->import && ival(v, 1) < 0)
 		bad(c, "ts %lld is before the capture", (long long)ival(v, 1));
+	else if (!c->import && ival(v, 1) - KVIO_CTR_BUCKET_MAX_NS > c->ext_hi) /* (ts >= 0 here: no overflow) */
+		bad(c, "ts %lld is past the capture's end (%lld ns) by more than a rate bucket", (long long)ival(v, 1),
+		    (long long)c->ext_hi);
 	else if (!t || (!c->import && !t->counter))
 		bad(c, "track_id %lld is not a counter track", (long long)ival(v, 2));
 	else if (!c->import && !(x >= 0 && x <= 18446744073709551616.0)) /* counts, objects in flight, bytes a second */

@@ -6,6 +6,7 @@
 #define KVIO_WRITE_H
 #include "model.h"
 #include "dbw.h"
+#include "../db/schema.h"
 
 /* floor(x / d) for d > 0, negative x included (a time bucket's key). */
 static inline int64_t floor_div(int64_t x, int64_t d)
@@ -47,6 +48,8 @@ void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t);
  * [t0, t1) with its args (live.c's interim commits write them too). */
 #define CTR_CMDS_MS 1
 #define CTR_MBS_MS 10
+_Static_assert(CTR_MBS_MS * 1000000LL <= KVIO_CTR_BUCKET_MAX_NS && CTR_CMDS_MS <= CTR_MBS_MS,
+	       "db/values.c bounds a counter point by the widest bucket");
 #define CTR_MBS_SCALE 1e-4
 #define OVERVIEW_MS 100
 void write_overview_run(struct dbw *w, int64_t t0, int64_t t1, int64_t n, int64_t bytes, int64_t track);
