@@ -612,6 +612,7 @@ def m_chunk_id(c, R):
     cand = [('i64max', I64_MAX), ('id+n overflows', I64_MAX - n // 2), ('-1', -1), ('0', 0),
             ('gap', last[0] + last[1] + 1000), ('+1', cid + 1), ('-1rel', cid - 1), ('i64min', I64_MIN),
             ('2^53', 2 ** 53)]
+    cand = [(k_, v_) for k_, v_ in cand if I64_MIN <= v_ <= I64_MAX]  # (an earlier mutation's id near a bound)
     if prev:
         cand.append(('overlap-prev', prev[0] + 1))
     if nxt:
@@ -849,6 +850,8 @@ def m_obj(c, R):
     now = q1(c, 'SELECT %s FROM kvio_obj WHERE id = ?' % col, (oid,))
     if col == 'id':
         nid = max(rows) + 1000
+        if nid > I64_MAX:  # (an earlier mutation moved a row near the top)
+            return None
         c.execute("UPDATE kvio_obj SET id = ? WHERE id = ?", (nid, oid))
         return Mut('obj', 'id-moved', 'kvio_obj %d moved to %d (no slice)' % (oid, nid), INVALID, check=INVALID)
     kind, val = wrong_value(R, now)
@@ -879,6 +882,8 @@ def m_slice(c, R):
     now = q1(c, 'SELECT %s FROM kvio_slice WHERE id = ?' % col, (sid,))
     if col == 'id':
         nid = max(info.slices | info.cmd_ids) + 1000
+        if nid > I64_MAX:  # (seed 26: an earlier mutation moved a chunk near 2^63)
+            return None
         named = sum(q1(c, sql, (sid,)) or 0 for sql in (
             "SELECT count(*) FROM kvio_obj WHERE id = ?", "SELECT count(*) FROM kvio_arg WHERE arg_set_id = ?",
             "SELECT count(*) FROM flow WHERE ?1 IN (slice_out, slice_in)") if has_table(c, sql.split()[3]))
