@@ -237,12 +237,12 @@ static int where_skips(struct cmd_cur *c, const struct store *s, const struct ch
 }
 
 /* The batch's columns bc[0..nb) for its n rows into c->bval and c->btype,
- * column by column (kvio_is(name, x) by name id), when every one is a number:
- * 1; 0 (a text column, a kvio_is of another, no memory): row by row instead. */
+ * column by column (kvio_is(name, x) by name id), when every one is a number,
+ * and (nw of them kvio_where's) the rows they skip into c->bskip: 1; 0 (a text
+ * column, a kvio_is of another, no memory): row by row instead. */
 static int batch_columns(struct cmd_cur *c, const struct store *s, const struct chunk_view *v, int64_t first,
-			 const uint32_t *rows, uint32_t n, int nb, const struct bcol *const *bc)
+			 const uint32_t *rows, uint32_t n, int nb, const struct bcol *const *bc, int nw)
 {
-	int nw = 0;
 	for (int m = 0; m < nb; m++) {
 		int col = bc[m]->col;
 		if (bc[m]->is ? col != C_NAME || s->d.nnames >= IS_NAMES : col == C_NAME || col == C_ROLE)
@@ -250,7 +250,6 @@ static int batch_columns(struct cmd_cur *c, const struct store *s, const struct 
 		if (bc[m]->where && (bc[m]->wis ? bc[m]->wcol != C_NAME || s->d.nnames >= IS_NAMES
 					       : bc[m]->wcol == C_NAME || bc[m]->wcol == C_ROLE))
 			return 0;
-		nw += bc[m]->where;
 	}
 	if (nw && where_skips(c, s, v, first, rows, n, nb, bc) != SQLITE_OK)
 		return 0;
@@ -293,7 +292,7 @@ static void batch_rows(sqlite3_context *ctx, struct agg *a, row_fn f, int argc, 
 	int nw = 0;
 	for (int m = 0; m < nb; m++)
 		nw += bc[m]->where;
-	if (n > 1 && batch_columns(c, s, v, first, rows, n, nb, bc)) {
+	if (n > 1 && batch_columns(c, s, v, first, rows, n, nb, bc, nw)) {
 		for (int m = 0; m < nb; m++)
 			k[at[m]] = (struct key){.t = SQLITE_NULL};
 		const int64_t *bv = c->bval;

@@ -750,9 +750,6 @@ static int kv_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 	return SQLITE_OK;
 }
 
-/* kvio_counter: ids from 2^40 (apart from the commands' slba points), a point
- * in time (an ingest's from 0 on) on a counter track (an import's: its event's
- * track), a value (an import's NaN reads NULL). */
 static int ext_row(struct vcx *c, sqlite3_value **v)
 {
 	int64_t x = sqlite3_value_type(v[0]) == SQLITE_NULL ? 0 : sqlite3_value_int64(v[0]); /* (a real: saturated) */
@@ -770,6 +767,10 @@ static int need_ext(struct vcx *c)
 	return rc != SQLITE_OK ? rc : each_row(c, "SELECT max(ts + dur) FROM %s.kvio_slice", ext_row);
 }
 
+/* kvio_counter: ids from 2^40 (apart from the commands' slba points), a point
+ * in time (an ingest's from 0 on, at most a rate bucket past the capture's last
+ * end) on a counter track (an import's: its event's track), a value (an
+ * ingest's a count or a rate in 0..2^64; an import's NaN reads NULL). */
 static int counter_row(struct vcx *c, sqlite3_value **v, int64_t rowid)
 {
 	static const unsigned types[] = {TI, TI, TI, TR | TN};

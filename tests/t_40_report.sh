@@ -213,6 +213,12 @@ ok "a capture with late device lines: its ids are not in (upid, ts) order (SQLit
 "$BUILD/kvio-report" "$T/un.db" --json > "$T/m.json" 2>/dev/null
 ok "model = kvio-report on a capture whose ids are not in (upid, ts) order" \
 	python3 tests/model_report.py "$T/un.db" "$BUILD/kvio" "$T/m.json"
+# plain_run DB FILE: FILE's statements on DB after a plain copy of kvio_cmd (TEMP table plain),
+# their output and errors into FILE.out
+plain_run() {
+	{ echo "CREATE TEMP TABLE plain AS SELECT * FROM kvio_cmd;"; cat "$2"; } |
+		sqlite3 -cmd ".load $BUILD/kvio" "$1" > "$2.out" 2>&1
+}
 for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 	u1=$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT min(upid) FROM kvio_cmd")
 	lo=$(sqlite3 -cmd ".load $BUILD/kvio" "$db" "SELECT (3 * min(ts) + max(ts)) / 4 FROM kvio_cmd")
@@ -248,10 +254,7 @@ for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 		win_pool IS '$u1'|trace_id IS NOT NULL OR upid IN ($u1)
 		win_lo IS $lo AND win_hi IS $hi AND real_dur = 1|ts + dur >= $lo AND ts <= $hi AND real_dur = 1
 		PRED
-		for f in vt pl; do
-			{ echo "CREATE TEMP TABLE plain AS SELECT * FROM kvio_cmd;"; cat "$T/bt.$f"; } |
-				sqlite3 -cmd ".load $BUILD/kvio" "$db" > "$T/bt.$f.out" 2>&1
-		done
+		for f in vt pl; do plain_run "$db" "$T/bt.$f"; done
 		eq "kvio_cmd batch = $b = a plain copy's rows in ($order) order: 12 operators x 8 predicates ($(basename "$db"))" \
 			"$(cat "$T/bt.pl.out")" "$(cat "$T/bt.vt.out")"
 		[ $b = 1 ] && [ "$db" = "$T/un.db" ] && continue # rows out of order: the ordered operators refuse them, both ways
@@ -274,10 +277,7 @@ for db in "$T/gm.db" "$T/tiny.db" "$T/un.db"; do
 		kvio_pct((SELECT kvio_gaps_gather(upid, trace_id, %s, kvio_is(name, 'read'), 3) FROM %s))|tagged|trace_id > 0|ts
 		kvio_pct((SELECT kvio_runs_gather(upid, %s, 20000) FROM %s))|kvio_is(name, 'write')|name = 'write'|ts
 		AGG
-		for f in a b; do
-			{ echo "CREATE TEMP TABLE plain AS SELECT * FROM kvio_cmd;"; cat "$T/wh.$f"; } |
-				sqlite3 -cmd ".load $BUILD/kvio" "$db" > "$T/wh.$f.out" 2>&1
-		done
+		for f in a b; do plain_run "$db" "$T/wh.$f"; done
 		eq "kvio_where(cond, x) = x WHERE cond: 4 operators, batch = $b and single rows ($(basename "$db"))" \
 			"$(cat "$T/wh.b.out")" "$(cat "$T/wh.a.out")"
 		ok "kvio_where: the comparison has rows, no error ($(basename "$db"), batch = $b)" \
