@@ -218,7 +218,7 @@ static void summary(const struct arm *a, const struct ingest_opts *o)
 {
 	printf("[%s]\n", a->label);
 	printf("  semantic: %zu records, %llu malformed, %llu truncated tail, dup trace_id %llu\n",
-	       a->objs.n, (unsigned long long)a->sem_f.malformed,
+	       arm_nobjs(a), (unsigned long long)a->sem_f.malformed,
 	       (unsigned long long)a->sem_f.truncated_tail, (unsigned long long)a->dup_trace_id);
 	printf("  device  : %zu nvme_cmd (%llu without a completion), %zu nvme_cmp (%llu unpaired), %llu malformed,"
 	       " %llu truncated tail, %llu other", (size_t)a->n_cmd_lines, (unsigned long long)a->cmd_no_cmp,
@@ -272,7 +272,7 @@ static int warn_arms(const struct arm *arms, int narms, const struct ingest_opts
 		const struct arm *a = &arms[i];
 		for (size_t k = 0; k < a->warnings.n; k++)
 			kvio_err("[%s] WARNING: %s", a->label, VEC_AT(&a->warnings, const char *, k));
-		if (!a->n_cmd_lines && !a->objs.n && !a->serving.n) {
+		if (!a->n_cmd_lines && !arm_nobjs(a) && !a->serving.n) {
 			kvio_err("[%s] no device command and no semantic record in its inputs: %s (exit 1)", a->label, what);
 			empty = 1;
 		} else if (*wd && !a->emitted_cmds && !a->emitted_spans && !a->emitted_instants) {

@@ -228,21 +228,21 @@ static void obj_fresh(struct obj *ob, size_t i)
 
 int arm_follow_add(struct arm *a, size_t from, int64_t *sem_min, int64_t *sem_end)
 {
-	struct obj *objs = a->objs.v;
-	for (size_t i = from; i < a->objs.n; i++) {
+	for (size_t i = from; i < arm_nobjs(a); i++) {
+		struct obj *ob = arm_obj(a, i);
 		int fresh;
-		uint32_t *v = map_slot(&a->first_obj, objs[i].trace_id, &fresh);
+		uint32_t *v = map_slot(&a->first_obj, ob->trace_id, &fresh);
 		if (!fresh) {
 			a->dup_trace_id++;
 			return 1;
 		}
 		*v = (uint32_t)i;
-		obj_fresh(&objs[i], i);
-		int64_t mn = objs[i].start != NO_TS && objs[i].start < objs[i].end ? objs[i].start : objs[i].end;
+		obj_fresh(ob, i);
+		int64_t mn = ob->start != NO_TS && ob->start < ob->end ? ob->start : ob->end;
 		if (mn < *sem_min)
 			*sem_min = mn;
-		if (objs[i].end > *sem_end)
-			*sem_end = objs[i].end;
+		if (ob->end > *sem_end)
+			*sem_end = ob->end;
 	}
 	return 0;
 }
@@ -367,7 +367,7 @@ static void finish_serving(struct arm *a, const struct ingest_opts *o, int64_t b
 /* The data warnings of a joined arm (n_store_spans: its store objects with a span). */
 static void finish_warnings(struct arm *a, const struct ingest_opts *o, size_t n_store_spans)
 {
-	size_t no = a->objs.n;
+	size_t no = arm_nobjs(a);
 	/* without any command the stores have nothing to classify: the warnings
 	 * below say what is wrong (no device file, or one without commands) */
 	if (n_store_spans && a->header_cmds == 0 && a->n_cmd_lines && o->join != JOIN_KEY) /* KV: no headers */

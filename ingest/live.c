@@ -109,6 +109,7 @@ struct larm {
 	uint64_t anomalies;
 	uint64_t cmds0;     /* commands written before this commit */
 	struct lctr ctr;    /* its interim rate counters and overview */
+	struct lmem mem;    /* what has left memory (livemem.c) */
 };
 
 struct live {
@@ -161,6 +162,7 @@ static void larm_init(struct live *L, struct larm *R, int ai)
 	R->sem_min = INT64_MAX;
 	R->sem_end = INT64_MIN;
 	R->obase = -1;
+	lmem_init(&R->mem, L->a->out, !ai);
 	for (int k = 0; k < 3; k++) {
 		struct lfile *f = &R->in[k];
 		f->fd = -1;
@@ -230,8 +232,12 @@ static void text_piece(struct live *L, struct larm *R, struct lfile *f, long lon
 	grow(&f->buf, &f->cap, n + JL_PADDING);
 	n = pread_all(f->fd, f->buf, n, f->pos);
 	f->r.j.pad_end = f->buf + f->cap;
-	size_t objs0 = R->arm.objs.n, srv0 = R->arm.serving.n;
+	size_t objs0 = arm_nobjs(&R->arm), srv0 = R->arm.serving.n;
+	if (f == &R->in[0])
+		lmem_sem_begin(&R->mem, &R->arm);
 	parse_text(&f->r, f->buf, n, final, f->r.fs->lines);
+	if (f == &R->in[0])
+		lmem_sem_end(&R->mem, &R->arm);
 	f->pos += (long long)n;
 	/* (a later arm is read again at the stop: its interim objects only are the follow's) */
 	if (arm_follow_add(&R->arm, objs0, &R->sem_min, &R->sem_end) && !R->ai)
@@ -351,8 +357,8 @@ static void ready_objects(struct larm *R)
 {
 	int64_t done = stream_obj_done_ts(R->s);
 	R->lane.n = 0;
-	for (R->upto = R->objs_out; R->arm.base_set && R->upto < R->arm.objs.n; R->upto++) {
-		struct obj *ob = &VEC_AT(&R->arm.objs, struct obj, R->upto);
+	for (R->upto = R->objs_out; R->arm.base_set && R->upto < arm_nobjs(&R->arm); R->upto++) {
+		struct obj *ob = arm_obj(&R->arm, R->upto);
 		if (ob->end >= done || (ob->n_cmds && ob->last_ts >= done))
 			break;
 		R->anomalies += (uint64_t)obj_span(ob, R->arm.base_ns);
@@ -369,7 +375,7 @@ static void write_ready(struct live *L, struct larm *R)
 	struct idsave v = {L->tmp_obj, R->obase, L->oupid, L->tmp_flow, 0};
 	ids_swap(w, &v);
 	for (; R->objs_out < R->upto; R->objs_out++) {
-		struct obj ob = VEC_AT(&R->arm.objs, struct obj, R->objs_out);
+		struct obj ob = *arm_obj(&R->arm, R->objs_out);
 		int64_t id = L->tmp_obj++, flow = ((int64_t)R->ai << 40) | (int64_t)R->objs_out;
 		uint32_t lane = VEC_AT(&R->lane, uint32_t, R->lane.n - (R->upto - R->objs_out));
 		if (!ob.is_span) {
@@ -469,6 +475,9 @@ static void write_waiting(struct larm *R, double quiet_s)
 	/* after this long quiet a commit draws what waits (KVIO_FOLLOW_QUIET_MS): --watch's red rule */
 	dbw_stat(&R->w, l, "follow_quiet_ms", (int64_t)(quiet_s * 1e3 + 0.5));
 	dbw_stat(&R->w, l, "follow_pid", (int64_t)getpid()); /* a reader on this host sees whether it still runs */
+	/* the follower's memory: the semantic records it holds, those that left it (livemem.c) */
+	dbw_stat(&R->w, l, "follow_held_objects", (int64_t)R->arm.objs.n);
+	dbw_stat(&R->w, l, "follow_left_objects", (int64_t)R->arm.objs_base);
 }
 
 /* f's bytes past limit (the end of its complete lines), an unterminated last
@@ -812,7 +821,11 @@ static int live_interim(struct live *L)
 		interim_small(L, R, &utid);
 		if (R->arm.base_set && done != INT64_MIN && done != INT64_MAX)
 			lctr_commit(&R->ctr, &R->w, &R->t, done - R->arm.base_ns, &L->tmp_ctr, &L->tmp_obj, &L->snext.id);
-		L->ctr_redo |= lctr_objects(&R->ctr, &R->w, R->t.obj_ctr, R->arm.objs.v, R->objs_out, &L->tmp_ctr, &tail);
+		int64_t span[4] = {TMP_OBJ, TMP_INFO, R->obase, R->obase + (int64_t)R->onl};
+		L->ctr_redo |= lctr_objects(&R->ctr, &R->w, R->t.obj_ctr, &R->arm, R->objs_out, span, &L->tmp_ctr, &tail);
+		if (lmem_compact(&R->mem, &R->arm, R->objs_out, stream_obj_floor(R->s), stream_obj_done_ts(R->s), &R->t,
+				 &R->ctr.ms_out))
+			L->broken = "the follower's spill file failed";
 	}
 	write_options_meta(&L->arm[0].w, &L->a->o);
 	if (writers_ok(L))
@@ -843,7 +856,13 @@ int live_commit(struct live *L, sqlite3 *db, const int (*fd)[3], const long long
 			w->rc = SQLITE_ERROR;
 	}
 	double t0 = now_s();
-	if (!status && !writers_ok(L))
+	if (!status && final && !writers_ok(L)) { /* what left memory back, for the stop's end (livemem.c) */
+		struct larm *R = &L->arm[0];
+		int r = lmem_restore(&R->mem, &R->arm, &R->t, &R->ctr.ms_out);
+		if (r)
+			L->broken = r == 1 ? "a trace_id with a second semantic record" : "the follower's spill file failed";
+	}
+	if (!status && !writers_ok(L) && !L->broken)
 		read_arms(L, limit, final);
 	L->ncmds = 0; /* (live_final adds the later arms it writes again) */
 	double t1 = now_s();
@@ -937,6 +956,7 @@ void live_free(struct live *L)
 		}
 		vec_free(&R->t.ms);
 		lctr_free(&R->ctr);
+		lmem_free(&R->mem);
 		for (int j = 0; j < 3; j++) {
 			free(R->in[j].buf);
 			jl_free(&R->in[j].r.j);

@@ -3,6 +3,7 @@
 #define KVIO_LIVE_H
 #include "ingest.h"
 #include <sqlite3.h>
+#include <stdio.h>
 
 #define LIVE_REBUILD 3 /* live_commit: what was written is not what a one-shot writes: rebuild (rolled back) */
 
@@ -71,16 +72,51 @@ struct lctr {
  * ids from *slice_id, the growing run's from *info_id (each advanced). */
 void lctr_commit(struct lctr *c, struct dbw *w, const struct arm_out *t, int64_t done, int64_t *ctr_id,
 		 int64_t *slice_id, int64_t *info_id);
-/* The objects-in-flight counter once objs[0..n) are written (while
+/* The objects-in-flight counter once a's objects [0..n) are written (while
  * following, an object comes at its end, so a past moment's count can still
  * grow): the points before the settled horizon appended once (ids from
  * *ctr_id), the rest (ids from *tail_id) the commit's own. An object that
  * began at or before a point written for good makes the counter written
- * again from its first point (its rows deleted): 1, the counter table's sums
- * to be read whole. */
-struct obj;
-int lctr_objects(struct lctr *c, struct dbw *w, int64_t track, const struct obj *objs, size_t n, int64_t *ctr_id,
-		 int64_t *tail_id);
+ * again from its first point (its rows deleted; the spans read back from the
+ * slices with ids in [span[0], span[1]) on tracks (span[2], span[3]]: the
+ * arm's interim lanes): 1, the counter table's sums to be read whole. */
+struct arm;
+int lctr_objects(struct lctr *c, struct dbw *w, int64_t track, const struct arm *a, size_t n, const int64_t span[4],
+		 int64_t *ctr_id, int64_t *tail_id);
 void lctr_free(struct lctr *c);
+
+/* livemem.c: what a follow holds leaves memory once written (bounded memory). */
+struct lspill {              /* an unlinked file beside the database */
+	FILE *f;
+	uint64_t n;          /* records in it */
+};
+struct lmem {
+	struct lspill obj, ms; /* objects (struct obj and their strings), arm_out.ms buckets */
+	struct vec gens;     /* struct lgen: each read of the semantic file's strings */
+	struct arena held;   /* the arm's arena while a read's strings go to its own */
+	int has_meta;        /* the arm had its kvio_meta header before the read */
+	int spill;           /* keep what leaves (the first arm: the stop reads it back), else drop it */
+	int failed;          /* a spill file could not be written or read (said) */
+	int64_t keep_ns;     /* objects stay this long after their op end (KVIO_FOLLOW_KEEP_MS) */
+	const char *dir;     /* the spill files' directory */
+};
+void lmem_init(struct lmem *m, const char *out, int spill);
+/* Around a read of the semantic file: its records' strings in an arena of
+ * their own (freed once they have all left), its objects up to objs_end. */
+void lmem_sem_begin(struct lmem *m, struct arm *a);
+void lmem_sem_end(struct lmem *m, struct arm *a);
+/* After an interim commit wrote a's objects before `written` (absolute) and
+ * the counters took t->ms[0..*ms_out): the objects before floor (the
+ * stream's, stream_obj_floor) whose op end and last command are more than
+ * keep_ns before done (raw ns) leave, so do the buckets taken (*ms_out then
+ * 0). 0, or 2 when a spill file failed (said). */
+struct arm_out;
+int lmem_compact(struct lmem *m, struct arm *a, size_t written, size_t floor, int64_t done, struct arm_out *t,
+		 size_t *ms_out);
+/* Before the stop's reads: what left comes back (objs_base 0, the join's
+ * map whole again). 0, 1 when a trace_id has two records (the map found
+ * it), 2 when a spill file failed (said). */
+int lmem_restore(struct lmem *m, struct arm *a, struct arm_out *t, size_t *ms_out);
+void lmem_free(struct lmem *m);
 
 #endif

@@ -21,8 +21,9 @@
  * of the TMP_CTR_TAIL range: written again by the next commit, with what came
  * since). An object longer than twice every one before it, or far out of end
  * order, can begin at or before a point written for good: that commit writes
- * the whole counter again from the objects (rare; the counter's sums are read
- * whole then). So the counter always agrees with the objects written, and its
+ * the whole counter again from the objects' rows in the database (rare; the
+ * counter's sums are read whole then; the objects themselves may have left
+ * memory, livemem.c). So the counter always agrees with the objects written, and its
  * points before the earliest begin of an object not written yet are the
  * final's.
  * The stop deletes them all and writes the one-shot's (write_arm_end). */
@@ -155,13 +156,13 @@ void lctr_commit(struct lctr *c, struct dbw *w, const struct arm_out *t, int64_t
 	overview_runs(c, w, t->nv_root, floor_div(done, OVERVIEW_MS * 1000000), slice_id, info_id);
 }
 
-/* objs[taken..n)'s steps into c->ev; 1 when one lands at or before the last
- * point written for good. */
-static int obj_steps(struct lobj *c, const struct obj *objs, size_t n)
+/* a's objects [taken..n)'s steps into c->ev; 1 when one lands at or before
+ * the last point written for good. */
+static int obj_steps(struct lobj *c, const struct arm *a, size_t n)
 {
 	int late = 0;
 	for (; c->taken < n; c->taken++) {
-		const struct obj *ob = &objs[c->taken];
+		const struct obj *ob = arm_obj(a, c->taken);
 		if (!ob->is_span) /* (write_objects' rule: an incremental follow has no window, every span counts) */
 			continue;
 		late |= c->settled && ob->b <= c->last;
@@ -175,19 +176,69 @@ static int obj_steps(struct lobj *c, const struct obj *objs, size_t n)
 	return late;
 }
 
-int lctr_objects(struct lctr *c, struct dbw *w, int64_t track, const struct obj *objs, size_t n, int64_t *ctr_id,
-		 int64_t *tail_id)
+/* The counter again from every object span written (the rows of slices
+ * [from, to) on tracks (lo, hi]: the arm's interim lanes), in one pass over
+ * their steps in (ts, step) order, the points before the new horizon
+ * written (ids from *ctr_id), the rest into c->ev. */
+static void obj_steps_db(struct lobj *c, struct dbw *w, int64_t track, const int64_t span[4], int64_t *ctr_id)
+{
+	char sql[512], where[192];
+	sqlite3_stmt *st;
+	snprintf(where, sizeof where, "FROM kvio_slice WHERE id >= %lld AND id < %lld AND track_id > %lld AND track_id <= %lld",
+		 (long long)span[0], (long long)span[1], (long long)span[2], (long long)span[3]);
+	snprintf(sql, sizeof sql, "SELECT count(*), max(ts + dur), max(dur) %s", where);
+	if (w->rc != SQLITE_OK || sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		w->rc = w->rc != SQLITE_OK ? w->rc : SQLITE_ERROR;
+		return;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+		c->max_end = sqlite3_column_int64(st, 1);
+		c->max_len = sqlite3_column_int64(st, 2);
+		if (c->max_end - 2 * c->max_len > c->hz)
+			c->hz = c->max_end - 2 * c->max_len;
+	}
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof sql, "SELECT t, d FROM (SELECT ts AS t, 1 AS d %s UNION ALL SELECT ts + dur, -1 %s) "
+		 "ORDER BY t, d", where, where);
+	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		w->rc = SQLITE_ERROR;
+		return;
+	}
+	int64_t save = w->next_counter;
+	w->next_counter = *ctr_id;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct i64pair p = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+		if (p.ts >= c->hz) {
+			*(struct i64pair *)vec_push(&c->ev, sizeof p) = p;
+			continue;
+		}
+		c->cur += p.d;
+		dbw_counter(w, p.ts, track, (double)c->cur);
+		c->last = p.ts;
+		c->settled = 1;
+	}
+	if (rc != SQLITE_DONE && w->rc == SQLITE_OK)
+		w->rc = rc;
+	sqlite3_finalize(st);
+	*ctr_id = w->next_counter;
+	w->next_counter = save;
+}
+
+int lctr_objects(struct lctr *c, struct dbw *w, int64_t track, const struct arm *a, size_t n, const int64_t span[4],
+		 int64_t *ctr_id, int64_t *tail_id)
 {
 	struct lobj *o = &c->obj;
-	int redo = obj_steps(o, objs, n);
-	if (redo) { /* every step again, from the first object */
+	int redo = obj_steps(o, a, n);
+	if (redo) { /* every step again, from the first object's row */
 		char sql[96];
 		snprintf(sql, sizeof sql, "DELETE FROM kvio_counter WHERE track_id = %lld", (long long)track);
 		if (w->rc == SQLITE_OK)
 			w->rc = db_exec(w->db, sql, "writing the database");
 		vec_free(&o->ev);
 		*o = (struct lobj){0};
-		obj_steps(o, objs, n);
+		o->taken = n;
+		obj_steps_db(o, w, track, span, ctr_id);
 	}
 	struct i64pair *ev = o->ev.v;
 	qsort(ev, o->ev.n, sizeof *ev, i64pair_cmp);

@@ -115,6 +115,10 @@ struct arm {
 	struct file_stats sem_f, ebpf_f, serving_f;
 	/* cmds/cmps/kv hold one parsed block of the device file at a time (see stream.c) */
 	struct vec cmds, cmps, objs, serving, kv; /* struct cmd / cmp / obj / serving / cmd_kv */
+	/* objects that left objs' front (--follow: written, spilled, livemem.c):
+	 * object i (absolute: in file order; obj.rank, cmd.obj, first_obj) is
+	 * objs[i - objs_base]; 0 but while following */
+	size_t objs_base;
 	uint64_t n_cmd_lines, n_cmp_lines; /* nvme_cmd / nvme_cmp records of the whole file */
 	/* a parsed block's records (uint32_t: i < cmds.n a command, else the
 	 * completion i - cmds.n) in (ts, command first, file order), the order
@@ -247,6 +251,16 @@ void arm_finish(struct arm *a, const struct ingest_opts *o);
  * are store spans, clock_anomalies and nlanes_obj set by the caller). */
 void arm_finish_interim(struct arm *a, const struct ingest_opts *o, size_t n_store_spans);
 void arm_free(struct arm *a);
+/* The semantic records read (those that left objs under a follow too). */
+static inline size_t arm_nobjs(const struct arm *a)
+{
+	return a->objs_base + a->objs.n;
+}
+/* Object i (absolute, >= objs_base). */
+static inline struct obj *arm_obj(const struct arm *a, size_t i)
+{
+	return (struct obj *)a->objs.v + (i - a->objs_base);
+}
 uint16_t arm_intern(struct arm *a, const char *s, size_t n);
 /* A JSON value as an integer (1), else dflt (0). */
 int jv_int(const struct jv *v, int64_t dflt, int64_t *out);

@@ -69,17 +69,15 @@ static void attribute(struct stream *s, struct rent *r, uint64_t seq)
 			r->c.obj = OBJ_PENDING;
 		return;
 	}
-	if (f >= s->ncur) { /* a follow's objects grew */
-		size_t n = a->objs.n > f ? a->objs.n : f + 1;
-		s->cur = xrealloc(s->cur, n * sizeof *s->cur);
-		memset(s->cur + s->ncur, 0, (n - s->ncur) * sizeof *s->cur);
-		s->ncur = n;
+	/* (a follow's trace_ids have one record each: no occurrences to walk) */
+	uint32_t oi = f;
+	if (!s->follow) {
+		struct obj *objs = a->objs.v;
+		while (s->cur[f] + 1 < objs[f].n_occ && ts > objs[f + s->cur[f]].end)
+			s->cur[f]++;
+		oi = f + s->cur[f];
 	}
-	struct obj *objs = a->objs.v;
-	while (s->cur[f] + 1 < objs[f].n_occ && ts > objs[f + s->cur[f]].end)
-		s->cur[f]++;
-	uint32_t oi = f + s->cur[f];
-	struct obj *ob = &objs[oi];
+	struct obj *ob = arm_obj(a, oi);
 	r->c.obj = (int32_t)oi;
 	if (oi < s->objs_written) /* its object went in at a quiet commit's watermark */
 		flush_news(s, "a command came for an object a quiet commit had written");
@@ -335,9 +333,8 @@ int64_t lba_choose(struct arm *a, const struct ingest_opts *o, const int64_t *ca
 static int lba_decide(struct stream *s, int force)
 {
 	struct arm *a = s->a;
-	const struct obj *objs = a->objs.v;
-	while (!s->lba_decided && s->lba_cursor < a->objs.n && s->sampled < 50) {
-		const struct obj *ob = &objs[s->lba_cursor];
+	while (!s->lba_decided && s->lba_cursor < arm_nobjs(a) && s->sampled < 50) {
+		const struct obj *ob = arm_obj(a, s->lba_cursor);
 		if (!ob->is_store) {
 			s->lba_cursor++;
 			continue;
@@ -369,7 +366,7 @@ static int is_store_cmd(const struct stream *s, const struct rent *r)
 {
 	if (r->c.obj < 0 || s->o->join == JOIN_KEY) /* KV commands have no slba geometry: no header roles */
 		return 0;
-	return VEC_AT(&s->a->objs, struct obj, r->c.obj).is_store;
+	return arm_obj(s->a, (size_t)r->c.obj)->is_store;
 }
 
 static int ready(struct stream *s, uint64_t seq)
@@ -440,7 +437,7 @@ static void cmd_row_of(struct stream *s, struct rent *r, int64_t ts, struct cmd_
 	if (c->flags & CF_SLBA) row->flags |= CHF_SLBA;
 	if (c->flags & CF_REAL) row->flags |= CHF_REAL;
 	if (is_store_cmd(s, r)) {
-		const struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
+		const struct obj *ob = arm_obj(a, (size_t)c->obj);
 		int64_t slot;
 		jv_int(&ob->slot_offset, -1, &slot);
 		if (row->slba * a->lba_bytes == slot) {
@@ -516,7 +513,7 @@ static void write_one(struct stream *s, uint64_t seq)
 		dbw_cmd(s->w, id, &row);
 		a->emitted_cmds++;
 		if (c->obj >= 0) {
-			struct obj *ob = &VEC_AT(&a->objs, struct obj, c->obj);
+			struct obj *ob = arm_obj(a, (size_t)c->obj);
 			if (ob->first_seq == seq)
 				ob->first_id = id;
 			if (ob->last_seq == seq)
@@ -768,9 +765,8 @@ struct stream *stream_open(struct arm *a, struct dbw *w, struct arm_out *t, cons
 	s->pool_max = (size_t)env_i64("KVIO_POOL_MAX", 1 << 20, 2);
 	/* smallest gap whose 0.9 x cap is >= the nominal duration, plus margin */
 	s->settle = (int64_t)ceil((double)o->nominal_dur_ns / 0.9) + 2;
-	size_t no = a->objs.n;
+	size_t no = a->objs.n; /* (a follow's: none yet, and none needed) */
 	s->cur = xcalloc(no ? no : 1, sizeof *s->cur);
-	s->ncur = no ? no : 1;
 	int64_t cl[3] = {o->lba_bytes, 4096, 512};
 	for (int i = 0; i < 3; i++) {
 		int dup = 0;

@@ -58,7 +58,7 @@ struct stream {
 	int64_t last_ts;   /* latest processed record time */
 	uint64_t horizon;
 	int64_t settle;    /* a nominal command is settled once wm >= ts + settle */
-	/* occurrences: cur[f] indexes the trace_id whose first record is objs[f] */
+	/* occurrences: cur[f] indexes the trace_id whose first record is objs[f] (not under a follow) */
 	uint32_t *cur;
 	/* LBA size */
 	int64_t cand[3];
@@ -80,7 +80,6 @@ struct stream {
 	 * (OBJ_PENDING) at most --pair-horizon records, then is written without
 	 * one (its trace_id kept in orphans, checked at the stop) */
 	int follow;
-	size_t ncur;         /* cur[]'s length (objs grow under a follow) */
 	int64_t sem_end;     /* the latest op end of the semantic records read so far */
 	int64_t dev_min, dev_min_at_base; /* the device's earliest time: so far, when the base was fixed */
 	int base_by_cmd;     /* the base was fixed by a written command */

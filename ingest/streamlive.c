@@ -31,6 +31,17 @@ void stream_objects_written(struct stream *s, size_t n)
 	s->objs_written = n;
 }
 
+size_t stream_obj_floor(const struct stream *s)
+{
+	size_t f = s->lba_decided ? SIZE_MAX : s->lba_cursor;
+	for (uint64_t q = s->head; q < s->tail; q++) {
+		int32_t o = s->ring[q & (s->rcap - 1)].c.obj;
+		if (o >= 0 && (size_t)o < f)
+			f = (size_t)o;
+	}
+	return f;
+}
+
 static int u32_cmp(const void *x, const void *y)
 {
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -136,10 +147,9 @@ const char *stream_follow_check(struct stream *s, int64_t sem_min)
 		return NULL;
 	/* the LBA size as a one-shot ingest decides it: the first 50 store objects
 	 * with commands, none of them with a command after its op end */
-	const struct obj *objs = a->objs.v;
 	int score[3] = {0}, sampled = 0;
-	for (size_t i = 0; i < a->objs.n && sampled < 50; i++) {
-		const struct obj *ob = &objs[i];
+	for (size_t i = a->objs_base; i < arm_nobjs(a) && sampled < 50; i++) {
+		const struct obj *ob = arm_obj(a, i);
 		if (!ob->is_store || !ob->n_cmds)
 			continue;
 		if (ob->last_ts > ob->end)

@@ -578,7 +578,7 @@ void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o
 	write_files(w, a);
 	sqlite3_prepare_v2(w->db, "INSERT INTO kvio_stats VALUES(?,?,?)", -1, &st, NULL);
 	struct { const char *k; int64_t v; int present; } kv[] = {
-		{"sem_records", (int64_t)a->objs.n, 1},
+		{"sem_records", (int64_t)arm_nobjs(a), 1},
 		{"nvme_cmd_lines", (int64_t)a->n_cmd_lines, 1},
 		{"nvme_cmp_lines", (int64_t)a->n_cmp_lines, 1},
 		{"late_lines", (int64_t)a->late_lines, 1},

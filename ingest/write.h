@@ -92,6 +92,10 @@ int64_t stream_done_ts(const struct stream *s);
 int64_t stream_obj_done_ts(const struct stream *s);
 /* --follow: objs[0..n) are in the database (a command for one comes too late). */
 void stream_objects_written(struct stream *s, size_t n);
+/* --follow: the first object (absolute index) the stream may still touch:
+ * a held command's, the LBA size's next sample while undecided; SIZE_MAX
+ * none (the objects before it may leave memory: livemem.c). */
+size_t stream_obj_floor(const struct stream *s);
 /* --follow: what the stream holds at a commit, not written yet (live.c
  * writes it as the follow_* kvio_stats rows of an interim commit). */
 struct stream_wait {

@@ -119,6 +119,16 @@ void arena_free(struct arena *a)
 	memset(a, 0, sizeof *a);
 }
 
+void arena_adopt(struct arena *to, struct arena *from)
+{
+	for (size_t i = 0; i < from->blocks.n; i++)
+		*(char **)vec_push(&to->blocks, sizeof(char *)) = VEC_AT(&from->blocks, char *, i);
+	if (from->blk)
+		*(char **)vec_push(&to->blocks, sizeof(char *)) = from->blk;
+	vec_free(&from->blocks);
+	memset(from, 0, sizeof *from);
+}
+
 static atomic_int progress_line;
 
 void kvio_err_progress(int on)

@@ -24,6 +24,8 @@ struct arena {
 };
 char *arena_dup(struct arena *a, const char *s, size_t n); /* NUL-terminated copy */
 void arena_free(struct arena *a);
+/* from's blocks become to's (freed with it; from is left empty). */
+void arena_adopt(struct arena *to, struct arena *from);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);

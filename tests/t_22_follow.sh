@@ -473,8 +473,9 @@ eq "a tracer's stall mid-stream: every command in while following, none out of t
 # holds the 5 commands, is what a one-shot ingest of the files gives, and
 # still counts the stuck one as without a completion (1 command, of 1 object,
 # trace_id 2, drawn with the nominal duration), 1900040000 - 1800000000 =
-# 100040000 ns before the latest record; the stop writes nothing new and the
-# follow_* rows go.
+# 100040000 ns before the latest record; it holds trace_id 1's record (its op
+# end 1.5 s is within KVIO_FOLLOW_KEEP_MS of the commands written), none left
+# memory; the stop writes nothing new and the follow_* rows go.
 H=$G/hung; mkdir -p "$H"
 head -1 fixtures/tiny/sem.jsonl > "$H/s.jsonl"
 echo '{"trace_id":1,"op":"store","key":"m@f0@0@aaaa","object_id":1,"part":"kv","bytes":135168,"slot_offset":40960,"ts_start":1.25,"ts":1.5,"pid":77,"instance":"i0"}' >> "$H/s.jsonl"
@@ -491,7 +492,7 @@ hst() { sqlite3 -readonly "$1" "select group_concat(name || '=' || value, ' ') f
 	where name like 'follow%' and name not in ('follow_device_grew_ms', 'follow_pid') order by name)"; }
 eq "a hung run smaller than a block: the database appears while following, with every command read" "5" "$got"
 eq "a hung run: the follower's waiting commands, as kvio_stats rows (by hand)" \
-	"follow_pool_records=0 follow_quiet_ms=300 follow_unpaired_age_ns=100040000 follow_unpaired_cmds=1 follow_unpaired_objects=1 follow_unpaired_oldest_tid=2 follow_unpaired_written=1 follow_waiting_cmds=0" \
+	"follow_held_objects=1 follow_left_objects=0 follow_pool_records=0 follow_quiet_ms=300 follow_unpaired_age_ns=100040000 follow_unpaired_cmds=1 follow_unpaired_objects=1 follow_unpaired_oldest_tid=2 follow_unpaired_written=1 follow_waiting_cmds=0" \
 	"$(hst "$H/h.db")"
 "$BUILD/kvio-report" --json "$H/h.db" > "$H/h.json" 2>/dev/null
 eq "a hung run: the report's capture.follow.waiting (quiet: at least the 300 ms before the commit; the follower runs)" \
@@ -755,3 +756,47 @@ for case in dup horizon; do
 		"$rc $(grep -c -- "--follow: .*$want.*rebuilt" "$G/h.err") $(rj "$G/h.db")"
 	rm -f "$G/h.db"
 done
+
+# ---- bounded memory: the records written leave the follower's memory ----
+# A 200k-line capture (1.5k semantic records over ~0.9 s of device time)
+# appended in 10 bursts while the follower commits every 100 ms, its records
+# kept KVIO_FOLLOW_KEEP_MS=50 after their op end: the interim commits' own
+# kvio_stats rows say how many it holds and how many left (a spill file); the
+# records held never reach a third of the file's (grep), those that left
+# reach half of them before the stop; the stop reads them back and the final
+# database is the one-shot's. Then a second record of a trace_id whose first
+# had left memory (only the stop can see it: the database is rebuilt).
+M=$G/mem; mkdir -p "$M"
+"$BUILD/kvio-gen" --sem "$M/s.jsonl" --ebpf "$M/e.jsonl" --lines 200000 --mode batched --seed 9 2>/dev/null
+NREC=$(grep -c '"op":' "$M/s.jsonl")
+: > "$M/fs"; : > "$M/fe"
+KVIO_FOLLOW_KEEP_MS=50 "$ING" -q -o "$M/f.db" --sem "$M/fs" --ebpf "$M/fe" --follow --interval 100 2> "$M/f.err" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 0 10 0.3 "$M/s.jsonl" "$M/fs" "$M/e.jsonl" "$M/fe" &
+WP=$!
+: > "$M/held"
+while kill -0 $FP 2>/dev/null; do
+	echo "$(fstat "$M/f.db" follow_held_objects 2>/dev/null) $(fstat "$M/f.db" follow_left_objects 2>/dev/null)" >> "$M/held"
+	sleep 0.05
+done
+wait $FP; rc=$?; wait $WP
+eq "bounded memory: exit 0, never rebuilt, the records held < a third of the $NREC, those that left >= half" "0 0 yes" \
+	"$rc $(grep -c rebuil "$M/f.err") $(awk -v n="$NREC" 'NF == 2 { if ($1 > h) h = $1; if ($2 > l) l = $2 }
+		END { print (h > 0 && h < n / 3 && l >= n / 2) ? "yes" : "no: held " h " left " l }' "$M/held")"
+"$ING" -q -o "$M/one.db" --sem "$M/fs" --ebpf "$M/fe"
+eq "bounded memory: the final report = the one-shot's" "$(rj "$M/one.db")" "$(rj "$M/f.db")"
+eq "bounded memory: the final database = the one-shot's (canon.sql)" "$(canon "$M/one.db" | md5sum)" "$(canon "$M/f.db" | md5sum)"
+"$BUILD/kvio-export" "$M/one.db" -o "$M/one.pftrace" > /dev/null 2>&1
+"$BUILD/kvio-export" "$M/f.db" -o "$M/f.pftrace" > /dev/null 2>&1
+ok "bounded memory: the exported .pftrace = the one-shot's, byte for byte" cmp "$M/one.pftrace" "$M/f.pftrace"
+eq "bounded memory: no spill file left beside the database" "" "$(ls -a "$M" | grep -e kvio-follow -e '^#')"
+# the dup: record 2's line again near the end (its first left long before)
+{ head -n -20 "$M/s.jsonl"; sed -n 2p "$M/s.jsonl"; tail -n 20 "$M/s.jsonl"; } > "$M/ds.jsonl"
+: > "$M/fs"; : > "$M/fe"
+KVIO_FOLLOW_KEEP_MS=50 "$ING" -o "$M/d.db" --sem "$M/fs" --ebpf "$M/fe" --follow --interval 100 > /dev/null 2> "$M/d.err" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 0 6 0.3 "$M/ds.jsonl" "$M/fs" "$M/e.jsonl" "$M/fe"
+wait $FP; rc=$?
+"$ING" -q -o "$M/done.db" --sem "$M/fs" --ebpf "$M/fe" 2>/dev/null
+eq "bounded memory, a second record of a trace_id that left: exit 0, rebuilt at the stop, the one-shot's report" \
+	"0 1 $(rj "$M/done.db")" "$rc $(grep -c -- "--follow: .*a trace_id with a second semantic record.*rebuilt" "$M/d.err") $(rj "$M/d.db")"
