@@ -358,12 +358,13 @@ static int live_step(struct follow *F, int final)
 	quiet_end(saved, status != 0 && status != LIVE_REBUILD);
 	F->last_cost = mono_s() - t0;
 	if (getenv("KVIO_TIMING")) {
-		uint64_t nc, no;
+		uint64_t nc, no, nh;
 		double t[3];
-		live_stats(F->live, &nc, &no, t);
+		live_stats(F->live, &nc, &no, &nh, t);
 		kvio_err("timing: follow commit %lld%s %.3fs (%lld bytes; incremental: %llu commands written, %llu objects "
-			 "so far; read %.3fs, interim rows %.3fs, sums %.3fs)", (long long)F->commits, final ? " (final)" : "",
-			 F->last_cost, F->committed, (unsigned long long)nc, (unsigned long long)no, t[0], t[1], t[2]);
+			 "so far, %llu held; read %.3fs, interim rows %.3fs, sums %.3fs)", (long long)F->commits,
+			 final ? " (final)" : "", F->last_cost, F->committed, (unsigned long long)nc, (unsigned long long)no,
+			 (unsigned long long)nh, t[0], t[1], t[2]);
 	}
 	if (status == LIVE_REBUILD) {
 		if (!F->a->quiet || getenv("KVIO_TIMING"))

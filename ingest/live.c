@@ -909,15 +909,17 @@ const char *live_why(const struct live *L)
 	return L->broken;
 }
 
-void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, double t[3])
+void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, uint64_t *held, double t[3])
 {
 	t[0] = L->t_read;
 	t[1] = L->t_interim;
 	t[2] = L->t_sums;
 	*cmds = L->ncmds;
-	*objs = 0;
-	for (int k = 0; k < L->n; k++)
+	*objs = *held = 0;
+	for (int k = 0; k < L->n; k++) {
 		*objs += L->arm[k].objs_out;
+		*held += L->arm[k].arm.objs.n;
+	}
 }
 
 int live_attach(struct live *L, sqlite3 *db)

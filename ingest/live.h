@@ -28,9 +28,9 @@ int live_quiet_due(const struct live *L);
 int live_holds(const struct live *L);
 const char *live_why(const struct live *L);
 /* The last commit's commands written (the stop's: the later arms' too), the
- * objects written so far (every arm's), and its
+ * objects written so far (every arm's) and those held in memory, and its
  * seconds: reading (the stream's writes in), the interim rows, the sums and COMMIT (KVIO_TIMING). */
-void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, double t[3]);
+void live_stats(const struct live *L, uint64_t *cmds, uint64_t *objs, uint64_t *held, double t[3]);
 /* The writer moved to another connection of the same database (0 or 2). */
 int live_attach(struct live *L, sqlite3 *db);
 /* After the final commit: the arms (for ingest_summary; ingest_free frees them). */

@@ -6,7 +6,7 @@
  * follow runs for hours, so at each interim commit what is written and that
  * nothing can touch any more leaves memory:
  *  - the objects, in file order, whose op end and last command are more than
- *    KVIO_FOLLOW_KEEP_MS (default 10000) before every command written, that
+ *    KVIO_FOLLOW_KEEP_MS (default 1000) before every command written, that
  *    no command the stream holds points at and that the LBA size's sampling
  *    has passed; their trace_ids leave the join's map (a command of one that
  *    comes later waits as one whose record has not come, and is written
@@ -39,7 +39,7 @@ void lmem_init(struct lmem *m, const char *out, int spill)
 {
 	memset(m, 0, sizeof *m);
 	m->spill = spill;
-	m->keep_ns = env_i64("KVIO_FOLLOW_KEEP_MS", 10000, 0) * 1000000;
+	m->keep_ns = env_i64("KVIO_FOLLOW_KEEP_MS", 1000, 0) * 1000000;
 	m->dir = out;
 }
 

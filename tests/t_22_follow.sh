@@ -474,7 +474,7 @@ eq "a tracer's stall mid-stream: every command in while following, none out of t
 # still counts the stuck one as without a completion (1 command, of 1 object,
 # trace_id 2, drawn with the nominal duration), 1900040000 - 1800000000 =
 # 100040000 ns before the latest record; it holds trace_id 1's record (its op
-# end 1.5 s is within KVIO_FOLLOW_KEEP_MS of the commands written), none left
+# end 1.5 s is within KVIO_FOLLOW_KEEP_MS, 1 s, of the last command, 1.9 s), none left
 # memory; the stop writes nothing new and the follow_* rows go.
 H=$G/hung; mkdir -p "$H"
 head -1 fixtures/tiny/sem.jsonl > "$H/s.jsonl"
