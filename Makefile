@@ -21,7 +21,7 @@ DB_SRC     := db/schema.c
 EXT_SRC    := db/ext.c db/ddl.c db/valid.c db/values.c db/memo.c db/check.c db/chunk.c db/dir.c db/store.c db/cmd_vtab.c db/cmd_scan.c db/args.c \
               db/op_key.c db/op_batch.c db/op_pct.c db/op_depth.c db/op_group.c db/op_tvf.c db/op_grid.c db/op_sign.c db/op_keep.c
 INGEST_SRC := ingest/jsonl.c ingest/jlshape.c ingest/input.c ingest/records.c ingest/arm.c ingest/load.c ingest/join.c ingest/stream.c ingest/streamlive.c ingest/write.c ingest/dbw.c ingest/pftrace.c \
-              ingest/offset.c ingest/ingest.c ingest/follow.c ingest/live.c ingest/livectr.c ingest/livemem.c ingest/entry.c
+              ingest/offset.c ingest/ingest.c ingest/follow.c ingest/live.c ingest/livectr.c ingest/livemem.c ingest/livesrv.c ingest/entry.c
 REPORT_SRC := report/report.c report/label.c report/run.c report/multi.c report/metric.c report/compare.c report/compare_out.c report/compare_html.c report/stats.c report/fmt_text.c report/fmt_json.c report/html.c report/json.c report/watch.c
 EXPORT_SRC := export/export.c export/pfwrite.c export/window.c export/slices.c export/cmds.c export/findings.c
 CMD_SRC    := cmd/main.c cmd/kvio2perfetto.c cmd/check.c cmd/pcache.c cmd/hugemem.c

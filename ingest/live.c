@@ -110,6 +110,7 @@ struct larm {
 	uint64_t cmds0;     /* commands written before this commit */
 	struct lctr ctr;    /* its interim rate counters and overview */
 	struct lmem mem;    /* what has left memory (livemem.c) */
+	struct lsrv srv;    /* its serving spans (livesrv.c) */
 };
 
 struct live {
@@ -163,6 +164,7 @@ static void larm_init(struct live *L, struct larm *R, int ai)
 	R->sem_end = INT64_MIN;
 	R->obase = -1;
 	lmem_init(&R->mem, L->a->out, !ai);
+	lsrv_init(&R->srv);
 	for (int k = 0; k < 3; k++) {
 		struct lfile *f = &R->in[k];
 		f->fd = -1;
@@ -235,9 +237,13 @@ static void text_piece(struct live *L, struct larm *R, struct lfile *f, long lon
 	size_t objs0 = arm_nobjs(&R->arm), srv0 = R->arm.serving.n;
 	if (f == &R->in[0])
 		lmem_sem_begin(&R->mem, &R->arm);
+	else
+		lgens_begin(&R->srv.gens, &R->arm.strs);
 	parse_text(&f->r, f->buf, n, final, f->r.fs->lines);
 	if (f == &R->in[0])
 		lmem_sem_end(&R->mem, &R->arm);
+	else
+		lgens_end(&R->srv.gens, &R->arm.strs, arm_nserving(&R->arm));
 	f->pos += (long long)n;
 	/* (a later arm is read again at the stop: its interim objects only are the follow's) */
 	if (arm_follow_add(&R->arm, objs0, &R->sem_min, &R->sem_end) && !R->ai)
@@ -406,50 +412,62 @@ static void write_ready(struct live *L, struct larm *R)
 	L->snext = v;
 }
 
-/* The objects whose commands are all written, every arm's, appended; their
- * lanes after the real tracks (OBJ_GAP ids of room), arm after arm: when the
- * real tracks or an arm's lanes grow into them, the lanes move (the slices of
- * earlier commits with them, the last arm's first: each moves up past the
+/* The interim slices on tracks (from, from + n] moved to (to, to + n]. */
+static void move_lanes(struct live *L, int64_t from, size_t n, int64_t to)
+{
+	struct dbw *last = &L->arm[L->n - 1].w;
+	char sql[320];
+	if (from < 0 || !n || to == from || last->rc != SQLITE_OK)
+		return;
+	snprintf(sql, sizeof sql, "UPDATE kvio_slice SET track_id = track_id + %lld WHERE id >= %lld AND"
+		 " id < %lld AND track_id > %lld AND track_id <= %lld", (long long)(to - from), (long long)TMP_OBJ,
+		 (long long)TMP_INFO, (long long)from, (long long)(from + (int64_t)n));
+	last->rc = db_exec(last->db, sql, "writing the database");
+	L->moved = 1;
+}
+
+/* The objects whose commands are all written and the serving spans read,
+ * every arm's, appended; their tracks after the real ones (OBJ_GAP ids of
+ * room): each arm's object lanes, then each arm's Serving process and lanes.
+ * When the real tracks or lanes grow into them, the lanes move (the slices of
+ * earlier commits with them, the last ones first: each moves up past the
  * ones before it). */
 static void interim_objects(struct live *L)
 {
 	struct dbw *last = &L->arm[L->n - 1].w;
-	int64_t nb[LIVE_ARMS], b;
-	char sql[320];
+	int64_t nb[LIVE_ARMS], sb[LIVE_ARMS], b, upid = L->oupid;
 	L->moved = 0;
 	if (L->ibase < last->next_track)
 		L->ibase = last->next_track + OBJ_GAP;
 	b = L->ibase;
 	for (int k = 0; k < L->n; k++) {
 		ready_objects(&L->arm[k]);
+		lsrv_ready(&L->arm[k].srv, &L->arm[k].arm);
 		nb[k] = b;
 		b += L->arm[k].olanes.n ? 1 + (int64_t)L->arm[k].olanes.n : 0;
 	}
+	for (int k = 0; k < L->n; k++) {
+		sb[k] = b;
+		b += L->arm[k].srv.lanes.n ? 1 + (int64_t)L->arm[k].srv.lanes.n : 0;
+	}
+	for (int k = L->n - 1; k >= 0; k--) {
+		struct lsrv *v = &L->arm[k].srv;
+		move_lanes(L, v->base, v->nl, sb[k]);
+		v->base = sb[k];
+	}
 	for (int k = L->n - 1; k >= 0; k--) {
 		struct larm *R = &L->arm[k];
-		if (R->obase >= 0 && R->onl && nb[k] != R->obase && last->rc == SQLITE_OK) {
-			snprintf(sql, sizeof sql, "UPDATE kvio_slice SET track_id = track_id + %lld WHERE id >= %lld AND"
-				 " id < %lld AND track_id > %lld AND track_id <= %lld", (long long)(nb[k] - R->obase),
-				 (long long)TMP_OBJ, (long long)TMP_INFO, (long long)R->obase,
-				 (long long)(R->obase + (int64_t)R->onl));
-			last->rc = db_exec(last->db, sql, "writing the database");
-			L->moved = 1;
-		}
+		move_lanes(L, R->obase, R->onl, nb[k]);
 		R->obase = nb[k];
 		R->onl = R->olanes.n;
 	}
 	for (int k = 0; k < L->n; k++)
 		write_ready(L, &L->arm[k]);
+	for (int k = 0; k < L->n; k++)
+		lsrv_write(&L->arm[k].srv, &L->arm[k].w, &L->arm[k].arm, L->arm[k].ai, &L->tmp_obj, &upid);
 	L->snext.track = b;
 	L->snext.id = TMP_INFO;
-}
-
-static void vec_copy(struct vec *to, const struct vec *from, size_t sz)
-{
-	vec_reserve(to, from->n ? from->n : 1, sz);
-	if (from->n)
-		memcpy(to->v, from->v, from->n * sz);
-	to->n = from->n;
+	L->snext.upid = upid;
 }
 
 /* An interim commit's follow_* kvio_stats rows of arm R: what its stream
@@ -478,6 +496,8 @@ static void write_waiting(struct larm *R, double quiet_s)
 	/* the follower's memory: the semantic records it holds, those that left it (livemem.c) */
 	dbw_stat(&R->w, l, "follow_held_objects", (int64_t)R->arm.objs.n);
 	dbw_stat(&R->w, l, "follow_left_objects", (int64_t)R->arm.objs_base);
+	dbw_stat(&R->w, l, "follow_held_serving", (int64_t)R->arm.serving.n); /* (livesrv.c) */
+	dbw_stat(&R->w, l, "follow_left_serving", (int64_t)R->arm.serving_base);
 }
 
 /* f's bytes past limit (the end of its complete lines), an unterminated last
@@ -526,11 +546,11 @@ static void interim_small(struct live *L, struct larm *R, int64_t *utid)
 	memset(&c.first_obj, 0, sizeof c.first_obj);
 	memset(&c.keys, 0, sizeof c.keys);
 	memset(&c.key_tid, 0, sizeof c.key_tid);
-	c.serving = (struct vec){0};
+	c.serving = (struct vec){0}; /* (the serving spans are livesrv.c's: counted only) */
+	c.serving_base = arm_nserving(&R->arm);
 	c.offx = NULL;
 	c.clock_anomalies = R->anomalies;
 	c.nlanes_obj = (int)R->olanes.n;
-	vec_copy(&c.serving, &R->arm.serving, sizeof(struct serving));
 	for (size_t i = 0; i < R->arm.warnings.n; i++)
 		*(const char **)vec_push(&c.warnings, sizeof(char *)) = VEC_AT(&R->arm.warnings, const char *, i);
 	arm_finish_interim(&c, &L->a->o, R->store_spans);
@@ -538,7 +558,6 @@ static void interim_small(struct live *L, struct larm *R, int64_t *utid)
 	struct idsave v = L->snext;
 	ids_swap(w, &v);
 	write_capture_info(w, &c, &L->a->o, &R->t);
-	write_serving(w, &c, &R->t);
 	ids_swap(w, &v);
 	L->snext = v;
 	w->next_utid = *utid;
@@ -859,6 +878,8 @@ int live_commit(struct live *L, sqlite3 *db, const int (*fd)[3], const long long
 	if (!status && final && !writers_ok(L)) { /* what left memory back, for the stop's end (livemem.c) */
 		struct larm *R = &L->arm[0];
 		int r = lmem_restore(&R->mem, &R->arm, &R->t, &R->ctr.ms_out);
+		if (!r && R->in[2].fd >= 0)
+			r = lsrv_restore(&R->srv, &R->arm, R->in[2].fd, R->in[2].pos, &L->a->o, R->arm.serving_f.path);
 		if (r)
 			L->broken = r == 1 ? "a trace_id with a second semantic record" : "the follower's spill file failed";
 	}
@@ -959,6 +980,7 @@ void live_free(struct live *L)
 		vec_free(&R->t.ms);
 		lctr_free(&R->ctr);
 		lmem_free(&R->mem);
+		lsrv_free(&R->srv);
 		for (int j = 0; j < 3; j++) {
 			free(R->in[j].buf);
 			jl_free(&R->in[j].r.j);

@@ -90,10 +90,22 @@ struct lspill {              /* an unlinked file beside the database */
 	FILE *f;
 	uint64_t n;          /* records in it */
 };
+/* The strings of each read of a file, an arena per read: freed once all of
+ * that read's records have left memory. */
+struct lgens {
+	struct vec v;        /* struct lgen */
+	struct arena held;   /* the arm's arena while a read's strings go to their own */
+};
+/* Around a read: its strings to an arena of their own (*strs: the arm's);
+ * end: the records read so far (absolute); then those before upto have left. */
+void lgens_begin(struct lgens *g, struct arena *strs);
+void lgens_end(struct lgens *g, struct arena *strs, size_t end);
+void lgens_release(struct lgens *g, size_t upto);
+void lgens_adopt(struct lgens *g, struct arena *to); /* every read's arena the arm's again */
+void lgens_free(struct lgens *g);
 struct lmem {
 	struct lspill obj, ms; /* objects (struct obj and their strings), arm_out.ms buckets */
-	struct vec gens;     /* struct lgen: each read of the semantic file's strings */
-	struct arena held;   /* the arm's arena while a read's strings go to its own */
+	struct lgens gens;   /* the semantic file's reads */
 	int has_meta;        /* the arm had its kvio_meta header before the read */
 	int spill;           /* keep what leaves (the first arm: the stop reads it back), else drop it */
 	int failed;          /* a spill file could not be written or read (said) */
@@ -118,5 +130,25 @@ int lmem_compact(struct lmem *m, struct arm *a, size_t written, size_t floor, in
  * it), 2 when a spill file failed (said). */
 int lmem_restore(struct lmem *m, struct arm *a, struct arm_out *t, size_t *ms_out);
 void lmem_free(struct lmem *m);
+
+/* livesrv.c: the serving spans while following, appended once each. */
+struct lsrv {
+	struct vec lane;     /* uint32_t: this commit's new spans' interim lanes */
+	struct lanes lanes;  /* the interim lanes */
+	int64_t base;        /* the Serving process's track (-1: none yet), its lanes after it */
+	size_t nl;           /* lanes written at base */
+	struct lgens gens;   /* the serving file's reads */
+};
+void lsrv_init(struct lsrv *v);
+/* Pass 1: the lanes of a's serving spans not written yet (once its base is set). */
+void lsrv_ready(struct lsrv *v, const struct arm *a);
+/* Pass 2 (v->base set by the caller: room for 1 + v->lanes.n tracks): the
+ * Serving process (upid *upid) and its tracks, the new spans (slice ids from
+ * *id), which then leave memory with their reads' strings. */
+void lsrv_write(struct lsrv *v, struct dbw *w, struct arm *a, int ai, int64_t *id, int64_t *upid);
+/* At the stop: every serving span back, the serving file's first pos bytes
+ * read again (fd). 0, or 2 when they are not the records read (said). */
+int lsrv_restore(struct lsrv *v, struct arm *a, int fd, long long pos, const struct ingest_opts *o, const char *path);
+void lsrv_free(struct lsrv *v);
 
 #endif

@@ -43,11 +43,50 @@ void lmem_init(struct lmem *m, const char *out, int spill)
 	m->dir = out;
 }
 
+void lgens_begin(struct lgens *g, struct arena *strs)
+{
+	g->held = *strs;
+	memset(strs, 0, sizeof *strs);
+}
+
+void lgens_end(struct lgens *g, struct arena *strs, size_t end)
+{
+	struct lgen n = {*strs, end};
+	*strs = g->held;
+	memset(&g->held, 0, sizeof g->held);
+	if (n.a.blk)
+		*(struct lgen *)vec_push(&g->v, sizeof n) = n;
+}
+
+void lgens_release(struct lgens *g, size_t upto)
+{
+	struct lgen *v = g->v.v;
+	size_t n = 0;
+	while (n < g->v.n && v[n].end <= upto)
+		arena_free(&v[n++].a);
+	memmove(v, v + n, (g->v.n - n) * sizeof *v);
+	g->v.n -= n;
+}
+
+void lgens_adopt(struct lgens *g, struct arena *to)
+{
+	for (size_t i = 0; i < g->v.n; i++)
+		arena_adopt(to, &VEC_AT(&g->v, struct lgen, i).a);
+	g->v.n = 0;
+}
+
+void lgens_free(struct lgens *g)
+{
+	for (size_t i = 0; i < g->v.n; i++)
+		arena_free(&VEC_AT(&g->v, struct lgen, i).a);
+	vec_free(&g->v);
+	arena_free(&g->held);
+}
+
 void lmem_sem_begin(struct lmem *m, struct arm *a)
 {
-	m->held = a->strs;
 	m->has_meta = a->has_meta;
-	memset(&a->strs, 0, sizeof a->strs);
+	lgens_begin(&m->gens, &a->strs);
 }
 
 static void jv_home(struct arena *to, struct jv *v)
@@ -58,18 +97,13 @@ static void jv_home(struct arena *to, struct jv *v)
 
 void lmem_sem_end(struct lmem *m, struct arm *a)
 {
-	struct lgen g = {a->strs, arm_nobjs(a)};
-	a->strs = m->held;
-	memset(&m->held, 0, sizeof m->held);
+	lgens_end(&m->gens, &a->strs, arm_nobjs(a));
 	if (!m->has_meta && a->has_meta) { /* the arm's header came in this read: its strings are the arm's */
 		struct jv *v[] = {&a->meta_schema, &a->meta_hostname, &a->meta_device_path, &a->meta_io_engine,
 				  &a->meta_block_align, &a->meta_header_bytes, &a->meta_mdts};
 		for (size_t i = 0; i < sizeof v / sizeof *v; i++)
 			jv_home(&a->strs, v[i]);
 	}
-	if (!g.a.blk)
-		return;
-	*(struct lgen *)vec_push(&m->gens, sizeof g) = g;
 }
 
 /* ---- the spill files --------------------------------------------------- */
@@ -187,12 +221,7 @@ static int objs_leave(struct lmem *m, struct arm *a, size_t to)
 	memmove(a->objs.v, arm_obj(a, to), (a->objs.n - k) * sizeof(struct obj));
 	a->objs.n -= k;
 	a->objs_base = to;
-	struct lgen *g = m->gens.v;
-	size_t n = 0;
-	while (n < m->gens.n && g[n].end <= to)
-		arena_free(&g[n++].a);
-	memmove(g, g + n, (m->gens.n - n) * sizeof *g);
-	m->gens.n -= n;
+	lgens_release(&m->gens, to);
 	return 0;
 }
 
@@ -256,9 +285,7 @@ int lmem_restore(struct lmem *m, struct arm *a, struct arm_out *t, size_t *ms_ou
 			return 2;
 		*ms_out += n;
 	}
-	for (size_t i = 0; i < m->gens.n; i++)
-		arena_adopt(&a->strs, &VEC_AT(&m->gens, struct lgen, i).a);
-	m->gens.n = 0;
+	lgens_adopt(&m->gens, &a->strs);
 	if (!a->objs_base)
 		return 0;
 	if (m->obj.f && spill_back(m, &m->obj, &a->objs, sizeof(struct obj), &a->strs))
@@ -283,9 +310,6 @@ void lmem_free(struct lmem *m)
 		fclose(m->obj.f);
 	if (m->ms.f)
 		fclose(m->ms.f);
-	for (size_t i = 0; i < m->gens.n; i++)
-		arena_free(&VEC_AT(&m->gens, struct lgen, i).a);
-	vec_free(&m->gens);
-	arena_free(&m->held);
+	lgens_free(&m->gens);
 	memset(m, 0, sizeof *m);
 }

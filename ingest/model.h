@@ -119,6 +119,7 @@ struct arm {
 	 * object i (absolute: in file order; obj.rank, cmd.obj, first_obj) is
 	 * objs[i - objs_base]; 0 but while following */
 	size_t objs_base;
+	size_t serving_base; /* the same of the serving records (written under a follow: livesrv.c) */
 	uint64_t n_cmd_lines, n_cmp_lines; /* nvme_cmd / nvme_cmp records of the whole file */
 	/* a parsed block's records (uint32_t: i < cmds.n a command, else the
 	 * completion i - cmds.n) in (ts, command first, file order), the order
@@ -255,6 +256,10 @@ void arm_free(struct arm *a);
 static inline size_t arm_nobjs(const struct arm *a)
 {
 	return a->objs_base + a->objs.n;
+}
+static inline size_t arm_nserving(const struct arm *a)
+{
+	return a->serving_base + a->serving.n;
 }
 /* Object i (absolute, >= objs_base). */
 static inline struct obj *arm_obj(const struct arm *a, size_t i)

@@ -398,34 +398,42 @@ void write_capture_info(struct dbw *w, const struct arm *a, const struct ingest_
 	}
 }
 
+void write_serving_tracks(struct dbw *w, const char *label, int ai, int nlanes, int64_t *lanes)
+{
+	char name[512];
+	snprintf(name, sizeof name, "Serving %s", label);
+	int64_t sv_upid = dbw_process(w, 1002 + 3 * ai, name);
+	int64_t sv_proc = dbw_track(w, NULL, -1, sv_upid, NULL, -1, 0);
+	for (int l = 0; l < nlanes; l++) {
+		snprintf(name, sizeof name, "requests.%03d", l);
+		int64_t id = dbw_track(w, name, sv_proc, sv_upid, NULL, 10 + l, 0);
+		if (lanes)
+			lanes[l] = id;
+	}
+}
+
+void write_serving_span(struct dbw *w, int64_t id, const struct serving *sv, int64_t track)
+{
+	const char *nm = sv->op.t == JV_STR && sv->op.s[0] ? sv->op.s
+		       : sv->name.t == JV_STR && sv->name.s[0] ? sv->name.s : "request";
+	dbw_slice_id(w, id, sv->start, sv->end - sv->start, track, nm);
+	arg_jv(w, id, "op", &sv->op);
+	arg_jv(w, id, "tokens", &sv->tokens);
+	arg_jv(w, id, "request_id", &sv->request_id);
+	dbw_arg_d(w, id, "ms", (sv->end - sv->start) / 1e6);
+}
+
 /* The serving spans the window keeps, on their lanes of the arm's Serving process. */
 void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t)
 {
-	char name[512];
-	const char *L = a->label;
-	int64_t id;
 	if (!a->emitted_serving)
 		return;
-	snprintf(name, sizeof name, "Serving %s", L);
-	int64_t sv_upid = dbw_process(w, 1002 + 3 * t->ai, name);
-	int64_t sv_proc = dbw_track(w, NULL, -1, sv_upid, NULL, -1, 0);
 	int64_t *lanes = xmalloc(a->nlanes_srv * sizeof *lanes);
-	for (int l = 0; l < a->nlanes_srv; l++) {
-		snprintf(name, sizeof name, "requests.%03d", l);
-		lanes[l] = dbw_track(w, name, sv_proc, sv_upid, NULL, 10 + l, 0);
-	}
+	write_serving_tracks(w, a->label, t->ai, a->nlanes_srv, lanes);
 	const struct serving *sv = a->serving.v;
-	for (size_t i = 0; i < a->serving.n; i++) {
-		if (!sv[i].kept)
-			continue;
-		const char *nm = sv[i].op.t == JV_STR && sv[i].op.s[0] ? sv[i].op.s
-			       : sv[i].name.t == JV_STR && sv[i].name.s[0] ? sv[i].name.s : "request";
-		id = dbw_slice(w, sv[i].start, sv[i].end - sv[i].start, lanes[sv[i].lane], nm);
-		arg_jv(w, id, "op", &sv[i].op);
-		arg_jv(w, id, "tokens", &sv[i].tokens);
-		arg_jv(w, id, "request_id", &sv[i].request_id);
-		dbw_arg_d(w, id, "ms", (sv[i].end - sv[i].start) / 1e6);
-	}
+	for (size_t i = 0; i < a->serving.n; i++)
+		if (sv[i].kept)
+			write_serving_span(w, w->next_id++, &sv[i], lanes[sv[i].lane]);
 	free(lanes);
 }
 
@@ -583,7 +591,7 @@ void write_stats(struct dbw *w, const struct arm *a, const struct ingest_opts *o
 		{"nvme_cmp_lines", (int64_t)a->n_cmp_lines, 1},
 		{"late_lines", (int64_t)a->late_lines, 1},
 		{"cmp_after_horizon", (int64_t)a->cmp_after_horizon, 1},
-		{"serving_spans", (int64_t)a->serving.n, 1},
+		{"serving_spans", (int64_t)arm_nserving(a), 1},
 		{"malformed_lines", (int64_t)(a->sem_f.malformed + a->ebpf_f.malformed + a->serving_f.malformed), 1},
 		{"truncated_tail", (int64_t)(a->sem_f.truncated_tail + a->ebpf_f.truncated_tail +
 					     a->serving_f.truncated_tail), 1},

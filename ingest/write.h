@@ -38,10 +38,14 @@ void write_arm_end(struct dbw *w, struct arm *a, const struct ingest_opts *o, st
 void write_threads(struct dbw *w, const struct arm *a);
 /* Pieces of write_arm_end an interim --follow commit writes (live.c): an
  * object's slice and args (b, e set) with slice id `id`; the capture_info
- * instant; the serving spans (lanes set by arm_finish). */
+ * instant; the serving spans (lanes set by arm_finish); the arm's Serving
+ * process and its nlanes lane tracks (their ids in lanes[] unless NULL); one
+ * serving span (start, end set) with slice id `id` on track. */
 void write_object_slice(struct dbw *w, const struct obj *ob, int64_t track, int64_t id);
 void write_capture_info(struct dbw *w, const struct arm *a, const struct ingest_opts *o, const struct arm_out *t);
 void write_serving(struct dbw *w, const struct arm *a, const struct arm_out *t);
+void write_serving_tracks(struct dbw *w, const char *label, int ai, int nlanes, int64_t *lanes);
+void write_serving_span(struct dbw *w, int64_t id, const struct serving *sv, int64_t track);
 /* The rate counters' buckets (cmds/ms: commands per 1 ms; MB/s: bytes per
  * 10 ms x 1e-4) and the IO-activity overview's (a slice per run of
  * consecutive 100 ms buckets with a command), and one such run's slice

@@ -155,7 +155,7 @@ eq "bench: npm failing to install DuckDB is NOT MEASURED, with npm's error" "1 3
 
 # 3. BENCH_FAIL=all: every command replaced by a failing one
 hb 3 BENCH_FAIL=all
-eq "bench, BENCH_FAIL=all: exit 1, no number computed (no ok, no MISSED), all 29 targets FAILED" "1 0 29 29" \
+eq "bench, BENCH_FAIL=all: exit 1, no number computed (no ok, no MISSED), all 30 targets FAILED" "1 0 30 30" \
 	"$(cat "$T/hb.3.rc") $(lines 3 '  (ok|MISSED)$') $(lines 3 '\(target ') $(lines 3 '\(target .*  FAILED \(')"
 
 # 4. the closing line (scripts/bench.sh's functions, sourced with BENCH_LIB=1)

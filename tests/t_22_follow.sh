@@ -492,7 +492,7 @@ hst() { sqlite3 -readonly "$1" "select group_concat(name || '=' || value, ' ') f
 	where name like 'follow%' and name not in ('follow_device_grew_ms', 'follow_pid') order by name)"; }
 eq "a hung run smaller than a block: the database appears while following, with every command read" "5" "$got"
 eq "a hung run: the follower's waiting commands, as kvio_stats rows (by hand)" \
-	"follow_held_objects=1 follow_left_objects=0 follow_pool_records=0 follow_quiet_ms=300 follow_unpaired_age_ns=100040000 follow_unpaired_cmds=1 follow_unpaired_objects=1 follow_unpaired_oldest_tid=2 follow_unpaired_written=1 follow_waiting_cmds=0" \
+	"follow_held_objects=1 follow_held_serving=0 follow_left_objects=0 follow_left_serving=0 follow_pool_records=0 follow_quiet_ms=300 follow_unpaired_age_ns=100040000 follow_unpaired_cmds=1 follow_unpaired_objects=1 follow_unpaired_oldest_tid=2 follow_unpaired_written=1 follow_waiting_cmds=0" \
 	"$(hst "$H/h.db")"
 "$BUILD/kvio-report" --json "$H/h.db" > "$H/h.json" 2>/dev/null
 eq "a hung run: the report's capture.follow.waiting (quiet: at least the 300 ms before the commit; the follower runs)" \
@@ -800,3 +800,40 @@ wait $FP; rc=$?
 "$ING" -q -o "$M/done.db" --sem "$M/fs" --ebpf "$M/fe" 2>/dev/null
 eq "bounded memory, a second record of a trace_id that left: exit 0, rebuilt at the stop, the one-shot's report" \
 	"0 1 $(rj "$M/done.db")" "$rc $(grep -c -- "--follow: .*a trace_id with a second semantic record.*rebuilt" "$M/d.err") $(rj "$M/d.db")"
+# the serving spans: appended once each, as soon as the base is set, then
+# out of memory (before: every commit wrote them all again from memory). The
+# 60k-line capture with its serving file in 10 bursts: the interim commits
+# hold none of them after the first (their kvio_stats rows), those that left
+# reach half the file's lines (grep), the serving slices an interim commit
+# shows are never taken back (each poll's (id, ts, dur, track name) set holds
+# the one before it); the final database is the one-shot's.
+NSRV=$(grep -c '"ts_start"' "$G/v.jsonl")
+: > "$M/vs"; : > "$M/ve"; : > "$M/vv"
+"$ING" -q -o "$M/v.db" --sem "$M/vs" --ebpf "$M/ve" --serving "$M/vv" --follow --interval 100 2> "$M/v.err" &
+FP=$!
+/usr/bin/python3 tests/follow_writer.py 0 10 0.3 "$G/s.jsonl" "$M/vs" "$G/e.jsonl" "$M/ve" "$G/v.jsonl" "$M/vv" &
+WP=$!
+: > "$M/vheld"; k=0
+srvq="select s.id, s.ts, s.dur, t.name from kvio_slice s join kvio_track t on t.id = s.track_id where t.name like 'requests.%'
+	and (select int_value from metadata where name = 'kvio_follow_final') = 0 order by s.id"
+while kill -0 $FP 2>/dev/null; do
+	sqlite3 -readonly -cmd '.timeout 2000' "$M/v.db" "select
+		(select value from kvio_stats where name = 'follow_held_serving'),
+		(select value from kvio_stats where name = 'follow_left_serving')" >> "$M/vheld" 2>/dev/null
+	sqlite3 -readonly -cmd '.timeout 2000' "$M/v.db" "$srvq" > "$M/vp.$k" 2>/dev/null && k=$((k + 1))
+	sleep 0.1
+done
+wait $FP; rc=$?; wait $WP
+taken_back=0 grew=0
+for i in $(seq 1 $((k - 1))); do
+	[ -s "$M/vp.$i" ] || continue
+	sort "$M/vp.$((i - 1))" > "$M/vp.a"; sort "$M/vp.$i" > "$M/vp.b"
+	[ -n "$(comm -23 "$M/vp.a" "$M/vp.b")" ] && taken_back=$((taken_back + 1))
+	[ "$(wc -l < "$M/vp.$i")" -gt "$(wc -l < "$M/vp.$((i - 1))")" ] && grew=$((grew + 1))
+done
+eq "bounded memory, serving: exit 0, no commit held a serving record past the first, half of the $NSRV left, none taken back, >= 3 grew" \
+	"0 yes 0 yes" "$rc $(awk -F'|' -v n="$NSRV" '$2 != "" { if ($2 > l) l = $2; if ($2 > 0 && $1 > 0) h = 1 }
+		END { print (!h && l >= n / 2) ? "yes" : "no: left " l " held " h }' "$M/vheld") $taken_back $([ $grew -ge 3 ] && echo yes || echo "no: $grew")"
+"$ING" -q -o "$M/vone.db" --sem "$M/vs" --ebpf "$M/ve" --serving "$M/vv"
+eq "bounded memory, serving: the final database = the one-shot's (canon.sql), its report too" \
+	"$(canon "$M/vone.db" | md5sum) $(rj "$M/vone.db" | md5sum)" "$(canon "$M/v.db" | md5sum) $(rj "$M/v.db" | md5sum)"
