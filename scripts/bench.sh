@@ -446,13 +446,14 @@ if cpu1 follow4 FC4 env KVIO_TIMING=1 "$B/kvio-ingest" -q -o "$O/tf4.db" --sem "
 	grep 'timing: follow commit [0-9]*  *[0-9.]*s' "$O/err.out" | sed 's/.*commit [0-9]* \([0-9.]*\)s.*incremental: \([0-9]*\) commands.*/\1 \2/' |
 		awk '{ t[NR] = $1; c[NR] = $2; if ($2 > 0) k++ } END { for (i = 1; i <= NR; i++) if (!k || c[i] > 0) print t[i] }' \
 		> "$O/follow4.commits"
-	# the semantic records each intermediate commit that wrote commands held in memory (", N
-	# held"; the final's when there is none: BENCH_QUICK's tiny capture waits in the stream)
+	# the semantic records held in memory (", N held") by each intermediate commit that wrote
+	# commands once objects were written (before, the follow is still filling its window);
+	# the final's when there is none: BENCH_QUICK's tiny capture waits in the stream
 	grep -v '(final)' "$O/err.out" |
-		sed -n 's/.*timing: follow commit [0-9]* .*incremental: \([0-9]*\) commands.* objects so far, \([0-9]*\) held.*/\1 \2/p' |
-		awk '$1 > 0 { print $2 }' > "$O/follow4.held"
+		sed -n 's/.*timing: follow commit [0-9]* .*incremental: \([0-9]*\) commands written, \([0-9]*\) objects so far, \([0-9]*\) held.*/\1 \2 \3/p' |
+		awk '$1 > 0 && $2 > 0 { print $3 }' > "$O/follow4.held"
 	[ -s "$O/follow4.held" ] ||
-		sed -n 's/.*timing: follow commit .* objects so far, \([0-9]*\) held.*/\1/p' "$O/err.out" > "$O/follow4.held"
+		sed -n 's/.*timing: follow commit [0-9]* (final) .* objects so far, \([0-9]*\) held.*/\1/p' "$O/err.out" > "$O/follow4.held"
 fi
 [ -n "$FWP" ] && wait "$FWP"
 cpu1 follow4o FO4 "$B/kvio-ingest" -q -o "$O/tf4o.db" --sem "$O/fs4.jsonl" --ebpf "$O/fe4.jsonl" && FOK4=$TK
