@@ -39,6 +39,8 @@ int kvio_register_functions(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = op_keep_register(db);
 	if (rc == SQLITE_OK)
+		rc = db_valid_register(db);
+	if (rc == SQLITE_OK)
 		rc = args_register(db, s);
 	return rc;
 }

@@ -36,6 +36,9 @@ int db_check_sum(sqlite3 *db, const char *q, size_t i, int64_t *rows, char **why
  * checks (the version still counts); db_open_ro says so on stderr. Never for
  * use: kvio-check ignores it. */
 int db_unchecked(void);
+/* kvio_sum_rows, the aggregate the sums read a table's rows with (valid.c):
+ * registered on every connection kvio opens (kvio_register_functions). */
+int db_valid_register(sqlite3 *db);
 /* At the end of an ingest (main, in its transaction): kvio_sum's rows. */
 int db_write_sums(sqlite3 *db);
 /* A table's rows hashed as its writer writes them, so that its kvio_sum row

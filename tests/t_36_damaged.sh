@@ -214,3 +214,11 @@ for q in "kvio_depth((select kvio_depth_gather(1, t, 1) from (select -9223372036
 	eq "operators: ${q#*|}" "1" \
 		"$(sqlite3 -batch -cmd ".load $BUILD/kvio" :memory: "select count(*) from ${q%%|*}" 2>&1 | grep -c -F "${q#*|}")"
 done
+
+# The sums read a table's rows with the aggregate kvio_sum_rows (db/valid.c), handed its state as a
+# bound pointer: called from SQL it is an error, never a read of memory the caller names
+eq "kvio_sum_rows from SQL: an error" "1" \
+	"$(sqlite3 -batch -cmd ".load $BUILD/kvio" "$D/base.db" "select kvio_sum_rows(1, id, rowid) from kvio_slice" 2>&1 |
+		grep -c -F "kvio_sum_rows: kvio's checks call it")"
+eq "kvio_sum_rows without arguments: an error" "1" \
+	"$(sqlite3 -batch -cmd ".load $BUILD/kvio" :memory: "select kvio_sum_rows()" 2>&1 | grep -c -F "kvio_sum_rows: kvio's checks call it")"
