@@ -189,11 +189,18 @@ static void hput(struct hbuf *h, const void *p, size_t n)
  * writer's: one encoding). */
 static void h_typed(struct hbuf *h, unsigned char ty, const void *p, uint32_t len)
 {
-	hput(h, &ty, 1);
-	if (ty == SQLITE_INTEGER || ty == SQLITE_FLOAT) {
-		hput(h, p, 8);
-	} else if (ty == SQLITE_TEXT || ty == SQLITE_BLOB) {
-		hput(h, &len, 4);
+	int num = ty == SQLITE_INTEGER || ty == SQLITE_FLOAT, bytes = ty == SQLITE_TEXT || ty == SQLITE_BLOB;
+	if (h->n + 9 > sizeof h->b) { /* (the type and 8 bytes or a length: in the buffer at once) */
+		XXH3_64bits_update(h->x, h->b, h->n);
+		h->n = 0;
+	}
+	h->b[h->n++] = ty;
+	if (num) {
+		memcpy(h->b + h->n, p, 8);
+		h->n += 8;
+	} else if (bytes) {
+		memcpy(h->b + h->n, &len, 4);
+		h->n += 4;
 		if (len && p)
 			hput(h, p, len);
 	}
