@@ -28,6 +28,7 @@
 #include "../lib/outfile.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,6 +532,41 @@ static void sleep_ms(int64_t ms)
 	nanosleep(&t, NULL); /* a signal ends it early: the loop looks at g_stop */
 }
 
+/* The wait between two looks: ms, the pipes' bytes spooled as they come (a
+ * tracer writing into a pipe waits only while a commit runs, not for the
+ * interval: a 64 KiB pipe buffer fills in milliseconds). Ends early at a
+ * signal or when a pipe ends. */
+static void wait_pumping(struct follow *F, int64_t ms)
+{
+	struct pollfd pf[3 * MAX_ARMS];
+	double end = mono_s() + (double)ms / 1000;
+	for (;;) {
+		int n = 0, at[3 * MAX_ARMS];
+		for (int i = 0; i < F->nin && n < 3 * MAX_ARMS; i++)
+			if (F->in[i].src >= 0 && !F->in[i].eof && !F->in[i].frozen) {
+				pf[n] = (struct pollfd){.fd = F->in[i].src, .events = POLLIN};
+				at[n++] = i;
+			}
+		double left = end - mono_s();
+		if (!n) {
+			if (left > 0)
+				sleep_ms((int64_t)(left * 1000) + 1);
+			return;
+		}
+		if (left <= 0 || g_stop)
+			return;
+		int k = poll(pf, (nfds_t)n, (int)(left * 1000) + 1);
+		if (k < 0) /* a signal: the loop looks at g_stop */
+			return;
+		for (int j = 0; j < n; j++)
+			if (pf[j].revents) {
+				pump(&F->in[at[j]]);
+				if (F->in[at[j]].eof)
+					return;
+			}
+	}
+}
+
 /* The loop: look, commit what arrived, until a stop. 0 to finish with the
  * final commit, else the exit status (the database as of its last commit). */
 static int follow_loop(struct follow *F, const char *const *in, size_t nin)
@@ -539,7 +575,7 @@ static int follow_loop(struct follow *F, const char *const *in, size_t nin)
 	for (;;) {
 		if (g_stop || F->drops_seen || pipes_ended(F))
 			return 0;
-		sleep_ms(F->a->interval_ms);
+		wait_pumping(F, F->a->interval_ms);
 		long long grew = look_all(F);
 		if (grew < 0)
 			return 1;

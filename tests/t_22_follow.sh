@@ -137,6 +137,19 @@ eq "pipe: the final report = a one-shot ingest of the same bytes through standar
 eq "pipe: the database = the one-shot's (canon.sql, ebpf_file /dev/stdin in both)" \
 	"$(canon "$G/pone.db" | md5sum)" "$(canon "$G/p.db" | md5sum)"
 
+# the pipe is read as its bytes come, not once per --interval: a writer of the whole capture at
+# once (>= 1 MB: 16 pipe buffers of 64 KiB) is done within 4 s though one interval is 5 s (before,
+# a look per interval drained one buffer: minutes); the final database still the one-shot's
+eq "pipe drain: the capture is more than 16 pipe buffers" "yes" "$([ "$(wc -c < "$G/en.jsonl")" -gt 1048576 ] && echo yes)"
+t0=$(date +%s.%N)
+( cat "$G/en.jsonl"; date +%s.%N > "$G/pw.t" ) |
+	timeout 120 "$ING" -q -o "$G/pw.db" --sem "$G/s.jsonl" --ebpf - --follow --interval 5000 > /dev/null 2>&1
+rc=$?
+eq "pipe drain: the writer done within 4 s (an --interval is 5 s), exit 0" "0 yes" \
+	"$rc $(awk -v t0="$t0" '{ d = $1 - t0; print d < 4 ? "yes" : "no: " d }' "$G/pw.t")"
+"$ING" -q -o "$G/pwone.db" --sem "$G/s.jsonl" --ebpf - < "$G/en.jsonl"
+eq "pipe drain: the final report = the one-shot's" "$(rj "$G/pwone.db")" "$(rj "$G/pw.db")"
+
 # ---- --merge: two arms growing, one with lost completions and EAGAIN (--faults) ----
 : > "$G/ma.s"; : > "$G/ma.e"; : > "$G/mb.s"; : > "$G/mb.e"
 "$ING" -q -o "$G/m.db" --merge "a=$G/ma.s,$G/ma.e" --merge "b=$G/mb.s,$G/mb.e" --follow --interval 100 --idle 1 &
