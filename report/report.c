@@ -20,6 +20,7 @@
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <errno.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -338,6 +339,7 @@ static void arg_csv(struct args *g, int argc, char **argv, int *i)
 }
 
 /* A positive decimal number of seconds (up to a year) into *v: 0, or -1. */
+#define SECONDS_WANT "expected a number of seconds above 0, at most 32000000 (a year)"
 static int seconds_arg(const char *s, double *v)
 {
 	char *end;
@@ -360,7 +362,7 @@ static int arg_live(struct args *g, int argc, char **argv, int *i)
 			return -1;
 		}
 		if (seconds_arg(v, &d)) {
-			kvio_err("--last '%s': expected a positive number of seconds", v);
+			kvio_err("--last '%s': " SECONDS_WANT, v);
 			return -1;
 		}
 		g->last_ns = llround(d * 1e9) > 0 ? llround(d * 1e9) : 1;
@@ -371,11 +373,17 @@ static int arg_live(struct args *g, int argc, char **argv, int *i)
 		}
 		g->wt.every_s = 1;
 		if (a[7] == '=' && seconds_arg(a + 8, &g->wt.every_s)) {
-			kvio_err("--watch '%s': expected a positive number of seconds", a + 8);
+			kvio_err("--watch '%s': " SECONDS_WANT, a + 8);
 			return -1;
 		}
-		if (!a[7] && *i + 1 < argc && !seconds_arg(argv[*i + 1], &d)) /* the optional SECONDS */
+		const char *nx = !a[7] && *i + 1 < argc ? argv[*i + 1] : NULL; /* the optional SECONDS */
+		if (nx && !seconds_arg(nx, &d)) {
 			g->wt.every_s = d, ++*i;
+		} else if (nx && (isdigit((unsigned char)nx[0]) || ((nx[0] == '-' || nx[0] == '+' || nx[0] == '.') &&
+								 (isdigit((unsigned char)nx[1]) || nx[1] == '.')))) {
+			kvio_err("--watch '%s': " SECONDS_WANT, nx); /* a number, not a database's name */
+			return -1;
+		}
 	} else if (opt_is(a, "--count")) {
 		if (g->count_set++ || !(v = opt_value(argc, argv, i, "--count"))) {
 			if (g->count_set > 1)

@@ -61,6 +61,15 @@ for bad in "--last 1 --time-range 0,1" "--last 0" "--last x" "--last -1" "--coun
 		"$? $(wc -l < "$TD/bad.err") $(wc -c < "$TD/bad.out")"
 done
 
+# a number after --watch that is not a refresh time is said as one (not taken for a second
+# database); a --last or --watch above a year says its bound
+for bad in "--watch 0" "--watch -1" "--watch 1e9" "--watch=0" "--last 99999999999"; do
+	# shellcheck disable=SC2086
+	"$R" "$DB" $bad --count 1 > "$TD/bad.out" 2> "$TD/bad.err"
+	eq "usage: $bad -> exit 2, the seconds' bounds said" "2 1" \
+		"$? $(grep -c "'${bad#*[ =]}': expected a number of seconds above 0, at most 32000000 (a year)" "$TD/bad.err")"
+done
+
 # --watch without a terminal: one JSON line per refresh, --count of them
 "$R" "$DB" --watch 0.1 --count 3 --last 0.5 > "$TD/w3.out" 2> "$TD/w3.err"
 eq "--watch --count 3: exit 0, 3 lines, nothing on stderr" "0 3 0" "$? $(wc -l < "$TD/w3.out") $(wc -c < "$TD/w3.err")"
