@@ -66,6 +66,7 @@ struct follow {
 	struct outfile out;  /* live: the database until it appears (tmpdb its connection) */
 	sqlite3 *tmpdb;
 	struct arm *arms;    /* live: the arm after the final commit */
+	int waiting_said;    /* the note that commands wait for a semantic file's first line */
 };
 
 static volatile sig_atomic_t g_stop;
@@ -567,6 +568,23 @@ static void wait_pumping(struct follow *F, int64_t ms)
 	}
 }
 
+/* Once, when device lines came and a commit held nothing: the inputs without a
+ * complete line yet (a semantic file whose first line the commands wait for:
+ * LMCACHE_KVIO_TRACE unset?), so that a follow that shows no database says why. */
+static void say_waiting(struct follow *F)
+{
+	int dev = 0;
+	for (int i = 0; i < F->nin; i++)
+		dev |= F->in[i].is_ebpf && F->in[i].done > 0;
+	for (int i = 0; dev && !F->waiting_said && i < F->nin; i++)
+		if (!F->in[i].is_ebpf && F->in[i].done == 0) {
+			kvio_err("%s: no complete line yet: the device file's commands wait for its first one (its kvio_meta "
+				 "header); %s appears once one comes, or when the device file is quiet for 2 s", F->in[i].name,
+				 F->path);
+			F->waiting_said = 1;
+		}
+}
+
 /* The loop: look, commit what arrived, until a stop. 0 to finish with the
  * final commit, else the exit status (the database as of its last commit). */
 static int follow_loop(struct follow *F, const char *const *in, size_t nin)
@@ -598,6 +616,8 @@ static int follow_loop(struct follow *F, const char *const *in, size_t nin)
 		if (!F->db) { /* not there yet: the first commit that holds something */
 			if ((status = first_commit(F, in, nin, 0)) > 0)
 				return status;
+			if (!F->db)
+				say_waiting(F);
 			last_commit = mono_s();
 			continue;
 		}

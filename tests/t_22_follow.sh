@@ -850,3 +850,14 @@ eq "bounded memory, serving: exit 0, no commit held a serving record past the fi
 "$ING" -q -o "$M/vone.db" --sem "$M/vs" --ebpf "$M/ve" --serving "$M/vv"
 eq "bounded memory, serving: the final database = the one-shot's (canon.sql), its report too" \
 	"$(canon "$M/vone.db" | md5sum) $(rj "$M/vone.db" | md5sum)" "$(canon "$M/v.db" | md5sum) $(rj "$M/v.db" | md5sum)"
+
+# a semantic file that gets no line (LMCACHE_KVIO_TRACE unset): while the device file grows no
+# database appears, and the follower says why, once, naming the file (a new user's trial: it said
+# nothing until the stop)
+W=$G/wait; mkdir -p "$W"; : > "$W/s"; : > "$W/e"
+(for k in 1 2 3 4; do head -c $((k * 300000)) "$G/en.jsonl" | tail -c 300000 >> "$W/e"; sleep 0.4; done) &
+WP=$!
+"$ING" -q -o "$W/w.db" --sem "$W/s" --ebpf "$W/e" --follow --interval 100 --idle 3 2> "$W/err"
+wait $WP
+eq "no semantic line: the follower says once that the commands wait for $W/s's first line" "1" \
+	"$(grep -c -F "$W/s: no complete line yet: the device file's commands wait for its first one" "$W/err")"
