@@ -281,7 +281,6 @@ static void show_label(FILE *f, const struct watch *w, const struct report_opts 
 	put_verdict(f, L, "store");
 	fprintf(f, "\n  objects in flight %lld  oldest %s\n", (long long)v.inflight, ns_text(a, sizeof a, (double)v.oldest_ns));
 	put_waiting(f, &v);
-	fputs(" ", f);
 	put_loss(f, "drops", jnum(R, "capture.drops"));
 	put_loss(f, "malformed", jnum(R, "capture.malformed_lines"));
 	put_loss(f, "truncated", jnum(R, "capture.truncated_tail"));

@@ -189,6 +189,8 @@ if command -v script >/dev/null 2>&1; then
 		"$(grep '^window' "$TD/tty.txt" | head -1)"
 	eq "terminal: cq_overflow 1 (the fixture's) in red at both refreshes, drops 0 not" "2 0" \
 		"$(grep -c "cq_overflow $(printf '\033')\[31;1m1" "$TD/tty.out" | head -1) $(grep -c "drops $(printf '\033')\[31" "$TD/tty.out")"
+	eq "terminal: the losses' line indented as the others (2 spaces, not 3)" "0 yes" \
+		"$(grep -c '   drops' "$TD/tty.out") $([ "$(grep -c '  drops' "$TD/tty.out")" -ge 1 ] && echo yes)"
 	# kvio-gen's default capture loads at queue depth 1 (the QD~1 bug) and stores batched
 	script -qc "$R $TD/g1.db --watch --count 1" /dev/null > "$TD/ttyq.out" 2>&1
 	eq "terminal: a serialized load's verdict in red, the pipelined store's not" "1 0" \
