@@ -20,7 +20,6 @@
 #include "../lib/cli.h"
 #include "../lib/outfile.h"
 #include <errno.h>
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -348,6 +347,15 @@ static int seconds_arg(const char *s, double *v)
 	return errno || end == s || *end || !isfinite(*v) || strpbrk(s, "xXnNiI") || *v <= 0 || *v > 3.2e7 ? -1 : 0;
 }
 
+/* Whether s is a decimal number as a whole (0, -1, 1e9: not "2026-12-04.db", a
+ * database's name after --watch). */
+static int is_number(const char *s)
+{
+	char *end;
+	(void)strtod(s, &end);
+	return end != s && !*end && !strpbrk(s, "xXnNiI");
+}
+
 /* --last S, --watch [S], --count N at argv[*i]: 1 when consumed, 0 when it is
  * none of them, -1 after a one-line usage error. */
 static int arg_live(struct args *g, int argc, char **argv, int *i)
@@ -379,8 +387,7 @@ static int arg_live(struct args *g, int argc, char **argv, int *i)
 		const char *nx = !a[7] && *i + 1 < argc ? argv[*i + 1] : NULL; /* the optional SECONDS */
 		if (nx && !seconds_arg(nx, &d)) {
 			g->wt.every_s = d, ++*i;
-		} else if (nx && (isdigit((unsigned char)nx[0]) || ((nx[0] == '-' || nx[0] == '+' || nx[0] == '.') &&
-								 (isdigit((unsigned char)nx[1]) || nx[1] == '.')))) {
+		} else if (nx && is_number(nx)) {
 			kvio_err("--watch '%s': " SECONDS_WANT, nx); /* a number, not a database's name */
 			return -1;
 		}

@@ -70,6 +70,11 @@ for bad in "--watch 0" "--watch -1" "--watch 1e9" "--watch=0" "--last 9999999999
 		"$? $(grep -c "'${bad#*[ =]}': expected a number of seconds above 0, at most 32000000 (a year)" "$TD/bad.err")"
 done
 
+# a database whose name starts with a digit after --watch is a database, not a refresh time
+cp "$DB" "$TD/2026-12-04.db"
+(cd "$TD" && "$R" --watch 2026-12-04.db --count 1 > d.out 2> d.err)
+eq "--watch 2026-12-04.db: that database watched (exit 0, one JSON line)" "0 1" "$? $(wc -l < "$TD/d.out")"
+
 # --watch without a terminal: one JSON line per refresh, --count of them
 "$R" "$DB" --watch 0.1 --count 3 --last 0.5 > "$TD/w3.out" 2> "$TD/w3.err"
 eq "--watch --count 3: exit 0, 3 lines, nothing on stderr" "0 3 0" "$? $(wc -l < "$TD/w3.out") $(wc -c < "$TD/w3.err")"
