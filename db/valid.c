@@ -240,7 +240,7 @@ struct sumrows {
 	int64_t *rows;
 	struct vcx *vc;
 	const struct vhooks *hk;
-	int ncol, rowid, idcol; /* idcol: the id column that is the rowid (-1: none) */
+	int ncol, idcol; /* ncol: the columns before the rowid; idcol: the id column that is the rowid (-1: none) */
 	int rc, started;
 	int64_t last;
 };
@@ -248,29 +248,27 @@ struct sumrows {
 static void sumrows_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct sumrows *r = argc > 0 ? sqlite3_value_pointer(argv[0], "kvio_sumrows") : NULL;
-	if (!r || argc - 1 != r->ncol + r->rowid) {
+	if (!r || argc - 1 != r->ncol + 1) {
 		sqlite3_result_error(ctx, "kvio_sum_rows: kvio's checks call it", -1);
 		return;
 	}
 	if (r->rc != SQLITE_OK)
 		return;
 	sqlite3_value **v = argv + 1;
-	if (r->rowid) { /* the scan of a table's b-tree comes in rowid order: else its pages are damaged */
-		int64_t id = sqlite3_value_int64(v[r->ncol]);
-		if ((r->started && id <= r->last) ||
-		    (r->idcol >= 0 && (sqlite3_value_type(v[r->idcol]) != SQLITE_INTEGER || sqlite3_value_int64(v[r->idcol]) != id))) {
-			r->rc = SQLITE_CORRUPT;
-			sqlite3_result_error_code(ctx, SQLITE_CORRUPT);
-			return;
-		}
-		r->last = id;
-		r->started = 1;
+	int64_t id = sqlite3_value_int64(v[r->ncol]); /* a b-tree's scan comes in rowid order: else its pages are damaged */
+	if ((r->started && id <= r->last) ||
+	    (r->idcol >= 0 && (sqlite3_value_type(v[r->idcol]) != SQLITE_INTEGER || sqlite3_value_int64(v[r->idcol]) != id))) {
+		r->rc = SQLITE_CORRUPT;
+		sqlite3_result_error_code(ctx, SQLITE_CORRUPT);
+		return;
 	}
+	r->last = id;
+	r->started = 1;
 	(*r->rows)++;
 	for (int c = 0; c < r->ncol; c++)
 		hval(r->h, v[c]);
 	if (r->hk && r->hk->row && !vcx_failed(r->vc) &&
-	    (r->rc = r->hk->row(r->vc, v, r->rowid ? sqlite3_value_int64(v[r->ncol]) : -1)) != SQLITE_OK)
+	    (r->rc = r->hk->row(r->vc, v, id)) != SQLITE_OK)
 		sqlite3_result_error_code(ctx, r->rc);
 }
 
@@ -314,7 +312,7 @@ static int rows_fast(sqlite3 *db, const char *q, const struct sumtab *t, struct 
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return rc;
-	struct sumrows r = {.h = h, .rows = rows, .vc = vc, .hk = vc ? values_of(t->name) : NULL, .rowid = 1, .idcol = -1};
+	struct sumrows r = {.h = h, .rows = rows, .vc = vc, .hk = vc ? values_of(t->name) : NULL, .idcol = -1};
 	r.ncol = sqlite3_column_count(names) - 1;
 	sqlite3_str *args = sqlite3_str_new(db);
 	sqlite3_str_appendall(args, "kvio_sum_rows(?1");
